@@ -1,0 +1,38 @@
+//===- Passes.td - Pool verification passes -----------------*- tablegen -*-===//
+#ifndef SLUICE_DIALECT_POOL_TRANSFORMS_PASSES_TD
+#define SLUICE_DIALECT_POOL_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def VerifyEmissionBounds : Pass<"sluice-verify-emission-bounds", "::mlir::ModuleOp"> {
+  let summary = "Prove every producer's declared emission bound";
+  let description = [{
+    For every main stage of every `wave.coroutine` (the code between two
+    suspensions, or between the entry or a suspension and termination), this
+    pass computes the largest number of `pool.publish`es into each owner along
+    any control path: `scf.if` / `scf.index_switch` take the larger branch, a
+    loop with a constant trip count multiplies its body, and a loop without one
+    must carry `pool.max_trips = N`. A stage that may publish more than the
+    producer's `pool.emission_bound` is an error, with notes at the publishes
+    of the worst path; publishing into an owner without a declared bound is an
+    error as well.
+  }];
+  let options = [
+    Option<"printBounds", "print-bounds", "bool", /*default=*/"false",
+           "Emit a remark with the computed bound of every (stage, owner) pair">
+  ];
+  let dependentDialects = ["::sluice::pool::PoolDialect", "::sluice::wave::WaveDialect"];
+}
+
+def VerifyItemLinearity : Pass<"sluice-verify-item-linearity", "::mlir::ModuleOp"> {
+  let summary = "Prove that every stage handler consumes its item exactly once";
+  let description = [{
+    In every `pool.handler`, each control path must move (`pool.move`) or
+    release (`pool.release`) the item exactly once, and nothing may use the
+    item after it was consumed. Consuming the item inside a loop, on only some
+    branches, twice, or never, is an error with locations.
+  }];
+  let dependentDialects = ["::sluice::pool::PoolDialect"];
+}
+
+#endif // SLUICE_DIALECT_POOL_TRANSFORMS_PASSES_TD

@@ -1,0 +1,40 @@
+//===- InitAll.cpp - Register every Sluice dialect and pass ---------------===//
+
+#include "sluice/InitAll.h"
+
+#include "sluice/Config.h"
+#include "sluice/Dialect/Cohort/IR/CohortOps.h"
+#include "sluice/Dialect/Cohort/Transforms/Passes.h"
+#include "sluice/Dialect/Pool/IR/PoolOps.h"
+#include "sluice/Dialect/Pool/Transforms/Passes.h"
+#include "sluice/Dialect/Wave/IR/WaveOps.h"
+
+#include "mlir/Pass/PassRegistry.h"
+
+void sluice::registerSluiceDialects(mlir::DialectRegistry &registry) {
+  registry.insert<wave::WaveDialect, pool::PoolDialect, cohort::CohortDialect>();
+}
+
+void sluice::buildVerificationPipeline(mlir::OpPassManager &pm) {
+  pm.addPass(pool::createVerifyEmissionBounds());
+  pm.addPass(pool::createVerifyItemLinearity());
+  pm.addPass(cohort::createVerifyCohortFit());
+}
+
+void sluice::registerSluicePasses() {
+  pool::registerPoolPasses();
+  cohort::registerCohortPasses();
+  mlir::PassPipelineRegistration<>(
+      "sluice-verify",
+      "Prove Sluice's compile-time contracts: emission bounds, item "
+      "linearity, cohort fit",
+      buildVerificationPipeline);
+}
+
+const char *sluice::getVersionString() {
+  return "Sluice " SLUICE_VERSION " (LLVM " SLUICE_LLVM_VERSION ")";
+}
+
+void sluice::printVersion(llvm::raw_ostream &os) {
+  os << getVersionString() << '\n';
+}

@@ -1,0 +1,243 @@
+/*===- c_api.h - C ABI of the Sluice runtime for generated code -----*- C -*-===
+ *
+ * Three parts, all plain C:
+ *  1. Stage kernels: `sluice_rt_stage_kernel` and its argument block
+ *     `sluice_rt_kernel_args` (frame buffer, lane ids, item slots, counters,
+ *     outcome arrays) with publish/move/release helpers.
+ *  2. The coroutine frame arena of the current worker (DESIGN.md §2.2).
+ *  3. Running a program descriptor on the CPU device.
+ *
+ * A kernel is called once per block with the invocation range [begin, end).
+ * Every invocation of a main stage must end in exactly one of
+ * sluice_rt_move_frame / sluice_rt_finish_frame; every invocation of an
+ * auxiliary stage in exactly one of sluice_rt_move_item / sluice_rt_release_item.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef SLUICE_RUNTIME_C_API_H
+#define SLUICE_RUNTIME_C_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*--- 1. Stage kernels ---------------------------------------------------*/
+
+/* next_stage value of a finished frame or a released item. */
+#define SLUICE_RT_FINISHED 0xFFFFFFFFu
+/* next_stage value before the kernel decided (a linearity violation). */
+#define SLUICE_RT_UNDECIDED 0xFFFFFFFEu
+#define SLUICE_RT_NO_OWNER 0xFFFFFFFFu
+
+typedef enum sluice_rt_frame_layout_kind {
+  SLUICE_RT_FRAME_AOS = 0, /* frame f, field i at base + f*stride + offset[i] */
+  SLUICE_RT_FRAME_SOA = 1  /* frame f, field i at base + offset[i] + f*size[i] */
+} sluice_rt_frame_layout_kind;
+
+typedef enum sluice_rt_fault_code {
+  SLUICE_RT_FAULT_NONE = 0,
+  SLUICE_RT_FAULT_BOUND_EXCEEDED = 1, /* more than `bound` publishes */
+  SLUICE_RT_FAULT_POOL_EXHAUSTED = 2, /* no admitted slot left */
+  SLUICE_RT_FAULT_NOT_A_PRODUCER = 3, /* stage may not publish into owner */
+  SLUICE_RT_FAULT_WRONG_STAGE_KIND = 4 /* item helper in a main stage or
+                                          vice versa */
+} sluice_rt_fault_code;
+
+/* The first fault of a dispatch; `code` is claimed by compare-and-swap. */
+typedef struct sluice_rt_fault {
+  uint32_t code;
+  uint32_t stage;
+  uint32_t invocation;
+  uint32_t owner;
+  uint64_t value;
+} sluice_rt_fault;
+
+typedef struct sluice_rt_frame_view {
+  unsigned char *base;
+  uint32_t kind; /* sluice_rt_frame_layout_kind */
+  uint32_t field_count;
+  uint64_t frame_stride;         /* AoS: bytes per frame */
+  const uint64_t *field_offsets; /* AoS: offset in frame; SoA: array offset */
+  const uint64_t *field_sizes;   /* bytes per field */
+} sluice_rt_frame_view;
+
+/* Item storage and allocation counters of one capacity owner. */
+typedef struct sluice_rt_owner_slots {
+  unsigned char *payload;   /* capacity * item_stride bytes */
+  uint64_t item_stride;
+  const uint32_t *free_ring; /* ring of free slot indices, `capacity` long */
+  uint64_t *alloc_head;      /* atomic: next ring position to allocate */
+  uint64_t alloc_limit;      /* ring positions below it hold free slots */
+  uint32_t capacity;
+  uint32_t bound;        /* this dispatch's emission bound, 0: may not publish */
+  uint32_t publish_base; /* offset of the owner in a publish record */
+  uint32_t reserved;
+} sluice_rt_owner_slots;
+
+typedef struct sluice_rt_kernel_args {
+  uint32_t stage;       /* global stage index */
+  uint32_t owner;       /* owner of an auxiliary stage, else SLUICE_RT_NO_OWNER */
+  uint32_t owner_stage; /* stage index within that owner */
+  uint32_t count;       /* invocations in this dispatch */
+  const uint32_t *invocations; /* frame index (main) or item slot (auxiliary) */
+  const uint32_t *lane_ids;    /* lane held by each frame index */
+  sluice_rt_frame_view frames;
+  uint32_t *next_stage;  /* outcome per invocation */
+  uint32_t owner_count;
+  uint32_t publish_stride; /* publish record length: sum of bounds */
+  sluice_rt_owner_slots *owners;   /* indexed by owner */
+  uint32_t *published_slots;  /* [invocation * publish_stride + base + k] */
+  uint32_t *published_counts; /* [invocation * owner_count + owner] */
+  sluice_rt_fault *fault;
+  void *user_data;
+} sluice_rt_kernel_args;
+
+typedef void (*sluice_rt_stage_kernel)(const sluice_rt_kernel_args *args,
+                                       uint32_t begin, uint32_t end);
+
+static inline uint32_t sluice_rt_frame_of(const sluice_rt_kernel_args *args,
+                                          uint32_t invocation) {
+  return args->invocations[invocation];
+}
+
+static inline uint32_t sluice_rt_lane_of(const sluice_rt_kernel_args *args,
+                                         uint32_t invocation) {
+  return args->lane_ids[args->invocations[invocation]];
+}
+
+static inline void *sluice_rt_frame_field(const sluice_rt_kernel_args *args,
+                                          uint32_t frame, uint32_t field) {
+  const sluice_rt_frame_view *view = &args->frames;
+  if (view->kind == SLUICE_RT_FRAME_AOS)
+    return view->base + (uint64_t)frame * view->frame_stride +
+           view->field_offsets[field];
+  return view->base + view->field_offsets[field] +
+         (uint64_t)frame * view->field_sizes[field];
+}
+
+/* Payload of the item processed by an auxiliary-stage invocation. */
+static inline void *sluice_rt_item_payload(const sluice_rt_kernel_args *args,
+                                           uint32_t invocation) {
+  const sluice_rt_owner_slots *slots = &args->owners[args->owner];
+  return slots->payload +
+         (uint64_t)args->invocations[invocation] * slots->item_stride;
+}
+
+void sluice_rt_move_frame(const sluice_rt_kernel_args *args,
+                          uint32_t invocation, uint32_t main_stage);
+void sluice_rt_finish_frame(const sluice_rt_kernel_args *args,
+                            uint32_t invocation);
+/* Allocates an item slot in `owner` and queues it at the owner's first stage.
+ * Returns the payload to fill, or NULL after recording a fault. */
+void *sluice_rt_publish(const sluice_rt_kernel_args *args, uint32_t invocation,
+                        uint32_t owner);
+void sluice_rt_move_item(const sluice_rt_kernel_args *args,
+                         uint32_t invocation, uint32_t owner_stage);
+void sluice_rt_release_item(const sluice_rt_kernel_args *args,
+                            uint32_t invocation);
+
+/*--- 2. Coroutine frame arena (DESIGN.md §2.2) ---------------------------*/
+
+typedef struct sluice_rt_coro_arena sluice_rt_coro_arena;
+
+/* Bump-allocates a coroutine frame from the current worker's arena. Every
+ * result is aligned to max(align, 2 * sizeof(intptr_t)); align must be 0 or a
+ * power of two. On failure the failure handler runs (default: print the
+ * reason and abort); if it returns, NULL is returned. */
+void *sluice_rt_coro_alloc(size_t size, size_t align);
+/* Frames are reclaimed by reset, so freeing is a no-op. */
+void sluice_rt_coro_free(void *frame);
+/* Rewinds the current worker's arena at a launch boundary. */
+void sluice_rt_coro_arena_reset(void);
+/* Binds `arena` to the calling thread and returns the previous binding.
+ * NULL binds the thread's own arena, created on first use and released when
+ * the thread exits. */
+sluice_rt_coro_arena *sluice_rt_coro_arena_bind(sluice_rt_coro_arena *arena);
+sluice_rt_coro_arena *sluice_rt_coro_arena_current(void);
+sluice_rt_coro_arena *sluice_rt_coro_arena_create(size_t inline_bytes);
+void sluice_rt_coro_arena_destroy(sluice_rt_coro_arena *arena);
+
+typedef void (*sluice_rt_coro_failure_handler)(const char *message);
+/* Installs the handler for allocation failures; NULL restores the default.
+ * Returns the previous handler. */
+sluice_rt_coro_failure_handler
+sluice_rt_coro_set_failure_handler(sluice_rt_coro_failure_handler handler);
+
+/*--- 3. Running a program descriptor -------------------------------------*/
+
+typedef struct sluice_rt_stage_desc {
+  const char *name;
+  sluice_rt_stage_kernel kernel;
+} sluice_rt_stage_desc;
+
+typedef struct sluice_rt_owner_desc {
+  const char *name;
+  uint32_t capacity;
+  uint32_t item_size;
+  uint32_t stage_count;
+  const sluice_rt_stage_desc *stages;
+} sluice_rt_owner_desc;
+
+typedef struct sluice_rt_producer_desc {
+  uint32_t stage; /* main stage */
+  uint32_t owner;
+  uint32_t bound; /* items per invocation, 1 <= bound <= capacity */
+} sluice_rt_producer_desc;
+
+typedef struct sluice_rt_frame_field_desc {
+  uint32_t size;
+  uint32_t align;
+} sluice_rt_frame_field_desc;
+
+typedef struct sluice_rt_program_desc {
+  const char *name;
+  uint32_t main_stage_count;
+  const sluice_rt_stage_desc *main_stages;
+  uint32_t entry_stage;
+  uint32_t owner_count;
+  const sluice_rt_owner_desc *owners;
+  uint32_t producer_count;
+  const sluice_rt_producer_desc *producers;
+  uint32_t frame_layout; /* sluice_rt_frame_layout_kind */
+  uint32_t frame_field_count;
+  const sluice_rt_frame_field_desc *frame_fields;
+  void *user_data;
+} sluice_rt_program_desc;
+
+typedef enum sluice_rt_schedule {
+  SLUICE_RT_SCHEDULE_WAVEFRONT = 0,
+  SLUICE_RT_SCHEDULE_STATE_MACHINE = 1
+} sluice_rt_schedule;
+
+typedef struct sluice_rt_run_options {
+  uint32_t lanes;
+  uint32_t frame_pool;
+  uint32_t workers;           /* 0: one per core */
+  uint32_t schedule;          /* sluice_rt_schedule */
+  uint32_t partial_admission; /* nonzero: on (the default) */
+  const char *trace_path;     /* Chrome trace JSON, NULL: off */
+} sluice_rt_run_options;
+
+typedef struct sluice_rt_stage_stats {
+  uint64_t dispatches;
+  uint64_t invocations;
+  uint64_t items_published;
+  uint64_t items_released;
+} sluice_rt_stage_stats;
+
+/* Runs `program` on the CPU device. `stats` (may be NULL) receives one entry
+ * per stage: main stages first, then each owner's stages in order. Returns 0
+ * on success, otherwise a nonzero error kind with a message in `error`. */
+int sluice_rt_run_program(const sluice_rt_program_desc *program,
+                          const sluice_rt_run_options *options,
+                          sluice_rt_stage_stats *stats, size_t stats_count,
+                          uint64_t *iterations, char *error,
+                          size_t error_size);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* SLUICE_RUNTIME_C_API_H */

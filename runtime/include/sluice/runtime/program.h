@@ -1,0 +1,160 @@
+//===- program.h - Program descriptor ----------------------------*- C++ -*-===//
+//
+// What the compiler hands the runtime: main stages (one kernel per resume
+// point), capacity owners with their stages, producers with emission bounds,
+// and the frame layout. Stages are numbered globally: main stages first, then
+// each owner's stages in owner order. The greedy choice breaks ties by this
+// global index.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SLUICE_RUNTIME_PROGRAM_H
+#define SLUICE_RUNTIME_PROGRAM_H
+
+#include "sluice/runtime/c_api.h"
+#include "sluice/runtime/status.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sluice::runtime {
+
+struct StageDesc {
+  std::string name;
+  sluice_rt_stage_kernel kernel = nullptr;
+};
+
+struct OwnerDesc {
+  std::string name;
+  uint32_t capacity = 0;
+  uint32_t itemSize = 0; // payload bytes per item
+  std::vector<StageDesc> stages;
+};
+
+struct ProducerDesc {
+  uint32_t stage = 0; // main stage
+  uint32_t owner = 0;
+  uint32_t bound = 0; // items per invocation, 1 <= bound <= capacity
+};
+
+enum class FrameLayoutKind : uint8_t {
+  ArrayOfStructs = SLUICE_RT_FRAME_AOS,
+  StructOfArrays = SLUICE_RT_FRAME_SOA,
+};
+static_assert(sizeof(FrameLayoutKind) == 1);
+static_assert(uint32_t(FrameLayoutKind::StructOfArrays) == SLUICE_RT_FRAME_SOA);
+
+struct FrameField {
+  std::string name;
+  uint64_t size = 0;
+  uint64_t align = 1; // power of two
+};
+
+struct FrameLayout {
+  FrameLayoutKind kind = FrameLayoutKind::ArrayOfStructs;
+  std::vector<FrameField> fields;
+};
+
+struct ProgramDescriptor {
+  std::string name;
+  std::vector<StageDesc> mainStages;
+  uint32_t entryStage = 0;
+  std::vector<OwnerDesc> owners;
+  std::vector<ProducerDesc> producers;
+  FrameLayout frameLayout;
+  void *userData = nullptr; // passed to every kernel
+};
+
+// Byte offsets of a frame layout for a pool of `framePool` frames.
+struct ComputedFrameLayout {
+  FrameLayoutKind kind = FrameLayoutKind::ArrayOfStructs;
+  uint64_t frameStride = 0; // AoS only
+  uint64_t totalBytes = 0;
+  std::vector<uint64_t> fieldOffsets;
+  std::vector<uint64_t> fieldSizes;
+};
+
+// Overflow-checked; every field and the whole buffer are aligned to at least
+// 16 bytes in SoA and to the largest field alignment in AoS.
+Status computeFrameLayout(const FrameLayout &layout, uint32_t framePool,
+                          ComputedFrameLayout &out);
+
+enum class StageKind : uint8_t { Main = 0, Auxiliary = 1 };
+static_assert(sizeof(StageKind) == 1);
+
+struct StageRef {
+  StageKind kind = StageKind::Main;
+  uint32_t owner = SLUICE_RT_NO_OWNER; // auxiliary only
+  uint32_t ownerStage = 0;             // auxiliary only
+};
+
+struct ProducerEdge {
+  uint32_t owner = 0;
+  uint32_t bound = 0;
+};
+
+// A validated program with the derived tables the scheduler and devices use.
+class ProgramShape {
+public:
+  // Validates `program` (names, indices, bounds <= capacity, no duplicate
+  // producer edges) and builds the tables.
+  static Status build(const ProgramDescriptor &program, ProgramShape &out);
+
+  uint32_t mainStageCount() const { return mainStageCount_; }
+  uint32_t ownerCount() const { return uint32_t(ownerStageBase_.size()); }
+  uint32_t totalStageCount() const { return totalStageCount_; }
+  uint32_t entryStage() const { return entryStage_; }
+  uint32_t ownerStageCount(uint32_t owner) const {
+    return ownerStageCounts_[owner];
+  }
+  uint32_t ownerStageBase(uint32_t owner) const {
+    return ownerStageBase_[owner];
+  }
+  uint32_t globalStage(uint32_t owner, uint32_t ownerStage) const {
+    return ownerStageBase_[owner] + ownerStage;
+  }
+  const StageRef &stage(uint32_t globalStage) const {
+    return stages_[globalStage];
+  }
+  std::string_view stageName(uint32_t globalStage) const {
+    return stageNames_[globalStage];
+  }
+  std::span<const ProducerEdge> producersOf(uint32_t mainStage) const {
+    return {producerEdges_.data() + producerBegin_[mainStage],
+            producerEdges_.data() + producerBegin_[mainStage + 1]};
+  }
+  bool isProducer(uint32_t mainStage) const {
+    return producerBegin_[mainStage] != producerBegin_[mainStage + 1];
+  }
+  // Largest bound of any producer into `owner` (0 if none).
+  uint32_t maxBoundInto(uint32_t owner) const { return maxBoundInto_[owner]; }
+  // Sum over owners of the bounds of `mainStage`: its publish record length.
+  uint32_t publishStride(uint32_t mainStage) const {
+    return publishStride_[mainStage];
+  }
+
+private:
+  uint32_t mainStageCount_ = 0;
+  uint32_t totalStageCount_ = 0;
+  uint32_t entryStage_ = 0;
+  std::vector<uint32_t> ownerStageBase_;
+  std::vector<uint32_t> ownerStageCounts_;
+  std::vector<StageRef> stages_;
+  std::vector<std::string> stageNames_;
+  std::vector<uint32_t> producerBegin_; // mainStageCount + 1 entries
+  std::vector<ProducerEdge> producerEdges_;
+  std::vector<uint32_t> maxBoundInto_;
+  std::vector<uint32_t> publishStride_;
+};
+
+// Checks a run's frame pool against the program: with partial admission off,
+// a full pool of producers must fit an empty owner (P * b <= C).
+Status validateRunShape(const ProgramShape &shape,
+                        const ProgramDescriptor &program, uint32_t framePool,
+                        bool allowPartialAdmission);
+
+} // namespace sluice::runtime
+
+#endif // SLUICE_RUNTIME_PROGRAM_H

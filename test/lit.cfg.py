@@ -1,0 +1,26 @@
+# -*- Python -*-
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "Sluice"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py", "CMakeLists.txt"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.sluice_obj_root, "test")
+
+config.substitutions.append(("%sluice_src_root", config.sluice_src_root))
+config.substitutions.append(("%sluice_obj_root", config.sluice_obj_root))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(("%cc", config.c_compiler))
+
+llvm_config.with_system_environment(["HOME", "PATH", "TMPDIR", "CCACHE_DIR"])
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.sluice_tools_dir, append_path=False)
+
+tools = ["sluice-opt", "sluice-translate"]
+llvm_config.add_tool_substitutions(tools, [config.sluice_tools_dir])

@@ -1,0 +1,14 @@
+//===- sluice-translate.cpp - mlir-translate with Sluice's dialects -------===//
+
+#include "sluice/InitAll.h"
+
+#include "mlir/InitAllTranslations.h"
+#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/CommandLine.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllTranslations();
+  llvm::cl::AddExtraVersionPrinter(sluice::printVersion);
+  return mlir::failed(mlir::mlirTranslateMain(argc, argv, "Sluice translation driver\n"));
+}
