@@ -12,11 +12,17 @@ function(sluice_add_compiler_library name)
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
     $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-  target_include_directories(${name} SYSTEM PUBLIC
-    $<BUILD_INTERFACE:${LLVM_INCLUDE_DIRS}> $<BUILD_INTERFACE:${MLIR_INCLUDE_DIRS}>)
+  # LLVM/MLIR headers live outside both trees (Debian's /usr/lib/llvm-22/include).
+  target_include_directories(${name} SYSTEM PUBLIC ${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
   set_target_properties(${name} PROPERTIES POSITION_INDEPENDENT_CODE ON)
   sluice_add_warnings(${name})
   install(TARGETS ${name} EXPORT SluiceTargets
     ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   set_property(GLOBAL APPEND PROPERTY SLUICE_COMPILER_LIBS ${name})
+  # Absolute sources and tablegen targets, for builds that recompile the compiler
+  # with other flags (the fuzzer instruments every line of ours).
+  foreach(src ${ARG_UNPARSED_ARGUMENTS})
+    set_property(GLOBAL APPEND PROPERTY SLUICE_COMPILER_SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${src})
+  endforeach()
+  set_property(GLOBAL APPEND PROPERTY SLUICE_COMPILER_TABLEGEN ${ARG_DEPENDS})
 endfunction()

@@ -20,7 +20,7 @@ config.substitutions.append(("%cc", config.c_compiler))
 llvm_config.with_system_environment(["HOME", "PATH", "TMPDIR", "CCACHE_DIR"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
-llvm_config.with_environment("PATH", config.sluice_tools_dir, append_path=False)
+llvm_config.with_environment("PATH", config.sluice_tools_dir, append_path=True)
 
 tools = ["sluice-opt", "sluice-translate"]
 llvm_config.add_tool_substitutions(tools, [config.sluice_tools_dir])

@@ -30,17 +30,26 @@ using namespace sluice::pool;
 
 namespace {
 
-/// A publish count and the publishes along the path that reaches it.
+/// A publish count and the publishes along the path that reaches it. A count
+/// of 2^64 or more saturates: `value` is UINT64_MAX and `saturated` is set, so
+/// that it stays distinct from an exact count of 2^64 - 1.
 struct Count {
   uint64_t value = 0;
+  bool saturated = false;
   llvm::SmallSetVector<Operation *, 4> witnesses;
 
   static Count saturatingSum(const Count &a, const Count &b) {
     Count sum;
-    sum.value = a.value > UINT64_MAX - b.value ? UINT64_MAX : a.value + b.value;
+    sum.saturated = a.saturated || b.saturated || a.value > UINT64_MAX - b.value;
+    sum.value = sum.saturated ? UINT64_MAX : a.value + b.value;
     sum.witnesses = a.witnesses;
     sum.witnesses.insert(b.witnesses.begin(), b.witnesses.end());
     return sum;
+  }
+
+  bool exceeds(const Count &other) const {
+    return value != other.value ? value > other.value
+                                : saturated && !other.saturated;
   }
 };
 
@@ -57,7 +66,7 @@ static MaybeCount larger(const MaybeCount &a, const MaybeCount &b) {
     return b;
   if (!b)
     return a;
-  return a->value >= b->value ? a : b;
+  return b->exceeds(*a) ? b : a;
 }
 
 using CountsBySuspension = llvm::MapVector<Operation *, Count>;
@@ -67,7 +76,7 @@ static void mergeLarger(CountsBySuspension &into, Operation *key,
   if (!count)
     return;
   auto [it, inserted] = into.try_emplace(key, *count);
-  if (!inserted && count->value > it->second.value)
+  if (!inserted && count->exceeds(it->second))
     it->second = *count;
 }
 
@@ -205,8 +214,10 @@ private:
       return summarize(exec.getRegion());
     if (auto whileOp = dyn_cast<scf::WhileOp>(op))
       return summarizeWhile(whileOp);
-    if (auto loop = dyn_cast<LoopLikeOpInterface>(op))
-      return summarizeLoop(loop);
+    if (auto loop = dyn_cast<scf::ForOp>(op))
+      return summarizeFor(loop);
+    // Other loops (scf.parallel, scf.forall, affine.for, ...) run iterations
+    // that cannot hold a suspension; they are opaque.
     return summarizeOpaque(op);
   }
 
@@ -250,17 +261,14 @@ private:
     return diag;
   }
 
-  FailureOr<Summary> summarizeLoop(LoopLikeOpInterface loop) {
-    Operation &op = *loop.getOperation();
-    if (op.getNumRegions() != 1)
-      return summarizeOpaque(op);
-    FailureOr<Summary> body = summarize(op.getRegion(0));
+  FailureOr<Summary> summarizeFor(scf::ForOp loop) {
+    FailureOr<Summary> body = summarize(loop.getRegion());
     if (failed(body))
       return failure();
     std::optional<uint64_t> staticTrips;
     if (std::optional<APInt> trips = loop.getStaticTripCount())
       staticTrips = trips->getLimitedValue();
-    FailureOr<uint64_t> bound = tripBound(op, *body, staticTrips);
+    FailureOr<uint64_t> bound = tripBound(*loop, *body, staticTrips);
     if (failed(bound))
       return failure();
     return staticTrips ? Summary::power(*body, *bound)
@@ -335,8 +343,9 @@ static SmallVector<StageBound> stageBounds(wave::CoroutineOp coroutine,
   return stages;
 }
 
-static std::string formatCount(uint64_t value) {
-  return value == UINT64_MAX ? std::string("2^64 or more") : std::to_string(value);
+static std::string formatCount(const Count &count) {
+  return count.saturated ? std::string("2^64 or more")
+                         : std::to_string(count.value);
 }
 
 struct VerifyEmissionBoundsPass
@@ -392,13 +401,13 @@ struct VerifyEmissionBoundsPass
       for (const StageBound &stage : stages)
         stage.start->emitRemark("stage '")
             << stage.name << "' of @" << coroutine.getSymName()
-            << " publishes at most " << formatCount(stage.count.value)
+            << " publishes at most " << formatCount(stage.count)
             << " item(s) into @" << owner.getValue();
 
     auto it = declared.find({coroutine.getSymNameAttr(), owner});
     const StageBound *worst = &stages.front();
     for (const StageBound &stage : stages)
-      if (stage.count.value > worst->count.value)
+      if (stage.count.exceeds(worst->count))
         worst = &stage;
     if (it == declared.end()) {
       if (worst->count.value == 0)
@@ -407,7 +416,7 @@ struct VerifyEmissionBoundsPass
           coroutine.emitOpError("publishes into @")
           << owner.getValue() << " but declares no emission bound; add 'pool.emission_bound @"
           << coroutine.getSymName() << " -> @" << owner.getValue() << " max "
-          << formatCount(worst->count.value) << "'";
+          << formatCount(worst->count) << "'";
       for (Operation *publish : worst->count.witnesses)
         diag.attachNote(publish->getLoc()) << "publish on the worst path";
       return diag;
@@ -422,7 +431,7 @@ struct VerifyEmissionBoundsPass
       InFlightDiagnostic diag =
           stage.start->emitError("stage '")
           << stage.name << "' of @" << coroutine.getSymName() << " may publish "
-          << formatCount(stage.count.value) << " item(s) into @"
+          << formatCount(stage.count) << " item(s) into @"
           << owner.getValue() << ", more than its declared emission bound "
           << bound;
       diag.attachNote(declaration.getLoc()) << "bound declared here";

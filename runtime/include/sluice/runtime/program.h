@@ -93,6 +93,7 @@ struct StageRef {
 struct ProducerEdge {
   uint32_t owner = 0;
   uint32_t bound = 0;
+  uint32_t publishBase = 0; // offset of this owner in the publish record
 };
 
 // A validated program with the derived tables the scheduler and devices use.

@@ -1,0 +1,120 @@
+//===- admission.cpp - Capacity owner validation and stage choice ---------===//
+
+#include "sluice/runtime/admission.h"
+
+#include <string>
+
+namespace sluice::runtime {
+
+CapacityOwnerClient::~CapacityOwnerClient() = default;
+
+uint32_t chooseGreedyStage(std::span<const uint32_t> counts) {
+  uint32_t best = kNoStage;
+  uint32_t bestCount = 0;
+  // Strictly greater keeps the lowest index among equal counts.
+  for (uint32_t stage = 0; stage < counts.size(); ++stage) {
+    if (counts[stage] > bestCount) {
+      bestCount = counts[stage];
+      best = stage;
+    }
+  }
+  return best;
+}
+
+uint32_t firstNonEmptyStage(std::span<const uint32_t> stageCounts) {
+  for (uint32_t stage = 0; stage < stageCounts.size(); ++stage)
+    if (stageCounts[stage] != 0)
+      return stage;
+  return kNoStage;
+}
+
+static std::string describeCounts(std::span<const uint32_t> stageCounts) {
+  std::string text = "[";
+  for (size_t i = 0; i < stageCounts.size(); ++i) {
+    if (i)
+      text += ", ";
+    text += std::to_string(stageCounts[i]);
+  }
+  text += "]";
+  return text;
+}
+
+Status validateOwnerCounts(std::string_view owner,
+                           std::span<const uint32_t> stageCounts,
+                           uint64_t observedTotal, uint32_t capacity) {
+  uint64_t sum = 0;
+  for (uint32_t count : stageCounts)
+    sum += count;
+  std::string subject = "owner '" + std::string(owner) + "': stage counts " +
+                        describeCounts(stageCounts) + " (sum " +
+                        std::to_string(sum) + "), observed total " +
+                        std::to_string(observedTotal) + ", capacity " +
+                        std::to_string(capacity);
+  if (sum != observedTotal)
+    return Status::error(ErrorKind::CountMismatch,
+                         subject + ": total differs from the stage sum");
+  if (observedTotal > capacity)
+    return Status::error(ErrorKind::CapacityExceeded,
+                         subject + ": live items exceed the capacity");
+  return Status::success();
+}
+
+Status validateAvailability(std::string_view owner, uint32_t live,
+                            uint32_t capacity, uint64_t availability) {
+  // Callers validate live <= capacity first.
+  uint64_t freeSlots = uint64_t(capacity) - live;
+  if (availability > freeSlots)
+    return Status::error(
+        ErrorKind::AvailabilityOutOfRange,
+        "owner '" + std::string(owner) + "' reported availability " +
+            std::to_string(availability) + " but only C - L = " +
+            std::to_string(capacity) + " - " + std::to_string(live) + " = " +
+            std::to_string(freeSlots) + " slots are free");
+  if (live == 0 && availability != capacity)
+    return Status::error(
+        ErrorKind::EmptyOwnerAvailability,
+        "owner '" + std::string(owner) + "' is empty but reported availability " +
+            std::to_string(availability) + " instead of its capacity " +
+            std::to_string(capacity) +
+            " (an empty owner must report A = C so producers can progress)");
+  return Status::success();
+}
+
+Status validateProducerBound(std::string_view stage, std::string_view owner,
+                             uint32_t bound, uint32_t capacity) {
+  if (bound == 0)
+    return Status::error(ErrorKind::InvalidDescriptor,
+                         "producer stage '" + std::string(stage) +
+                             "' declares emission bound 0 into owner '" +
+                             std::string(owner) + "'");
+  if (bound > capacity)
+    return Status::error(
+        ErrorKind::InvalidDescriptor,
+        "producer stage '" + std::string(stage) + "' may publish " +
+            std::to_string(bound) + " items per invocation into owner '" +
+            std::string(owner) + "' whose capacity is only " +
+            std::to_string(capacity) +
+            ": not even one invocation could ever be admitted");
+  return Status::success();
+}
+
+Status validateAdmissionStage(std::string_view owner,
+                              std::span<const uint32_t> stageCounts,
+                              uint32_t chosenStage) {
+  if (chosenStage >= stageCounts.size())
+    return Status::error(ErrorKind::InvalidAdmissionStage,
+                         "owner '" + std::string(owner) +
+                             "' chose admission stage " +
+                             std::to_string(chosenStage) + " but has only " +
+                             std::to_string(stageCounts.size()) + " stages");
+  if (stageCounts[chosenStage] == 0)
+    return Status::error(ErrorKind::InvalidAdmissionStage,
+                         "owner '" + std::string(owner) +
+                             "' chose admission stage " +
+                             std::to_string(chosenStage) +
+                             " which holds no items; stage counts " +
+                             describeCounts(stageCounts));
+  return Status::success();
+}
+
+} // namespace sluice::runtime

@@ -1,0 +1,92 @@
+//===- worker_pool.cpp - Block worker pool of the CPU device --------------===//
+
+#include "sluice/runtime/worker_pool.h"
+
+namespace sluice::runtime {
+
+uint32_t defaultWorkerCount(uint32_t requested) {
+  if (requested != 0)
+    return requested;
+  unsigned cores = std::thread::hardware_concurrency();
+  return cores == 0 ? 1 : cores;
+}
+
+WorkerPool::WorkerPool(uint32_t workers, size_t arenaInlineBytes) {
+  workers = defaultWorkerCount(workers);
+  for (uint32_t w = 0; w < workers; ++w)
+    arenas_.push_back(std::make_unique<FrameArena>(arenaInlineBytes));
+  for (uint32_t w = 1; w < workers; ++w)
+    threads_.emplace_back([this, w] { workerLoop(w); });
+}
+
+WorkerPool::~WorkerPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  workAvailable_.notify_all();
+  for (std::thread &thread : threads_)
+    thread.join();
+}
+
+void WorkerPool::runClaims(Job &job, uint32_t worker) {
+  FrameArena &workerArena = *arenas_[worker];
+  FrameArena *previous = bindArena(&workerArena);
+  for (;;) {
+    uint32_t block = job.nextBlock.fetch_add(1, std::memory_order_relaxed);
+    if (block >= job.blockCount)
+      break;
+    // Launch boundary: frames of the previous block are dead.
+    workerArena.reset();
+    job.body(job.context, block, worker);
+  }
+  bindArena(previous);
+}
+
+void WorkerPool::workerLoop(uint32_t worker) {
+  uint64_t seenGeneration = 0;
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    workAvailable_.wait(
+        lock, [&] { return stopping_ || generation_ != seenGeneration; });
+    if (stopping_)
+      return;
+    seenGeneration = generation_;
+    Job *job = job_;
+    if (!job)
+      continue; // The job finished before this worker woke.
+    ++busyWorkers_;
+    lock.unlock();
+    runClaims(*job, worker);
+    lock.lock();
+    if (--busyWorkers_ == 0)
+      workDone_.notify_all();
+  }
+}
+
+void WorkerPool::run(uint32_t blockCount, BlockFunction body, void *context) {
+  if (blockCount == 0)
+    return;
+  Job job;
+  job.body = body;
+  job.context = context;
+  job.blockCount = blockCount;
+  if (blockCount == 1 || threads_.empty()) {
+    runClaims(job, 0);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    job_ = &job;
+    ++generation_;
+  }
+  workAvailable_.notify_all();
+  runClaims(job, 0);
+  // Every block is claimed; wait for the workers still running theirs. A
+  // worker that wakes after job_ is cleared finds no job.
+  std::unique_lock<std::mutex> lock(mutex_);
+  workDone_.wait(lock, [&] { return busyWorkers_ == 0; });
+  job_ = nullptr;
+}
+
+} // namespace sluice::runtime

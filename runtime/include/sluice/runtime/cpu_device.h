@@ -1,0 +1,48 @@
+//===- cpu_device.h - CPU device adapter -------------------------*- C++ -*-===//
+//
+// Stage kernels are C function pointers (c_api.h) run block by block on a
+// worker pool. Item slots come from a per-owner ring of free slot indices
+// claimed with an atomic counter; outcomes are written per invocation and
+// routed to stage queues in invocation order after the kernel, so queue order
+// does not depend on thread timing.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SLUICE_RUNTIME_CPU_DEVICE_H
+#define SLUICE_RUNTIME_CPU_DEVICE_H
+
+#include "sluice/runtime/device.h"
+
+#include <memory>
+
+namespace sluice::runtime {
+
+struct CpuDeviceOptions {
+  uint32_t workers = 0;     // 0: one per core
+  uint32_t blockSize = 64;  // invocations per block
+  size_t arenaInlineBytes = size_t(4) << 20;
+};
+
+class CpuDevice final : public Device {
+public:
+  explicit CpuDevice(CpuDeviceOptions options = {});
+  ~CpuDevice() override;
+
+  const char *name() const override { return "cpu"; }
+  uint32_t workerCount() const;
+
+  Status allocate(const ProgramDescriptor &program, const ProgramShape &shape,
+                  uint32_t framePool) override;
+  void reset() override;
+  void refill(uint32_t lanes) override;
+  void dispatch(uint32_t stage, uint32_t count) override;
+  Status readCounts(Observation &out) override;
+  Status runStateMachine(uint32_t lanes, StateMachineReport &report) override;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace sluice::runtime
+
+#endif // SLUICE_RUNTIME_CPU_DEVICE_H
