@@ -15,7 +15,6 @@
 #include "sluice/Dialect/Pool/Transforms/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -141,14 +140,14 @@ struct Summary {
   }
 
   /// Exactly `times` repetitions of `body`.
-  static Summary power(const Summary &body, uint64_t times) {
+  static Summary power(const Summary &body, APInt times) {
     Summary result = identity();
     Summary base = body;
-    while (times) {
-      if (times & 1)
+    while (!times.isZero()) {
+      if (times[0])
         result = sequence(result, base);
-      times >>= 1;
-      if (times)
+      times.lshrInPlace(1);
+      if (!times.isZero())
         base = sequence(base, base);
     }
     return result;
@@ -157,7 +156,7 @@ struct Summary {
   /// Between zero and `maxTimes` repetitions. Every component of power(n) grows
   /// with n, so the maximum over [0, maxTimes] is the larger of the two ends.
   static Summary upTo(const Summary &body, uint64_t maxTimes) {
-    return choice(identity(), power(body, maxTimes));
+    return choice(identity(), power(body, APInt(64, maxTimes)));
   }
 
   bool publishes() const {
@@ -240,11 +239,8 @@ private:
                           : *result;
   }
 
-  /// The declared or static trip-count bound of a loop whose body publishes.
-  FailureOr<uint64_t> tripBound(Operation &loop, const Summary &body,
-                                std::optional<uint64_t> staticTrips) {
-    if (staticTrips)
-      return *staticTrips;
+  /// The declared trip-count bound of a loop without a static trip count.
+  FailureOr<uint64_t> tripBound(Operation &loop, const Summary &body) {
     if (auto declared = loop.getAttrOfType<IntegerAttr>(
             PoolDialect::getMaxTripsAttrName()))
       return static_cast<uint64_t>(declared.getInt());
@@ -265,14 +261,12 @@ private:
     FailureOr<Summary> body = summarize(loop.getRegion());
     if (failed(body))
       return failure();
-    std::optional<uint64_t> staticTrips;
     if (std::optional<APInt> trips = loop.getStaticTripCount())
-      staticTrips = trips->getLimitedValue();
-    FailureOr<uint64_t> bound = tripBound(*loop, *body, staticTrips);
+      return Summary::power(*body, *trips);
+    FailureOr<uint64_t> bound = tripBound(*loop, *body);
     if (failed(bound))
       return failure();
-    return staticTrips ? Summary::power(*body, *bound)
-                       : Summary::upTo(*body, *bound);
+    return Summary::upTo(*body, *bound);
   }
 
   /// `before (after before)^k`, k bounded by `pool.max_trips`.
@@ -282,7 +276,7 @@ private:
     if (failed(before) || failed(after))
       return failure();
     Summary iteration = Summary::sequence(*after, *before);
-    FailureOr<uint64_t> bound = tripBound(*loop, iteration, std::nullopt);
+    FailureOr<uint64_t> bound = tripBound(*loop, iteration);
     if (failed(bound))
       return failure();
     return Summary::sequence(*before, Summary::upTo(iteration, *bound));

@@ -61,18 +61,9 @@ LogicalResult CoroutineOp::verify() {
   return success();
 }
 
+// FunctionOpInterface already checks the entry block against the signature.
 LogicalResult CoroutineOp::verifyRegions() {
   Block &entry = getBody().front();
-  if (entry.getNumArguments() != getFunctionType().getNumInputs())
-    return emitOpError("body has ")
-           << entry.getNumArguments() << " arguments, signature has "
-           << getFunctionType().getNumInputs();
-  for (auto [index, pair] : llvm::enumerate(
-           llvm::zip(entry.getArgumentTypes(), getFunctionType().getInputs())))
-    if (std::get<0>(pair) != std::get<1>(pair))
-      return emitOpError("body argument #")
-             << index << " has type " << std::get<0>(pair)
-             << ", signature says " << std::get<1>(pair);
   if (entry.empty() || !isa<TerminateOp>(entry.back()))
     return emitOpError("body must end in 'wave.terminate'");
 

@@ -41,8 +41,10 @@ typedef enum sluice_rt_fault_code {
   SLUICE_RT_FAULT_BOUND_EXCEEDED = 1, /* more than `bound` publishes */
   SLUICE_RT_FAULT_POOL_EXHAUSTED = 2, /* no admitted slot left */
   SLUICE_RT_FAULT_NOT_A_PRODUCER = 3, /* stage may not publish into owner */
-  SLUICE_RT_FAULT_WRONG_STAGE_KIND = 4 /* item helper in a main stage or
-                                          vice versa */
+  SLUICE_RT_FAULT_WRONG_STAGE_KIND = 4, /* item helper in a main stage or
+                                           vice versa */
+  SLUICE_RT_FAULT_DECIDED_TWICE = 5,   /* a second move/finish/release */
+  SLUICE_RT_FAULT_BAD_INVOCATION = 6   /* invocation index >= count */
 } sluice_rt_fault_code;
 
 /* The first fault of a dispatch; `code` is claimed by compare-and-swap. */

@@ -12,7 +12,10 @@ def VerifyEmissionBounds : Pass<"sluice-verify-emission-bounds", "::mlir::Module
     pass computes the largest number of `pool.publish`es into each owner along
     any control path: `scf.if` / `scf.index_switch` take the larger branch, a
     loop with a constant trip count multiplies its body, and a loop without one
-    must carry `pool.max_trips = N`. A stage that may publish more than the
+    must carry `pool.max_trips = N`. Only `scf.if`, `scf.index_switch`,
+    `scf.for`, `scf.while` and `scf.execute_region` are modelled: any other op
+    with regions (`scf.parallel`, `scf.forall`, ...) that contains a publish or
+    a suspension is an error. A stage that may publish more than the
     producer's `pool.emission_bound` is an error, with notes at the publishes
     of the worst path; publishing into an owner without a declared bound is an
     error as well.
