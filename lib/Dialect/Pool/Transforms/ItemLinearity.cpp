@@ -97,11 +97,14 @@ private:
                          "every path must move or release it exactly once");
       diag.attachNote(consumedBranch->second.consumer->getLoc())
           << "consumed here on one path";
+      // A region's own location is its parent op's: point at the branch's end.
       Region *live = liveBranch->first;
-      diag.attachNote(live->empty() ? op.getLoc() : live->getLoc())
-          << "this " << (live->empty() ? "missing else branch"
-                                       : "region")
-          << " leaves it unconsumed";
+      if (live->empty() || live->front().empty())
+        diag.attachNote(op.getLoc())
+            << "this missing else branch leaves it unconsumed";
+      else
+        diag.attachNote(live->front().back().getLoc())
+            << "this branch ends here without consuming it";
       return diag;
     }
     if (!outcomes.empty())

@@ -72,7 +72,7 @@ typedef struct sluice_rt_owner_slots {
   const uint32_t *free_ring; /* ring of free slot indices, `capacity` long */
   uint64_t *alloc_head;      /* atomic: next ring position to allocate */
   uint64_t alloc_limit;      /* ring positions below it hold free slots */
-  uint32_t capacity;
+  uint32_t capacity;         /* length of free_ring */
   uint32_t bound;        /* this dispatch's emission bound, 0: may not publish */
   uint32_t publish_base; /* offset of the owner in a publish record */
   uint32_t reserved;
