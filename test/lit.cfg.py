@@ -22,5 +22,5 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.sluice_tools_dir, append_path=True)
 
-tools = ["sluice-opt", "sluice-translate"]
+tools = ["sluice-opt", "sluice-translate", "sluice-run"]
 llvm_config.add_tool_substitutions(tools, [config.sluice_tools_dir])

@@ -3,6 +3,7 @@
 #include "sluice/InitAll.h"
 
 #include "sluice/Config.h"
+#include "sluice/Conversion/Passes.h"
 #include "sluice/Dialect/Cohort/IR/CohortOps.h"
 #include "sluice/Dialect/Cohort/Transforms/Passes.h"
 #include "sluice/Dialect/Pool/IR/PoolOps.h"
@@ -24,6 +25,7 @@ void sluice::buildVerificationPipeline(mlir::OpPassManager &pm) {
 void sluice::registerSluicePasses() {
   pool::registerPoolPasses();
   cohort::registerCohortPasses();
+  registerSluiceConversionPasses();
   mlir::PassPipelineRegistration<>(
       "sluice-verify",
       "Prove Sluice's compile-time contracts: emission bounds, item "

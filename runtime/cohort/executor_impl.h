@@ -213,7 +213,7 @@ public:
   void producerDone(RunState &run, int32_t consumer);
   void onReady(RunState &run, int32_t task);
   void notePublished(RunState &run, int32_t task, int64_t count);
-  void armCandidate(RunState &run, int32_t task);
+  void propagateCandidate(RunState &run, int32_t task);
   /// Called after any change to a cohort's rendezvous counters.
   void maybeRing(RunState &run, int32_t task);
   void ring(RunState &run, int32_t task, bool cancel);

@@ -15,6 +15,7 @@
 #include "sluice/Dialect/Pool/Transforms/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -171,6 +172,29 @@ struct Summary {
   }
 };
 
+/// The exact trip count of an `scf.for` with constant bounds and a positive
+/// constant step. It is computed one bit wider than the induction variable so
+/// that `ub - lb` cannot wrap (upstream's getStaticTripCount returns 0 for a
+/// signed loop whose span overflows, e.g. -100 to 100 : i8).
+static std::optional<APInt> constantTripCount(scf::ForOp loop) {
+  APInt lb, ub, step;
+  if (!matchPattern(loop.getLowerBound(), m_ConstantInt(&lb)) ||
+      !matchPattern(loop.getUpperBound(), m_ConstantInt(&ub)) ||
+      !matchPattern(loop.getStep(), m_ConstantInt(&step)))
+    return std::nullopt;
+  bool isSigned = !loop.getUnsignedCmp();
+  unsigned width = lb.getBitWidth() + 1;
+  auto widen = [&](const APInt &value) {
+    return isSigned ? value.sext(width) : value.zext(width);
+  };
+  APInt lower = widen(lb), upper = widen(ub), stride = widen(step);
+  if (isSigned ? !stride.isStrictlyPositive() : stride.isZero())
+    return std::nullopt;
+  if (isSigned ? upper.sle(lower) : upper.ule(lower))
+    return APInt(width, 0);
+  return llvm::APIntOps::RoundingUDiv(upper - lower, stride, APInt::Rounding::UP);
+}
+
 /// Computes summaries of one coroutine for one owner, reporting loops that
 /// cannot be bounded.
 class OwnerAnalysis {
@@ -261,7 +285,7 @@ private:
     FailureOr<Summary> body = summarize(loop.getRegion());
     if (failed(body))
       return failure();
-    if (std::optional<APInt> trips = loop.getStaticTripCount())
+    if (std::optional<APInt> trips = constantTripCount(loop))
       return Summary::power(*body, *trips);
     FailureOr<uint64_t> bound = tripBound(*loop, *body);
     if (failed(bound))

@@ -1,0 +1,178 @@
+//===- wavefront.h - Wavefront host scheduler --------------------*- C++ -*-===//
+//
+// Drives a program descriptor over a Device. One iteration:
+//   1. read counts after same-stream completion and validate every owner
+//      (L <= C, total == sum of stage counts) and the frame pool;
+//   2. stop if every lane was started and finished and every owner is empty;
+//   3. refill free frames with new lanes at the entry stage;
+//   4. choose the stage with the largest count (main and auxiliary stages
+//      compete alike, ties to the lowest global index);
+//   5. if it is a producer, run admission for each owner it feeds: dispatch
+//      the admitted prefix, or, when some owner admits nothing, dispatch that
+//      owner's admission stage instead;
+//   6. enqueue the dispatch.
+// Refilling right after the readback is the same point in stream order as
+// refilling at the end of the previous iteration, and lets new lanes compete
+// in the current choice.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SLUICE_RUNTIME_WAVEFRONT_H
+#define SLUICE_RUNTIME_WAVEFRONT_H
+
+#include "sluice/runtime/admission.h"
+#include "sluice/runtime/device.h"
+#include "sluice/runtime/program.h"
+#include "sluice/runtime/status.h"
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sluice::runtime {
+
+class ChromeTraceRecorder;
+
+enum class Schedule : uint8_t { Wavefront = 0, StateMachine = 1 };
+static_assert(sizeof(Schedule) == 1);
+
+struct SchedulerOptions {
+  uint32_t framePool = 256;
+  bool partialAdmission = true;
+  uint64_t maxIterations = 0; // 0: unbounded
+  std::string tracePath;      // Chrome trace JSON; empty: no trace
+};
+
+// What one iteration did.
+enum class IterationAction : uint8_t {
+  DispatchStage = 0,          // the chosen stage is not a producer
+  AdmitProducer = 1,          // a producer admitted in full
+  AdmitProducerPartially = 2, // a producer admitted as a strict prefix
+  DrainForAdmission = 3,      // producer blocked: an admission stage runs
+};
+static_assert(sizeof(IterationAction) == 1);
+const char *iterationActionName(IterationAction action);
+
+inline constexpr uint32_t kNoOwner = UINT32_MAX;
+
+struct IterationRecord {
+  uint64_t iteration = 0;
+  uint32_t chosenStage = kNoStage;     // greedy choice
+  uint32_t dispatchedStage = kNoStage; // differs when draining
+  uint32_t waiting = 0;                // count at the chosen stage
+  uint32_t dispatched = 0;             // invocations dispatched
+  uint32_t refilled = 0;               // lanes started this iteration
+  uint32_t blockingOwner = kNoOwner;   // owner drained, if any
+  uint64_t availability = 0;           // A of the blocking/limiting owner
+  IterationAction action = IterationAction::DispatchStage;
+};
+
+// Lifecycle of a scheduler; one function per transition.
+enum class RunState : uint8_t {
+  Unprepared = 0, // descriptor not validated or device not allocated
+  Ready = 1,      // buffers allocated, no run in progress
+  Running = 2,    // start() succeeded, step() may be called
+  Finished = 3,   // every lane and item completed
+  Failed = 4,     // a protocol or device error stopped the run
+};
+static_assert(sizeof(RunState) == 1);
+constexpr bool canStart(RunState state) {
+  return state == RunState::Ready || state == RunState::Finished ||
+         state == RunState::Failed;
+}
+constexpr bool canStep(RunState state) { return state == RunState::Running; }
+
+// Pure: the run is complete when every lane was started and finished and
+// every owner is empty.
+bool isRunComplete(const Observation &observation, uint64_t lanes,
+                   uint32_t framePool);
+
+enum class StepResult : uint8_t { Continue = 0, Finished = 1, Failed = 2 };
+static_assert(sizeof(StepResult) == 1);
+
+struct RunResult {
+  Status status;
+  Schedule schedule = Schedule::Wavefront;
+  uint64_t iterations = 0;
+  uint64_t lanesFinished = 0;
+  std::vector<StageStatistics> stages; // per global stage
+};
+
+// Called after every validated readback; tests use it to check invariants.
+class IterationObserver {
+public:
+  virtual ~IterationObserver();
+  // `observation` is the readback before this iteration's refill.
+  virtual void observed(const Observation &observation) {}
+  virtual void planned(const IterationRecord &record) {}
+};
+
+class WavefrontScheduler {
+public:
+  WavefrontScheduler(const ProgramDescriptor &program, Device &device,
+                     SchedulerOptions options = {});
+  ~WavefrontScheduler();
+  WavefrontScheduler(const WavefrontScheduler &) = delete;
+  WavefrontScheduler &operator=(const WavefrontScheduler &) = delete;
+
+  // Validates the descriptor and allocates device buffers (once).
+  Status prepare();
+  // nullptr restores the default client. Clients outlive the scheduler.
+  void setOwnerClient(uint32_t owner, CapacityOwnerClient *client);
+  void setObserver(IterationObserver *observer) { observer_ = observer; }
+
+  // Resets device, statistics and clients for a run of `lanes` lanes.
+  Status start(uint32_t lanes);
+  // One iteration; after Failed, status() says why.
+  StepResult step();
+  // prepare() + start() + step() until done; reusable run after run.
+  RunResult run(uint32_t lanes);
+
+  RunState state() const { return state_; }
+  const Status &status() const { return status_; }
+  uint64_t iterations() const { return iteration_; }
+  const std::vector<StageStatistics> &statistics() const { return stats_; }
+  const ProgramShape &shape() const { return shape_; }
+  const Observation &lastObservation() const { return observation_; }
+  const IterationRecord &lastRecord() const { return record_; }
+
+private:
+  StepResult fail(Status status);
+  Status validateObservation();
+  void accountPreviousDispatch();
+  OwnerView ownerView(uint32_t owner) const;
+  CapacityOwnerClient &client(uint32_t owner);
+  Status planProducer(uint32_t stage, IterationRecord &record);
+  Status finishTrace();
+
+  const ProgramDescriptor &program_;
+  Device &device_;
+  SchedulerOptions options_;
+  ProgramShape shape_;
+  RunState state_ = RunState::Unprepared;
+  Status status_;
+  std::vector<CapacityOwnerClient *> clients_;
+  CapacityOwnerClient defaultClient_;
+  IterationObserver *observer_ = nullptr;
+
+  uint32_t lanes_ = 0;
+  uint64_t iteration_ = 0;
+  Observation observation_;
+  IterationRecord record_;
+  std::vector<StageStatistics> stats_;
+  std::vector<uint64_t> publishedBefore_; // per owner, at the last dispatch
+  std::vector<uint64_t> releasedBefore_;
+  uint32_t lastDispatchedStage_ = kNoStage;
+  std::chrono::steady_clock::time_point runStart_;
+  std::unique_ptr<ChromeTraceRecorder> trace_;
+};
+
+// The state-machine (megakernel) schedule of the same descriptor, for
+// comparison: same kernels, same results, no host iterations.
+RunResult runStateMachine(const ProgramDescriptor &program, Device &device,
+                          uint32_t lanes, uint32_t framePool);
+
+} // namespace sluice::runtime
+
+#endif // SLUICE_RUNTIME_WAVEFRONT_H

@@ -1,0 +1,380 @@
+//===- wavefront_scheduler.cpp - Wavefront host scheduler -----------------===//
+
+#include "sluice/runtime/wavefront.h"
+
+#include "sluice/runtime/trace.h"
+
+#include <algorithm>
+
+namespace sluice::runtime {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double microsecondsSince(Clock::time_point origin) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - origin)
+      .count();
+}
+
+} // namespace
+
+const char *iterationActionName(IterationAction action) {
+  switch (action) {
+  case IterationAction::DispatchStage: return "dispatch";
+  case IterationAction::AdmitProducer: return "admit";
+  case IterationAction::AdmitProducerPartially: return "admit-partial";
+  case IterationAction::DrainForAdmission: return "drain";
+  }
+  return "unknown";
+}
+
+bool isRunComplete(const Observation &observation, uint64_t lanes,
+                   uint32_t framePool) {
+  if (observation.lanesStarted != lanes || observation.freeFrames != framePool)
+    return false;
+  for (uint32_t live : observation.ownerLive)
+    if (live != 0)
+      return false;
+  return true;
+}
+
+IterationObserver::~IterationObserver() = default;
+
+WavefrontScheduler::WavefrontScheduler(const ProgramDescriptor &program,
+                                       Device &device,
+                                       SchedulerOptions options)
+    : program_(program), device_(device), options_(std::move(options)) {}
+
+WavefrontScheduler::~WavefrontScheduler() = default;
+
+Status WavefrontScheduler::prepare() {
+  if (state_ != RunState::Unprepared)
+    return Status::success();
+  Status status = ProgramShape::build(program_, shape_);
+  if (status.ok())
+    status = validateRunShape(shape_, program_, options_.framePool,
+                              options_.partialAdmission);
+  if (status.ok())
+    status = device_.allocate(program_, shape_, options_.framePool);
+  if (!status.ok()) {
+    status_ = status;
+    return status;
+  }
+  clients_.resize(shape_.ownerCount(), nullptr);
+  observation_.resize(shape_);
+  stats_.assign(shape_.totalStageCount(), StageStatistics{});
+  publishedBefore_.assign(shape_.ownerCount(), 0);
+  releasedBefore_.assign(shape_.ownerCount(), 0);
+  state_ = RunState::Ready;
+  return Status::success();
+}
+
+void WavefrontScheduler::setOwnerClient(uint32_t owner,
+                                        CapacityOwnerClient *client) {
+  if (clients_.size() <= owner)
+    clients_.resize(owner + 1, nullptr);
+  clients_[owner] = client;
+}
+
+CapacityOwnerClient &WavefrontScheduler::client(uint32_t owner) {
+  CapacityOwnerClient *client = clients_[owner];
+  return client ? *client : defaultClient_;
+}
+
+OwnerView WavefrontScheduler::ownerView(uint32_t owner) const {
+  OwnerView view;
+  view.index = owner;
+  view.name = program_.owners[owner].name;
+  view.capacity = program_.owners[owner].capacity;
+  view.stageCounts = {observation_.stageCounts.data() +
+                          shape_.ownerStageBase(owner),
+                      shape_.ownerStageCount(owner)};
+  view.live = observation_.ownerLive[owner];
+  view.published = observation_.ownerPublished[owner];
+  view.released = observation_.ownerReleased[owner];
+  return view;
+}
+
+Status WavefrontScheduler::start(uint32_t lanes) {
+  if (Status status = prepare(); !status.ok())
+    return status;
+  device_.reset();
+  lanes_ = lanes;
+  iteration_ = 0;
+  status_ = Status::success();
+  observation_.resize(shape_);
+  record_ = IterationRecord();
+  std::fill(stats_.begin(), stats_.end(), StageStatistics{});
+  std::fill(publishedBefore_.begin(), publishedBefore_.end(), 0);
+  std::fill(releasedBefore_.begin(), releasedBefore_.end(), 0);
+  lastDispatchedStage_ = kNoStage;
+  for (uint32_t o = 0; o < shape_.ownerCount(); ++o)
+    client(o).beginRun(ownerView(o));
+  trace_.reset();
+  if (!options_.tracePath.empty())
+    trace_ = std::make_unique<ChromeTraceRecorder>(program_, shape_);
+  runStart_ = Clock::now();
+  state_ = RunState::Running;
+  return Status::success();
+}
+
+StepResult WavefrontScheduler::fail(Status status) {
+  status_ = std::move(status);
+  state_ = RunState::Failed;
+  // The trace of a failed run is still written; its end event names the
+  // error. A write failure does not hide the protocol error.
+  (void)finishTrace();
+  return StepResult::Failed;
+}
+
+Status WavefrontScheduler::finishTrace() {
+  if (!trace_)
+    return Status::success();
+  trace_->recordEnd(microsecondsSince(runStart_), status_);
+  return trace_->writeFile(options_.tracePath);
+}
+
+Status WavefrontScheduler::validateObservation() {
+  const Observation &obs = observation_;
+  for (uint32_t o = 0; o < shape_.ownerCount(); ++o) {
+    const OwnerDesc &owner = program_.owners[o];
+    std::span<const uint32_t> counts(
+        obs.stageCounts.data() + shape_.ownerStageBase(o),
+        shape_.ownerStageCount(o));
+    if (Status status = validateOwnerCounts(owner.name, counts,
+                                            obs.ownerLive[o], owner.capacity);
+        !status.ok())
+      return status;
+    // Items are linear: every published item is live or released once.
+    if (obs.ownerPublished[o] - obs.ownerReleased[o] != obs.ownerLive[o])
+      return Status::error(
+          ErrorKind::CountMismatch,
+          "owner '" + owner.name + "': published " +
+              std::to_string(obs.ownerPublished[o]) + " - released " +
+              std::to_string(obs.ownerReleased[o]) + " != live " +
+              std::to_string(obs.ownerLive[o]) +
+              ": items were dropped or cloned");
+  }
+  uint64_t waiting = obs.freeFrames;
+  for (uint32_t s = 0; s < shape_.mainStageCount(); ++s)
+    waiting += obs.stageCounts[s];
+  if (waiting != options_.framePool)
+    return Status::error(ErrorKind::CountMismatch,
+                         "frame pool: frames at main stages plus " +
+                             std::to_string(obs.freeFrames) + " free = " +
+                             std::to_string(waiting) + ", but the pool has " +
+                             std::to_string(options_.framePool) + " frames");
+  if (obs.lanesStarted > lanes_ || obs.lanesFinished > obs.lanesStarted)
+    return Status::error(ErrorKind::CountMismatch,
+                         "lanes: started " + std::to_string(obs.lanesStarted) +
+                             ", finished " +
+                             std::to_string(obs.lanesFinished) + " of " +
+                             std::to_string(lanes_));
+  return Status::success();
+}
+
+// Items published or released since the previous readback belong to the
+// stage dispatched in between.
+void WavefrontScheduler::accountPreviousDispatch() {
+  for (uint32_t o = 0; o < shape_.ownerCount(); ++o) {
+    if (lastDispatchedStage_ != kNoStage) {
+      StageStatistics &stats = stats_[lastDispatchedStage_];
+      stats.itemsPublished +=
+          observation_.ownerPublished[o] - publishedBefore_[o];
+      stats.itemsReleased += observation_.ownerReleased[o] - releasedBefore_[o];
+    }
+    publishedBefore_[o] = observation_.ownerPublished[o];
+    releasedBefore_[o] = observation_.ownerReleased[o];
+  }
+}
+
+Status WavefrontScheduler::planProducer(uint32_t stage,
+                                        IterationRecord &record) {
+  AdmissionDecision combined{record.waiting, AdmissionOutcome::Full};
+  uint64_t limitingAvailability = 0;
+  bool first = true;
+  for (const ProducerEdge &edge : shape_.producersOf(stage)) {
+    OwnerView view = ownerView(edge.owner);
+    CapacityOwnerClient &owner = client(edge.owner);
+    owner.prepareForAdmission(view);
+    uint64_t availability = owner.materializableAvailability(view);
+    if (Status status = validateAvailability(view.name, view.live,
+                                             view.capacity, availability);
+        !status.ok())
+      return status;
+    AdmissionDecision decision = decideAdmission(
+        record.waiting, edge.bound, availability, options_.partialAdmission);
+    if (decision.outcome == AdmissionOutcome::Blocked &&
+        record.blockingOwner == kNoOwner) {
+      record.blockingOwner = edge.owner;
+      record.availability = availability;
+    }
+    if (first || decision.admitted < combined.admitted)
+      limitingAvailability = availability;
+    combined = combineAdmission(combined, decision);
+    first = false;
+  }
+
+  if (record.blockingOwner != kNoOwner) {
+    // Some owner cannot take even one invocation: drain it instead. It is not
+    // empty, because an empty owner reports A = C >= b.
+    OwnerView view = ownerView(record.blockingOwner);
+    uint32_t drainStage = client(record.blockingOwner).admissionStage(view);
+    if (Status status =
+            validateAdmissionStage(view.name, view.stageCounts, drainStage);
+        !status.ok())
+      return status;
+    record.action = IterationAction::DrainForAdmission;
+    record.dispatchedStage = shape_.globalStage(record.blockingOwner,
+                                                drainStage);
+    record.dispatched = view.stageCounts[drainStage];
+    return Status::success();
+  }
+
+  record.action = combined.outcome == AdmissionOutcome::Partial
+                      ? IterationAction::AdmitProducerPartially
+                      : IterationAction::AdmitProducer;
+  record.dispatched = combined.admitted;
+  record.availability = limitingAvailability;
+  for (const ProducerEdge &edge : shape_.producersOf(stage))
+    client(edge.owner).prepareForProducer(
+        ownerView(edge.owner), uint64_t(combined.admitted) * edge.bound);
+  return Status::success();
+}
+
+StepResult WavefrontScheduler::step() {
+  if (state_ == RunState::Finished)
+    return StepResult::Finished;
+  if (!canStep(state_)) {
+    if (state_ != RunState::Failed)
+      status_ = Status::error(ErrorKind::InvalidState,
+                              "step() without a successful start()");
+    return StepResult::Failed;
+  }
+  Clock::time_point origin = runStart_;
+  ChromeTraceRecorder::Timing timing;
+  if (trace_)
+    timing.readbackBegin = microsecondsSince(origin);
+
+  if (Status status = device_.readCounts(observation_); !status.ok())
+    return fail(std::move(status));
+  if (Status status = validateObservation(); !status.ok())
+    return fail(std::move(status));
+  accountPreviousDispatch();
+  if (observer_)
+    observer_->observed(observation_);
+  if (isRunComplete(observation_, lanes_, options_.framePool)) {
+    state_ = RunState::Finished;
+    if (Status status = finishTrace(); !status.ok())
+      return fail(std::move(status));
+    return StepResult::Finished;
+  }
+  if (options_.maxIterations != 0 && iteration_ >= options_.maxIterations)
+    return fail(Status::error(
+        ErrorKind::IterationLimit,
+        "program '" + program_.name + "' did not finish within " +
+            std::to_string(options_.maxIterations) + " iterations (" +
+            std::to_string(observation_.lanesFinished) + " of " +
+            std::to_string(lanes_) + " lanes finished)"));
+  if (trace_)
+    timing.planBegin = microsecondsSince(origin);
+
+  IterationRecord record;
+  record.iteration = iteration_;
+  uint64_t lanesLeft = lanes_ - observation_.lanesStarted;
+  uint32_t refill = uint32_t(std::min<uint64_t>(observation_.freeFrames,
+                                                lanesLeft));
+  if (refill != 0) {
+    device_.refill(refill);
+    // The refill's effect is known without another readback.
+    observation_.stageCounts[shape_.entryStage()] += refill;
+    observation_.freeFrames -= refill;
+    observation_.lanesStarted += refill;
+  }
+  record.refilled = refill;
+
+  uint32_t chosen = chooseGreedyStage(observation_.stageCounts);
+  if (chosen == kNoStage)
+    return fail(Status::error(
+        ErrorKind::NoProgress,
+        "program '" + program_.name + "': no stage holds work but " +
+            std::to_string(observation_.lanesStarted -
+                           observation_.lanesFinished) +
+            " lanes are unfinished"));
+  record.chosenStage = chosen;
+  record.dispatchedStage = chosen;
+  record.waiting = observation_.stageCounts[chosen];
+  record.dispatched = record.waiting;
+  if (shape_.stage(chosen).kind == StageKind::Main &&
+      shape_.isProducer(chosen)) {
+    if (Status status = planProducer(chosen, record); !status.ok())
+      return fail(std::move(status));
+  }
+  if (observer_)
+    observer_->planned(record);
+
+  StageStatistics &dispatched = stats_[record.dispatchedStage];
+  ++dispatched.dispatches;
+  dispatched.invocations += record.dispatched;
+  if (record.action == IterationAction::AdmitProducerPartially)
+    ++dispatched.partialAdmissions;
+  if (record.action == IterationAction::DrainForAdmission) {
+    ++stats_[chosen].admissionBlocks;
+    ++dispatched.drainDispatches;
+  }
+
+  if (trace_)
+    timing.dispatchBegin = microsecondsSince(origin);
+  device_.dispatch(record.dispatchedStage, record.dispatched);
+  lastDispatchedStage_ = record.dispatchedStage;
+  record_ = record;
+  ++iteration_;
+  if (trace_) {
+    timing.dispatchEnd = microsecondsSince(origin);
+    trace_->recordIteration(record, observation_, timing);
+  }
+  return StepResult::Continue;
+}
+
+RunResult WavefrontScheduler::run(uint32_t lanes) {
+  RunResult result;
+  result.schedule = Schedule::Wavefront;
+  if (Status status = start(lanes); !status.ok()) {
+    result.status = status;
+    return result;
+  }
+  StepResult step;
+  do {
+    step = this->step();
+  } while (step == StepResult::Continue);
+  result.status = status_;
+  result.iterations = iteration_;
+  result.lanesFinished = observation_.lanesFinished;
+  result.stages = stats_;
+  return result;
+}
+
+RunResult runStateMachine(const ProgramDescriptor &program, Device &device,
+                          uint32_t lanes, uint32_t framePool) {
+  RunResult result;
+  result.schedule = Schedule::StateMachine;
+  ProgramShape shape;
+  result.status = ProgramShape::build(program, shape);
+  if (result.status.ok())
+    result.status = validateRunShape(shape, program, framePool, true);
+  if (result.status.ok())
+    result.status = device.allocate(program, shape, framePool);
+  if (!result.status.ok())
+    return result;
+  StateMachineReport report;
+  result.status = device.runStateMachine(lanes, report);
+  if (!result.status.ok())
+    return result;
+  result.stages = std::move(report.stages);
+  result.lanesFinished = report.lanesFinished;
+  result.iterations = 0; // one megakernel launch, no host iterations
+  return result;
+}
+
+} // namespace sluice::runtime

@@ -1,0 +1,47 @@
+// Run-time and compile-time errors of sluice-run exit non-zero with a message.
+// RUN: split-file %s %t
+// RUN: not sluice-run %t/too-wide.mlir 2>&1 | FileCheck %s --check-prefix=WIDE
+// RUN: not sluice-run %t/no-entry.mlir 2>&1 | FileCheck %s --check-prefix=ENTRY
+// RUN: not sluice-run %t/bad-kernel-type.mlir 2>&1 | FileCheck %s --check-prefix=KTYPE
+// RUN: not sluice-run %t/coroutine.mlir 2>&1 | FileCheck %s --check-prefix=CORO
+
+//--- too-wide.mlir
+func.func @k(%b: index, %n: index) {
+  return
+}
+cohort.graph @g cores 2 {
+  // WIDE: too-wide.mlir:[[@LINE+1]]:3: error: 'cohort.task' op cohort @wide has 3 blocks but graph @g has 2 cores: its blocks can never be co-resident
+  cohort.task @wide kernel @k blocks 3 sync_start
+}
+func.func @main() {
+  cohort.launch @g
+  return
+}
+
+//--- no-entry.mlir
+// ENTRY: error: no function @main with a body to run
+func.func @other() {
+  return
+}
+
+//--- bad-kernel-type.mlir
+func.func @k(%b: i32) {
+  return
+}
+cohort.graph @g cores 2 {
+  // KTYPE: bad-kernel-type.mlir:[[@LINE+1]]:3: error: 'cohort.task' op kernel @k has type '(i32) -> ()'; the CPU executor calls kernels as (index, index) -> () with the block index and the block count
+  cohort.task @t kernel @k blocks 2
+}
+func.func @main() {
+  cohort.launch @g
+  return
+}
+
+//--- coroutine.mlir
+// CORO: coroutine.mlir:[[@LINE+1]]:1: error: sluice-run cannot run wave coroutines yet
+wave.coroutine @c() {
+  wave.terminate
+}
+func.func @main() {
+  return
+}

@@ -1,0 +1,156 @@
+//===- sluice-run.cpp - JIT-compile and run a Sluice program on the CPU ---===//
+//
+// Parses a .mlir program, proves its compile-time contracts (sluice-verify),
+// lowers cohort graphs to the cohort executor's C ABI and everything else to
+// LLVM, JIT-compiles it with ORC and calls the entry function. Generated code
+// reaches the runtime through the symbols registered below.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sluice/Conversion/Passes.h"
+#include "sluice/Dialect/Wave/IR/WaveOps.h"
+#include "sluice/InitAll.h"
+#include "sluice/runtime/cohort/c_api.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+using namespace mlir;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory runCategory("sluice-run options");
+static cl::opt<std::string> inputFilename(cl::Positional, cl::desc("<input .mlir>"),
+                                          cl::Required, cl::cat(runCategory));
+static cl::opt<std::string> entryPoint("entry",
+                                       cl::desc("Function to call (no arguments, no results)"),
+                                       cl::init("main"), cl::cat(runCategory));
+static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level of the JIT (0-3)"),
+                                  cl::init(2), cl::cat(runCategory));
+static cl::opt<bool> printLowered("print-lowered",
+                                  cl::desc("Print the LLVM-dialect module before running it"),
+                                  cl::init(false), cl::cat(runCategory));
+
+/// Printing helper that programs declare as `func.func private @sluice_print_i64(i64)`.
+extern "C" void sluice_print_i64(int64_t value) {
+  std::printf("%" PRId64 "\n", value);
+  std::fflush(stdout);
+}
+
+/// The runtime entry points generated code may call, by unmangled name.
+static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
+  llvm::orc::SymbolMap map;
+  auto add = [&](llvm::StringRef name, void *address) {
+    map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                           llvm::JITSymbolFlags::Exported};
+  };
+  add("sluice_print_i64", reinterpret_cast<void *>(&sluice_print_i64));
+  add("sluice_cohort_graph_create", reinterpret_cast<void *>(&sluice_cohort_graph_create));
+  add("sluice_cohort_graph_destroy", reinterpret_cast<void *>(&sluice_cohort_graph_destroy));
+  add("sluice_cohort_add_task", reinterpret_cast<void *>(&sluice_cohort_add_task));
+  add("sluice_cohort_add_dependency", reinterpret_cast<void *>(&sluice_cohort_add_dependency));
+  add("sluice_cohort_run", reinterpret_cast<void *>(&sluice_cohort_run));
+  add("sluice_cohort_last_error", reinterpret_cast<void *>(&sluice_cohort_last_error));
+  return map;
+}
+
+static LogicalResult lowerToLLVM(ModuleOp module) {
+  PassManager pm(module.getContext());
+  sluice::buildVerificationPipeline(pm);
+  pm.addPass(sluice::createConvertCohortToLLVM());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  return pm.run(module);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  cl::HideUnrelatedOptions(runCategory);
+  cl::AddExtraVersionPrinter(sluice::printVersion);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "sluice-run: JIT-compile a Sluice program and run it on the CPU.\n\n"
+      "The program's compile-time contracts are proven first (sluice-verify);\n"
+      "cohort graphs run on the cohort executor (one thread per core).\n"
+      "Programs print values with `func.func private @sluice_print_i64(i64)`.\n");
+  if (optLevel > 3) {
+    llvm::errs() << "sluice-run: -O must be 0..3, got " << optLevel << "\n";
+    return 2;
+  }
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerAllExtensions(registry);
+  sluice::registerSluiceDialects(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  MLIRContext context(registry);
+
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(inputFilename, sourceMgr, &context);
+  if (!module)
+    return 1;
+
+  auto coroutines = module->getOps<sluice::wave::CoroutineOp>();
+  if (!coroutines.empty()) {
+    (*coroutines.begin()).emitError(
+        "sluice-run cannot run wave coroutines yet: coroutine splitting and "
+        "the wavefront lowering are not implemented");
+    return 1;
+  }
+  auto entry = module->lookupSymbol<func::FuncOp>(entryPoint);
+  if (!entry || entry.isExternal()) {
+    emitError(module->getLoc()) << "no function @" << entryPoint << " with a body to run";
+    return 1;
+  }
+  if (entry.getNumArguments() != 0 || entry.getNumResults() != 0) {
+    entry.emitError("the entry function must take no arguments and return nothing, has type ")
+        << entry.getFunctionType();
+    return 1;
+  }
+
+  if (failed(lowerToLLVM(*module)))
+    return 1;
+  if (printLowered)
+    module->print(llvm::outs());
+
+  ExecutionEngineOptions options;
+  options.transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                                  /*targetMachine=*/nullptr);
+  options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(optLevel.getValue());
+  auto engine = ExecutionEngine::create(*module, options);
+  if (!engine) {
+    llvm::errs() << "sluice-run: JIT compilation failed: "
+                 << llvm::toString(engine.takeError()) << "\n";
+    return 1;
+  }
+  (*engine)->registerSymbols(runtimeSymbols);
+  if (llvm::Error error = (*engine)->invokePacked(entryPoint)) {
+    llvm::errs() << "sluice-run: cannot call @" << entryPoint << ": "
+                 << llvm::toString(std::move(error)) << "\n";
+    return 1;
+  }
+  return 0;
+}
