@@ -68,9 +68,10 @@ struct VerifyCohortFitPass
 
   void runOnOperation() override {
     if (coresOverride < 0) {
-      getOperation().emitError("--cores must be positive (or 0 to use each "
-                               "graph's own core count), got ")
-          << coresOverride;
+      // Stream the value, not the cl::opt: that would print as a char.
+      getOperation().emitError("option 'cores' must be positive (or 0 to use "
+                               "each graph's own core count), got ")
+          << static_cast<int64_t>(coresOverride);
       return signalPassFailure();
     }
     bool ok = true;

@@ -196,10 +196,13 @@ static std::optional<APInt> constantTripCount(scf::ForOp loop) {
 }
 
 /// Computes summaries of one coroutine for one owner, reporting loops that
-/// cannot be bounded.
+/// cannot be bounded. Control flow the analysis does not model is reported
+/// once per op in `reportedStructure`, however many owners run into it.
 class OwnerAnalysis {
 public:
-  explicit OwnerAnalysis(StringAttr owner) : owner(owner) {}
+  OwnerAnalysis(StringAttr owner,
+                llvm::DenseSet<Operation *> &reportedStructure)
+      : owner(owner), reportedStructure(reportedStructure) {}
 
   FailureOr<Summary> summarize(Block &block) {
     Summary result = Summary::identity();
@@ -216,9 +219,13 @@ private:
   FailureOr<Summary> summarize(Region &region) {
     if (region.empty())
       return Summary::identity();
-    if (!region.hasOneBlock())
-      return region.getParentOp()->emitOpError(
-          "has a multi-block region; emission bounds need structured control flow");
+    if (!region.hasOneBlock()) {
+      Operation *op = region.getParentOp();
+      if (!reportedStructure.insert(op).second)
+        return failure();
+      return op->emitOpError("has a multi-block region; emission bounds need "
+                             "structured control flow");
+    }
     return summarize(region.front());
   }
 
@@ -318,6 +325,8 @@ private:
     });
     if (!offender)
       return Summary::identity();
+    if (!reportedStructure.insert(&op).second)
+      return failure();
     InFlightDiagnostic diag = op.emitOpError(
         "contains a publish or suspension, but its control flow is not "
         "understood by the emission-bound analysis (use scf.if, scf.for, "
@@ -336,6 +345,7 @@ private:
   }
 
   StringAttr owner;
+  llvm::DenseSet<Operation *> &reportedStructure;
 };
 
 /// One main stage's bound: where it starts, what it is called, its count.
@@ -374,14 +384,17 @@ struct VerifyEmissionBoundsPass
     ModuleOp module = getOperation();
     SymbolTableCollection symbols;
 
-    // Declared bounds, keyed by (producer, owner).
+    // Declared bounds, keyed by (producer, owner), and in program order.
     llvm::DenseMap<std::pair<StringAttr, StringAttr>, EmissionBoundOp> declared;
+    SmallVector<EmissionBoundOp> declarations;
     bool ok = true;
     module.walk([&](EmissionBoundOp bound) {
       auto key = std::make_pair(bound.getProducerAttr().getAttr(),
                                 bound.getOwnerAttr().getAttr());
       auto [it, inserted] = declared.try_emplace(key, bound);
-      if (!inserted) {
+      if (inserted) {
+        declarations.push_back(bound);
+      } else {
         InFlightDiagnostic diag = bound.emitOpError("duplicate emission bound for @")
                                   << key.first.getValue() << " -> @"
                                   << key.second.getValue();
@@ -390,26 +403,28 @@ struct VerifyEmissionBoundsPass
       }
     });
 
+    llvm::DenseSet<Operation *> reportedStructure;
     module.walk([&](wave::CoroutineOp coroutine) {
       llvm::SetVector<StringAttr> owners;
       coroutine.walk(
           [&](PublishOp publish) { owners.insert(publish.getOwnerAttr().getAttr()); });
-      for (auto &[key, bound] : declared)
-        if (key.first == coroutine.getSymNameAttr())
-          owners.insert(key.second);
+      for (EmissionBoundOp bound : declarations)
+        if (bound.getProducerAttr().getAttr() == coroutine.getSymNameAttr())
+          owners.insert(bound.getOwnerAttr().getAttr());
       for (StringAttr owner : owners)
-        ok &= succeeded(checkOwner(coroutine, owner, declared));
+        ok &= succeeded(
+            checkOwner(coroutine, owner, declared, reportedStructure));
     });
     if (!ok)
       signalPassFailure();
     markAllAnalysesPreserved();
   }
 
-  LogicalResult checkOwner(
-      wave::CoroutineOp coroutine, StringAttr owner,
-      llvm::DenseMap<std::pair<StringAttr, StringAttr>, EmissionBoundOp>
-          &declared) {
-    OwnerAnalysis analysis(owner);
+  LogicalResult checkOwner(wave::CoroutineOp coroutine, StringAttr owner,
+                           llvm::DenseMap<std::pair<StringAttr, StringAttr>,
+                                          EmissionBoundOp> &declared,
+                           llvm::DenseSet<Operation *> &reportedStructure) {
+    OwnerAnalysis analysis(owner, reportedStructure);
     FailureOr<Summary> summary = analysis.summarize(coroutine.getBody().front());
     if (failed(summary))
       return failure();
@@ -430,11 +445,18 @@ struct VerifyEmissionBoundsPass
     if (it == declared.end()) {
       if (worst->count.value == 0)
         return success();
-      InFlightDiagnostic diag =
-          coroutine.emitOpError("publishes into @")
-          << owner.getValue() << " but declares no emission bound; add 'pool.emission_bound @"
-          << coroutine.getSymName() << " -> @" << owner.getValue() << " max "
-          << formatCount(worst->count) << "'";
+      InFlightDiagnostic diag = coroutine.emitOpError("publishes into @")
+                                << owner.getValue()
+                                << " but declares no emission bound; ";
+      // A bound is an i64: suggest one only where it can be declared.
+      if (worst->count.value <= uint64_t(INT64_MAX))
+        diag << "add 'pool.emission_bound @" << coroutine.getSymName()
+             << " -> @" << owner.getValue() << " max "
+             << formatCount(worst->count) << "'";
+      else
+        diag << "stage '" << worst->name << "' may publish "
+             << formatCount(worst->count)
+             << " item(s), more than any bound can declare";
       for (Operation *publish : worst->count.witnesses)
         diag.attachNote(publish->getLoc()) << "publish on the worst path";
       return diag;

@@ -97,14 +97,14 @@ private:
                          "every path must move or release it exactly once");
       diag.attachNote(consumedBranch->second.consumer->getLoc())
           << "consumed here on one path";
-      // A region's own location is its parent op's: point at the branch's end.
+      // A region's own location is its parent op's: point into the branch.
       Region *live = liveBranch->first;
       if (live->empty() || live->front().empty())
         diag.attachNote(op.getLoc())
             << "this missing else branch leaves it unconsumed";
       else
-        diag.attachNote(live->front().back().getLoc())
-            << "this branch ends here without consuming it";
+        diag.attachNote(live->front().front().getLoc())
+            << "this branch leaves it unconsumed";
       return diag;
     }
     if (!outcomes.empty())
