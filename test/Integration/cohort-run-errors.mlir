@@ -1,5 +1,5 @@
 // Run-time and compile-time errors of sluice-run exit non-zero with a message.
-// RUN: split-file %s %t
+// RUN: split-file --leading-lines %s %t
 // RUN: not sluice-run %t/too-wide.mlir 2>&1 | FileCheck %s --check-prefix=WIDE
 // RUN: not sluice-run %t/no-entry.mlir 2>&1 | FileCheck %s --check-prefix=ENTRY
 // RUN: not sluice-run %t/bad-kernel-type.mlir 2>&1 | FileCheck %s --check-prefix=KTYPE

@@ -106,6 +106,7 @@ int main(int argc, char **argv) {
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
   MLIRContext context(registry);
+  context.printOpOnDiagnostic(false);
 
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
@@ -136,9 +137,11 @@ int main(int argc, char **argv) {
   if (printLowered)
     module->print(llvm::outs());
 
+  // ExecutionEngineOptions holds a function_ref: keep the transformer alive.
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
   ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
-                                                  /*targetMachine=*/nullptr);
+  options.transformer = optimize;
   options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(optLevel.getValue());
   auto engine = ExecutionEngine::create(*module, options);
   if (!engine) {
