@@ -45,6 +45,9 @@ Status validateOwnerCounts(std::string_view owner,
   uint64_t sum = 0;
   for (uint32_t count : stageCounts)
     sum += count;
+  if (sum == observedTotal && observedTotal <= capacity)
+    return Status::success();
+  // Only the failure path builds a message.
   std::string subject = "owner '" + std::string(owner) + "': stage counts " +
                         describeCounts(stageCounts) + " (sum " +
                         std::to_string(sum) + "), observed total " +
@@ -53,10 +56,8 @@ Status validateOwnerCounts(std::string_view owner,
   if (sum != observedTotal)
     return Status::error(ErrorKind::CountMismatch,
                          subject + ": total differs from the stage sum");
-  if (observedTotal > capacity)
-    return Status::error(ErrorKind::CapacityExceeded,
-                         subject + ": live items exceed the capacity");
-  return Status::success();
+  return Status::error(ErrorKind::CapacityExceeded,
+                       subject + ": live items exceed the capacity");
 }
 
 Status validateAvailability(std::string_view owner, uint32_t live,
@@ -64,16 +65,18 @@ Status validateAvailability(std::string_view owner, uint32_t live,
   // Callers validate live <= capacity first.
   uint64_t freeSlots = uint64_t(capacity) - live;
   if (availability > freeSlots)
-    return Status::error(
-        ErrorKind::AvailabilityOutOfRange,
-        "owner '" + std::string(owner) + "' reported availability " +
-            std::to_string(availability) + " but only C - L = " +
-            std::to_string(capacity) + " - " + std::to_string(live) + " = " +
-            std::to_string(freeSlots) + " slots are free");
+    return Status::error(ErrorKind::AvailabilityOutOfRange,
+                         "owner '" + std::string(owner) +
+                             "' reported availability " +
+                             std::to_string(availability) +
+                             " but only C - L = " + std::to_string(capacity) +
+                             " - " + std::to_string(live) + " = " +
+                             std::to_string(freeSlots) + " slots are free");
   if (live == 0 && availability != capacity)
     return Status::error(
         ErrorKind::EmptyOwnerAvailability,
-        "owner '" + std::string(owner) + "' is empty but reported availability " +
+        "owner '" + std::string(owner) +
+            "' is empty but reported availability " +
             std::to_string(availability) + " instead of its capacity " +
             std::to_string(capacity) +
             " (an empty owner must report A = C so producers can progress)");

@@ -65,15 +65,6 @@ bool alignUp(uintptr_t value, size_t align, uintptr_t &out) {
   return true;
 }
 
-bool occupiedBytes(size_t size, size_t &out) {
-  constexpr size_t granule = FrameArena::kMinAlignment;
-  size_t bumped;
-  if (__builtin_add_overflow(size, granule - 1, &bumped))
-    return false;
-  out = std::max(bumped & ~(granule - 1), granule);
-  return true;
-}
-
 bool chunkCapacity(size_t occupied, size_t align, size_t header,
                    size_t minimumChunk, size_t &out) {
   // Chunk data starts kMinAlignment-aligned; a larger alignment may need up
@@ -130,7 +121,8 @@ static unsigned char *bumpWithin(unsigned char *&cursor, unsigned char *end,
   return reinterpret_cast<unsigned char *>(aligned);
 }
 
-ArenaAllocation FrameArena::allocate(size_t size, size_t align) noexcept {
+ArenaAllocation FrameArena::allocateChecked(size_t size,
+                                            size_t align) noexcept {
   size_t effective, occupied;
   if (!arena_math::effectiveAlignment(align, effective))
     return {nullptr, ArenaError::InvalidAlignment};
@@ -164,8 +156,8 @@ ArenaAllocation FrameArena::allocateSlow(size_t occupied,
   Chunk *candidate = currentChunk_ ? currentChunk_->next : firstChunk_;
   for (; candidate; candidate = candidate->next) {
     unsigned char *cursor = chunkData(candidate);
-    unsigned char *end = reinterpret_cast<unsigned char *>(candidate) +
-                         candidate->capacity;
+    unsigned char *end =
+        reinterpret_cast<unsigned char *>(candidate) + candidate->capacity;
     if (unsigned char *frame = bumpWithin(cursor, end, occupied, align)) {
       ++chunksInUse_;
       currentChunk_ = candidate;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <new>
 #include <string>
+#include <utility>
 
 namespace sluice::runtime {
 
@@ -22,6 +23,17 @@ public:
   ~AlignedBuffer() { release(); }
   AlignedBuffer(const AlignedBuffer &) = delete;
   AlignedBuffer &operator=(const AlignedBuffer &) = delete;
+  AlignedBuffer(AlignedBuffer &&other) noexcept
+      : data_(std::exchange(other.data_, nullptr)),
+        size_(std::exchange(other.size_, 0)) {}
+  AlignedBuffer &operator=(AlignedBuffer &&other) noexcept {
+    if (this != &other) {
+      release();
+      data_ = std::exchange(other.data_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+    }
+    return *this;
+  }
 
   bool allocate(uint64_t bytes) {
     release();
@@ -108,17 +120,15 @@ struct KernelLaunch {
 
 void runLaunchBlock(void *context, uint32_t block, uint32_t worker) {
   const KernelLaunch &launch = *static_cast<const KernelLaunch *>(context);
-  uint32_t begin = block * launch.blockSize;
-  uint32_t end = std::min(launch.count, begin + launch.blockSize);
-  launch.kernel(launch.args, begin, end);
+  uint64_t begin = uint64_t(block) * launch.blockSize;
+  uint64_t end = std::min<uint64_t>(launch.count, begin + launch.blockSize);
+  launch.kernel(launch.args, uint32_t(begin), uint32_t(end));
 }
 
 const char *wrongKindHelperName(uint64_t helper) {
-  static const char *const names[] = {"sluice_rt_move_frame",
-                                      "sluice_rt_finish_frame",
-                                      "sluice_rt_publish",
-                                      "sluice_rt_move_item",
-                                      "sluice_rt_release_item"};
+  static const char *const names[] = {
+      "sluice_rt_move_frame", "sluice_rt_finish_frame", "sluice_rt_publish",
+      "sluice_rt_move_item", "sluice_rt_release_item"};
   return helper < 5 ? names[helper] : "a kernel helper";
 }
 
@@ -200,7 +210,7 @@ struct CpuDevice::Impl {
     Impl *device;
     std::vector<MegakernelWorker> *workers;
     uint32_t lanes;
-    std::atomic<uint32_t> nextLane{0};
+    std::atomic<uint64_t> nextLane{0}; // 64-bit: never wraps past `lanes`
     std::atomic<bool> stop{false};
   };
   Status runStateMachine(uint32_t lanes, StateMachineReport &report);
@@ -227,30 +237,32 @@ Status CpuDevice::allocate(const ProgramDescriptor &program,
   impl_->allocated = false;
   Status status = impl_->allocateBuffers();
   impl_->allocated = status.ok();
-  if (impl_->allocated)
+  if (impl_->allocated) {
     impl_->resetState();
+    noteAllocation();
+  }
   return status;
 }
 
 Status CpuDevice::Impl::allocateBuffers() {
   for (uint32_t s = 0; s < shape->mainStageCount(); ++s)
     if (!program->mainStages[s].kernel)
-      return Status::error(ErrorKind::InvalidDescriptor,
-                           "cpu device: main " + stageLabel(s) +
-                               " has no kernel");
+      return Status::error(ErrorKind::InvalidDescriptor, "cpu device: main " +
+                                                             stageLabel(s) +
+                                                             " has no kernel");
   for (uint32_t o = 0; o < shape->ownerCount(); ++o)
     for (uint32_t i = 0; i < shape->ownerStageCount(o); ++i)
       if (!program->owners[o].stages[i].kernel)
-        return Status::error(ErrorKind::InvalidDescriptor,
-                             "cpu device: " +
-                                 stageLabel(shape->globalStage(o, i)) +
-                                 " has no kernel");
+        return Status::error(
+            ErrorKind::InvalidDescriptor,
+            "cpu device: " + stageLabel(shape->globalStage(o, i)) +
+                " has no kernel");
   if (framePool == 0)
     return Status::error(ErrorKind::InvalidArgument,
                          "cpu device: frame pool of 0 frames");
 
-  if (Status status = computeFrameLayout(program->frameLayout, framePool,
-                                         layout);
+  if (Status status =
+          computeFrameLayout(program->frameLayout, framePool, layout);
       !status.ok())
     return status;
   auto outOfMemory = [&](const std::string &what, uint64_t bytes) {
@@ -391,7 +403,8 @@ bool CpuDevice::Impl::runKernel(sluice_rt_stage_kernel kernel,
                                 uint32_t count) {
   std::fill_n(nextStage.begin(), count, SLUICE_RT_UNDECIDED);
   KernelLaunch launch{kernel, &args, count, options.blockSize};
-  uint32_t blocks = (count + options.blockSize - 1) / options.blockSize;
+  uint32_t blocks =
+      uint32_t((uint64_t(count) + options.blockSize - 1) / options.blockSize);
   pool.run(blocks, runLaunchBlock, &launch);
   return takeFault(args);
 }
@@ -405,8 +418,8 @@ bool CpuDevice::Impl::takeFault(const sluice_rt_kernel_args &args) {
   switch (fault.code) {
   case SLUICE_RT_FAULT_BOUND_EXCEEDED:
     fail(ErrorKind::EmissionBoundExceeded,
-         where + " published item #" + std::to_string(fault.value) +
-             " into " + ownerLabel(fault.owner) + ", but its bound is " +
+         where + " published item #" + std::to_string(fault.value) + " into " +
+             ownerLabel(fault.owner) + ", but its bound is " +
              std::to_string(args.owners[fault.owner].bound));
     break;
   case SLUICE_RT_FAULT_POOL_EXHAUSTED:
@@ -462,10 +475,10 @@ void CpuDevice::dispatch(uint32_t stage, uint32_t count) {
 void CpuDevice::Impl::dispatchMain(uint32_t stage, uint32_t count) {
   IndexQueue &queue = mainQueues[stage];
   if (count > queue.size()) {
-    fail(ErrorKind::InvalidArgument,
-         "cpu device: dispatch of " + std::to_string(count) + " frames at " +
-             stageLabel(stage) + " which holds " +
-             std::to_string(queue.size()));
+    fail(ErrorKind::InvalidArgument, "cpu device: dispatch of " +
+                                         std::to_string(count) + " frames at " +
+                                         stageLabel(stage) + " which holds " +
+                                         std::to_string(queue.size()));
     return;
   }
   queue.popFront(count, invocations.data());
@@ -495,8 +508,8 @@ void CpuDevice::Impl::dispatchMain(uint32_t stage, uint32_t count) {
       mainQueues[next].push(frame);
     } else if (next == SLUICE_RT_UNDECIDED) {
       fail(ErrorKind::LinearityViolation,
-           stageLabel(stage) + " invocation " + std::to_string(i) +
-               " (lane " + std::to_string(laneOfFrame[frame]) +
+           stageLabel(stage) + " invocation " + std::to_string(i) + " (lane " +
+               std::to_string(laneOfFrame[frame]) +
                ") neither moved nor finished its frame");
       return;
     } else {
@@ -509,7 +522,8 @@ void CpuDevice::Impl::dispatchMain(uint32_t stage, uint32_t count) {
     }
     for (const ProducerEdge &edge : producers) {
       OwnerStorage &owner = owners[edge.owner];
-      uint32_t published = publishedCounts[uint64_t(i) * ownerCount + edge.owner];
+      uint32_t published =
+          publishedCounts[uint64_t(i) * ownerCount + edge.owner];
       const uint32_t *slots = publishedSlots.data() +
                               uint64_t(i) * args.publish_stride +
                               edge.publishBase;
@@ -533,10 +547,10 @@ void CpuDevice::Impl::dispatchAuxiliary(uint32_t stage, uint32_t count) {
   OwnerStorage &owner = owners[ref.owner];
   IndexQueue &queue = owner.stageQueues[ref.ownerStage];
   if (count > queue.size()) {
-    fail(ErrorKind::InvalidArgument,
-         "cpu device: dispatch of " + std::to_string(count) + " items at " +
-             stageLabel(stage) + " which holds " +
-             std::to_string(queue.size()));
+    fail(ErrorKind::InvalidArgument, "cpu device: dispatch of " +
+                                         std::to_string(count) + " items at " +
+                                         stageLabel(stage) + " which holds " +
+                                         std::to_string(queue.size()));
     return;
   }
   queue.popFront(count, invocations.data());
@@ -631,9 +645,10 @@ void CpuDevice::Impl::runMegakernelWorker(MegakernelRun &run,
   args.count = 1;
   args.owner = SLUICE_RT_NO_OWNER;
   while (!run.stop.load(std::memory_order_relaxed)) {
-    uint32_t lane = run.nextLane.fetch_add(1, std::memory_order_relaxed);
-    if (lane >= run.lanes)
+    uint64_t claimed = run.nextLane.fetch_add(1, std::memory_order_relaxed);
+    if (claimed >= run.lanes)
       return;
+    uint32_t lane = uint32_t(claimed);
     laneOfFrame[w.frame] = lane;
     uint32_t stage = shape->entryStage();
     for (;;) {
@@ -683,10 +698,10 @@ void CpuDevice::Impl::runMegakernelWorker(MegakernelRun &run,
             undecided ? ErrorKind::LinearityViolation
                       : ErrorKind::InvalidTransition,
             stageLabel(stage) + " lane " + std::to_string(lane) +
-                (undecided ? " neither moved nor finished its frame"
-                           : " moved to main stage " + std::to_string(next) +
-                                 " of " +
-                                 std::to_string(shape->mainStageCount())));
+                (undecided
+                     ? " neither moved nor finished its frame"
+                     : " moved to main stage " + std::to_string(next) + " of " +
+                           std::to_string(shape->mainStageCount())));
         run.stop.store(true);
         return;
       }

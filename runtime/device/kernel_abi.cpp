@@ -9,6 +9,19 @@
 #include "sluice/runtime/c_api.h"
 
 #include <atomic>
+#include <cstddef>
+
+// GPU adapters and generated code fill these structs field by field; their
+// layout is part of the ABI.
+static_assert(sizeof(sluice_rt_fault) == 24);
+static_assert(sizeof(sluice_rt_frame_view) == 40);
+static_assert(sizeof(sluice_rt_owner_slots) == 56);
+static_assert(offsetof(sluice_rt_owner_slots, alloc_head) == 24);
+static_assert(sizeof(sluice_rt_kernel_args) == 128);
+static_assert(offsetof(sluice_rt_kernel_args, invocations) == 16);
+static_assert(offsetof(sluice_rt_kernel_args, next_stage) == 72);
+static_assert(offsetof(sluice_rt_kernel_args, owners) == 88);
+static_assert(offsetof(sluice_rt_kernel_args, user_data) == 120);
 
 namespace {
 
@@ -112,8 +125,8 @@ void *sluice_rt_publish(const sluice_rt_kernel_args *args, uint32_t invocation,
   return slots.payload + uint64_t(slot) * slots.item_stride;
 }
 
-void sluice_rt_move_item(const sluice_rt_kernel_args *args,
-                         uint32_t invocation, uint32_t owner_stage) {
+void sluice_rt_move_item(const sluice_rt_kernel_args *args, uint32_t invocation,
+                         uint32_t owner_stage) {
   if (inAuxiliaryStage(args, invocation, 3))
     decide(args, invocation, owner_stage);
 }

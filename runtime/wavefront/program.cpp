@@ -25,12 +25,11 @@ bool alignUpChecked(uint64_t value, uint64_t align, uint64_t &out) {
 }
 
 Status layoutOverflow(const FrameLayout &layout, uint32_t framePool) {
-  return Status::error(ErrorKind::ArithmeticOverflow,
-                       "frame layout of " +
-                           std::to_string(layout.fields.size()) +
-                           " fields for a pool of " +
-                           std::to_string(framePool) +
-                           " frames overflows 64-bit byte offsets");
+  return Status::error(
+      ErrorKind::ArithmeticOverflow,
+      "frame layout of " + std::to_string(layout.fields.size()) +
+          " fields for a pool of " + std::to_string(framePool) +
+          " frames overflows 64-bit byte offsets");
 }
 
 } // namespace
@@ -92,8 +91,7 @@ Status ProgramShape::build(const ProgramDescriptor &program,
   if (program.entryStage >= program.mainStages.size())
     return invalid("entry stage " + std::to_string(program.entryStage) +
                    " is not one of its " +
-                   std::to_string(program.mainStages.size()) +
-                   " main stages");
+                   std::to_string(program.mainStages.size()) + " main stages");
 
   // Stage indices must stay below the outcome sentinels.
   constexpr uint64_t kMaxStages = SLUICE_RT_UNDECIDED - 1;
@@ -155,8 +153,8 @@ Status ProgramShape::build(const ProgramDescriptor &program,
       return invalid(status.message());
     for (const ProducerEdge &edge : edges[producer.stage])
       if (edge.owner == producer.owner)
-        return invalid("producer stage '" + stageName +
-                       "' declares owner '" + owner.name + "' twice");
+        return invalid("producer stage '" + stageName + "' declares owner '" +
+                       owner.name + "' twice");
     edges[producer.stage].push_back({producer.owner, producer.bound, 0});
     out.maxBoundInto_[producer.owner] =
         std::max(out.maxBoundInto_[producer.owner], producer.bound);

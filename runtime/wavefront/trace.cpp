@@ -12,11 +12,21 @@ std::string jsonEscape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-    case '"': out += "\\\""; break;
-    case '\\': out += "\\\\"; break;
-    case '\n': out += "\\n"; break;
-    case '\r': out += "\\r"; break;
-    case '\t': out += "\\t"; break;
+    case '"':
+      out += "\\\"";
+      break;
+    case '\\':
+      out += "\\\\";
+      break;
+    case '\n':
+      out += "\\n";
+      break;
+    case '\r':
+      out += "\\r";
+      break;
+    case '\t':
+      out += "\\t";
+      break;
     default:
       if (static_cast<unsigned char>(c) < 0x20) {
         char buffer[8];
@@ -93,13 +103,12 @@ std::string ChromeTraceRecorder::json() const {
     slice("readback", "host", t.readbackBegin, t.planBegin, iteration);
     slice("plan", "host", t.planBegin, t.dispatchBegin, iteration);
 
-    std::string args = iteration + ",\"action\":\"" +
-                       iterationActionName(r.action) +
-                       "\",\"chosen_stage\":\"" +
-                       jsonEscape(shape_.stageName(r.chosenStage)) +
-                       "\",\"waiting\":" + std::to_string(r.waiting) +
-                       ",\"dispatched\":" + std::to_string(r.dispatched) +
-                       ",\"refilled\":" + std::to_string(r.refilled);
+    std::string args =
+        iteration + ",\"action\":\"" + iterationActionName(r.action) +
+        "\",\"chosen_stage\":\"" + jsonEscape(shape_.stageName(r.chosenStage)) +
+        "\",\"waiting\":" + std::to_string(r.waiting) +
+        ",\"dispatched\":" + std::to_string(r.dispatched) +
+        ",\"refilled\":" + std::to_string(r.refilled);
     if (r.blockingOwner != kNoOwner)
       args += ",\"blocking_owner\":\"" +
               jsonEscape(program_.owners[r.blockingOwner].name) + "\"";
@@ -135,8 +144,8 @@ std::string ChromeTraceRecorder::json() const {
   out += "{\"name\":\"run end\",\"ph\":\"i\",\"s\":\"p\",\"pid\":1,\"tid\":1,"
          "\"ts\":" +
          microseconds(endUs_) + ",\"args\":{\"status\":\"" +
-         jsonEscape(endStatus_) + "\",\"iterations\":" +
-         std::to_string(iterations_.size()) + "}}\n]}\n";
+         jsonEscape(endStatus_) +
+         "\",\"iterations\":" + std::to_string(iterations_.size()) + "}}\n]}\n";
   return out;
 }
 

@@ -21,10 +21,14 @@ double microsecondsSince(Clock::time_point origin) {
 
 const char *iterationActionName(IterationAction action) {
   switch (action) {
-  case IterationAction::DispatchStage: return "dispatch";
-  case IterationAction::AdmitProducer: return "admit";
-  case IterationAction::AdmitProducerPartially: return "admit-partial";
-  case IterationAction::DrainForAdmission: return "drain";
+  case IterationAction::DispatchStage:
+    return "dispatch";
+  case IterationAction::AdmitProducer:
+    return "admit";
+  case IterationAction::AdmitProducerPartially:
+    return "admit-partial";
+  case IterationAction::DrainForAdmission:
+    return "drain";
   }
   return "unknown";
 }
@@ -42,8 +46,7 @@ bool isRunComplete(const Observation &observation, uint64_t lanes,
 IterationObserver::~IterationObserver() = default;
 
 WavefrontScheduler::WavefrontScheduler(const ProgramDescriptor &program,
-                                       Device &device,
-                                       SchedulerOptions options)
+                                       Device &device, SchedulerOptions options)
     : program_(program), device_(device), options_(std::move(options)) {}
 
 WavefrontScheduler::~WavefrontScheduler() = default;
@@ -61,6 +64,7 @@ Status WavefrontScheduler::prepare() {
     status_ = status;
     return status;
   }
+  deviceEpoch_ = device_.allocationEpoch();
   clients_.resize(shape_.ownerCount(), nullptr);
   observation_.resize(shape_);
   stats_.assign(shape_.totalStageCount(), StageStatistics{});
@@ -99,6 +103,14 @@ OwnerView WavefrontScheduler::ownerView(uint32_t owner) const {
 Status WavefrontScheduler::start(uint32_t lanes) {
   if (Status status = prepare(); !status.ok())
     return status;
+  if (!canStart(state_))
+    return Status::error(ErrorKind::InvalidState, "start() before prepare()");
+  if (device_.allocationEpoch() != deviceEpoch_) {
+    if (Status status = device_.allocate(program_, shape_, options_.framePool);
+        !status.ok())
+      return status;
+    deviceEpoch_ = device_.allocationEpoch();
+  }
   device_.reset();
   lanes_ = lanes;
   iteration_ = 0;
@@ -139,22 +151,22 @@ Status WavefrontScheduler::validateObservation() {
   const Observation &obs = observation_;
   for (uint32_t o = 0; o < shape_.ownerCount(); ++o) {
     const OwnerDesc &owner = program_.owners[o];
-    std::span<const uint32_t> counts(
-        obs.stageCounts.data() + shape_.ownerStageBase(o),
-        shape_.ownerStageCount(o));
+    std::span<const uint32_t> counts(obs.stageCounts.data() +
+                                         shape_.ownerStageBase(o),
+                                     shape_.ownerStageCount(o));
     if (Status status = validateOwnerCounts(owner.name, counts,
                                             obs.ownerLive[o], owner.capacity);
         !status.ok())
       return status;
     // Items are linear: every published item is live or released once.
     if (obs.ownerPublished[o] - obs.ownerReleased[o] != obs.ownerLive[o])
-      return Status::error(
-          ErrorKind::CountMismatch,
-          "owner '" + owner.name + "': published " +
-              std::to_string(obs.ownerPublished[o]) + " - released " +
-              std::to_string(obs.ownerReleased[o]) + " != live " +
-              std::to_string(obs.ownerLive[o]) +
-              ": items were dropped or cloned");
+      return Status::error(ErrorKind::CountMismatch,
+                           "owner '" + owner.name + "': published " +
+                               std::to_string(obs.ownerPublished[o]) +
+                               " - released " +
+                               std::to_string(obs.ownerReleased[o]) +
+                               " != live " + std::to_string(obs.ownerLive[o]) +
+                               ": items were dropped or cloned");
   }
   uint64_t waiting = obs.freeFrames;
   for (uint32_t s = 0; s < shape_.mainStageCount(); ++s)
@@ -168,9 +180,8 @@ Status WavefrontScheduler::validateObservation() {
   if (obs.lanesStarted > lanes_ || obs.lanesFinished > obs.lanesStarted)
     return Status::error(ErrorKind::CountMismatch,
                          "lanes: started " + std::to_string(obs.lanesStarted) +
-                             ", finished " +
-                             std::to_string(obs.lanesFinished) + " of " +
-                             std::to_string(lanes_));
+                             ", finished " + std::to_string(obs.lanesFinished) +
+                             " of " + std::to_string(lanes_));
   return Status::success();
 }
 
@@ -226,8 +237,8 @@ Status WavefrontScheduler::planProducer(uint32_t stage,
         !status.ok())
       return status;
     record.action = IterationAction::DrainForAdmission;
-    record.dispatchedStage = shape_.globalStage(record.blockingOwner,
-                                                drainStage);
+    record.dispatchedStage =
+        shape_.globalStage(record.blockingOwner, drainStage);
     record.dispatched = view.stageCounts[drainStage];
     return Status::success();
   }
@@ -238,8 +249,9 @@ Status WavefrontScheduler::planProducer(uint32_t stage,
   record.dispatched = combined.admitted;
   record.availability = limitingAvailability;
   for (const ProducerEdge &edge : shape_.producersOf(stage))
-    client(edge.owner).prepareForProducer(
-        ownerView(edge.owner), uint64_t(combined.admitted) * edge.bound);
+    client(edge.owner)
+        .prepareForProducer(ownerView(edge.owner),
+                            uint64_t(combined.admitted) * edge.bound);
   return Status::success();
 }
 
@@ -283,8 +295,8 @@ StepResult WavefrontScheduler::step() {
   IterationRecord record;
   record.iteration = iteration_;
   uint64_t lanesLeft = lanes_ - observation_.lanesStarted;
-  uint32_t refill = uint32_t(std::min<uint64_t>(observation_.freeFrames,
-                                                lanesLeft));
+  uint32_t refill =
+      uint32_t(std::min<uint64_t>(observation_.freeFrames, lanesLeft));
   if (refill != 0) {
     device_.refill(refill);
     // The refill's effect is known without another readback.
@@ -296,12 +308,12 @@ StepResult WavefrontScheduler::step() {
 
   uint32_t chosen = chooseGreedyStage(observation_.stageCounts);
   if (chosen == kNoStage)
-    return fail(Status::error(
-        ErrorKind::NoProgress,
-        "program '" + program_.name + "': no stage holds work but " +
-            std::to_string(observation_.lanesStarted -
-                           observation_.lanesFinished) +
-            " lanes are unfinished"));
+    return fail(Status::error(ErrorKind::NoProgress,
+                              "program '" + program_.name +
+                                  "': no stage holds work but " +
+                                  std::to_string(observation_.lanesStarted -
+                                                 observation_.lanesFinished) +
+                                  " lanes are unfinished"));
   record.chosenStage = chosen;
   record.dispatchedStage = chosen;
   record.waiting = observation_.stageCounts[chosen];

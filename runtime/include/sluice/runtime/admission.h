@@ -1,4 +1,5 @@
-//===- admission.h - Capacity owners and the admission rule ------*- C++ -*-===//
+//===- admission.h - Capacity owners and the admission rule ------*- C++
+//-*-===//
 //
 // DESIGN.md §2.1. A capacity owner is a pool of C item slots shared by k >= 1
 // stages. A main producer stage may publish at most b items per invocation
@@ -64,10 +65,14 @@ constexpr AdmissionDecision decideAdmission(uint32_t waiting, uint32_t bound,
 // the dispatch is the smallest admitted prefix.
 constexpr AdmissionDecision combineAdmission(AdmissionDecision a,
                                              AdmissionDecision b) {
-  if (a.outcome == AdmissionOutcome::Blocked) return a;
-  if (b.outcome == AdmissionOutcome::Blocked) return b;
-  if (b.admitted < a.admitted) return b;
-  if (a.admitted < b.admitted) return a;
+  if (a.outcome == AdmissionOutcome::Blocked)
+    return a;
+  if (b.outcome == AdmissionOutcome::Blocked)
+    return b;
+  if (b.admitted < a.admitted)
+    return b;
+  if (a.admitted < b.admitted)
+    return a;
   return a.outcome == AdmissionOutcome::Partial ? a : b;
 }
 
@@ -136,10 +141,10 @@ public:
 
 // Per-stage statistics kept by the scheduler (never per owner).
 struct StageStatistics {
-  uint64_t dispatches = 0;      // kernel launches of this stage
-  uint64_t invocations = 0;     // frames (main) or items (auxiliary) processed
-  uint64_t itemsPublished = 0;  // items published by this stage (producers)
-  uint64_t itemsReleased = 0;   // items released by this stage (auxiliary)
+  uint64_t dispatches = 0;     // kernel launches of this stage
+  uint64_t invocations = 0;    // frames (main) or items (auxiliary) processed
+  uint64_t itemsPublished = 0; // items published by this stage (producers)
+  uint64_t itemsReleased = 0;  // items released by this stage (auxiliary)
   uint64_t partialAdmissions = 0; // dispatches admitted as a strict prefix
   uint64_t admissionBlocks = 0;   // times chosen but blocked by admission
   uint64_t drainDispatches = 0;   // dispatches as an owner's admission stage

@@ -1,11 +1,13 @@
-//===- arena.h - Coroutine frame arena (CPU fallback) ------------*- C++ -*-===//
+//===- arena.h - Coroutine frame arena (CPU fallback) ------------*- C++
+//-*-===//
 //
 // DESIGN.md §2.2. One arena per worker thread. Frames are bump-allocated from
 // an inline region (4 MiB by default, allocated once); requests that do not
 // fit go to overflow chunks of capacity max(request + header, 4 MiB), chained
 // in a list and shared by many frames. Frames never move, frees are no-ops,
 // and reset() at a launch boundary rewinds cursors only, so chunks are reused
-// by later blocks and the steady state performs no heap allocation.
+// by later blocks and the steady state performs no heap allocation. Frames
+// whose size is a multiple of 4 KiB are staggered by one cache line.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SLUICE_RUNTIME_ARENA_H
@@ -72,9 +74,29 @@ namespace arena_math {
 bool effectiveAlignment(size_t align, size_t &out);
 // Rounds `value` up to `align` (power of two); false on overflow.
 bool alignUp(uintptr_t value, size_t align, uintptr_t &out);
+// Frames whose rounded size is a multiple of this period get one cache line
+// of padding, so the first lines of consecutive frames do not all map to the
+// same cache set (lanes are resumed round-robin, each touching its frame's
+// start).
+inline constexpr size_t kColorPeriod = 4096;
+inline constexpr size_t kColorPadding = 64;
 // Bytes a frame occupies: size rounded up to the minimum alignment, at least
-// one granule so every frame has a distinct address; false on overflow.
-bool occupiedBytes(size_t size, size_t &out);
+// one granule so every frame has a distinct address, plus the color padding
+// when it applies; false on overflow.
+inline bool occupiedBytes(size_t size, size_t &out) {
+  constexpr size_t granule = 2 * sizeof(intptr_t);
+  size_t bumped;
+  if (__builtin_add_overflow(size, granule - 1, &bumped))
+    return false;
+  size_t rounded = bumped & ~(granule - 1);
+  if (rounded == 0)
+    rounded = granule;
+  if ((rounded & (kColorPeriod - 1)) == 0 &&
+      __builtin_add_overflow(rounded, kColorPadding, &rounded))
+    return false;
+  out = rounded;
+  return true;
+}
 // Capacity of an overflow chunk for a request: max(request + header +
 // alignment slack, minimum chunk size); false on overflow.
 bool chunkCapacity(size_t occupied, size_t align, size_t header,
@@ -84,6 +106,8 @@ bool chunkCapacity(size_t occupied, size_t align, size_t header,
 class FrameArena {
 public:
   static constexpr size_t kMinAlignment = 2 * sizeof(intptr_t);
+  static_assert(arena_math::kColorPadding % kMinAlignment == 0,
+                "padding keeps the cursor aligned");
   static constexpr size_t kDefaultInlineBytes = size_t(4) << 20;
   static constexpr size_t kMinChunkBytes = size_t(4) << 20;
 
@@ -95,7 +119,19 @@ public:
 
   // Bump-allocates `size` bytes aligned to max(align, kMinAlignment). The
   // inline region is allocated by the first call.
-  ArenaAllocation allocate(size_t size, size_t align = 0) noexcept;
+  ArenaAllocation allocate(size_t size, size_t align = 0) noexcept {
+    // Fast path: minimum alignment, room in the inline region. The inline
+    // cursor is always kMinAlignment-aligned, so no padding is needed.
+    size_t occupied;
+    if (align <= kMinAlignment && (align & (align - 1)) == 0 &&
+        arena_math::occupiedBytes(size, occupied) &&
+        occupied <= size_t(inlineEnd_ - inlineCursor_)) {
+      unsigned char *frame = inlineCursor_;
+      inlineCursor_ += occupied;
+      return {frame, ArenaError::None};
+    }
+    return allocateChecked(size, align);
+  }
   // Frames are reclaimed only by reset().
   static void free(void *) noexcept {}
   // Launch boundary: rewinds every cursor; keeps and reuses every chunk.
@@ -117,6 +153,7 @@ public:
 
 private:
   struct Chunk;
+  ArenaAllocation allocateChecked(size_t size, size_t align) noexcept;
   ArenaAllocation allocateSlow(size_t occupied, size_t align) noexcept;
   static unsigned char *chunkData(Chunk *chunk);
 

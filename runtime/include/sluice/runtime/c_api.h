@@ -10,7 +10,8 @@
  * A kernel is called once per block with the invocation range [begin, end).
  * Every invocation of a main stage must end in exactly one of
  * sluice_rt_move_frame / sluice_rt_finish_frame; every invocation of an
- * auxiliary stage in exactly one of sluice_rt_move_item / sluice_rt_release_item.
+ * auxiliary stage in exactly one of sluice_rt_move_item /
+ *sluice_rt_release_item.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef SLUICE_RUNTIME_C_API_H
@@ -33,18 +34,18 @@ extern "C" {
 
 typedef enum sluice_rt_frame_layout_kind {
   SLUICE_RT_FRAME_AOS = 0, /* frame f, field i at base + f*stride + offset[i] */
-  SLUICE_RT_FRAME_SOA = 1  /* frame f, field i at base + offset[i] + f*size[i] */
+  SLUICE_RT_FRAME_SOA = 1 /* frame f, field i at base + offset[i] + f*size[i] */
 } sluice_rt_frame_layout_kind;
 
 typedef enum sluice_rt_fault_code {
   SLUICE_RT_FAULT_NONE = 0,
-  SLUICE_RT_FAULT_BOUND_EXCEEDED = 1, /* more than `bound` publishes */
-  SLUICE_RT_FAULT_POOL_EXHAUSTED = 2, /* no admitted slot left */
-  SLUICE_RT_FAULT_NOT_A_PRODUCER = 3, /* stage may not publish into owner */
+  SLUICE_RT_FAULT_BOUND_EXCEEDED = 1,   /* more than `bound` publishes */
+  SLUICE_RT_FAULT_POOL_EXHAUSTED = 2,   /* no admitted slot left */
+  SLUICE_RT_FAULT_NOT_A_PRODUCER = 3,   /* stage may not publish into owner */
   SLUICE_RT_FAULT_WRONG_STAGE_KIND = 4, /* item helper in a main stage or
                                            vice versa */
-  SLUICE_RT_FAULT_DECIDED_TWICE = 5,   /* a second move/finish/release */
-  SLUICE_RT_FAULT_BAD_INVOCATION = 6   /* invocation index >= count */
+  SLUICE_RT_FAULT_DECIDED_TWICE = 5,    /* a second move/finish/release */
+  SLUICE_RT_FAULT_BAD_INVOCATION = 6    /* invocation index >= count */
 } sluice_rt_fault_code;
 
 /* The first fault of a dispatch; `code` is claimed by compare-and-swap. */
@@ -67,31 +68,31 @@ typedef struct sluice_rt_frame_view {
 
 /* Item storage and allocation counters of one capacity owner. */
 typedef struct sluice_rt_owner_slots {
-  unsigned char *payload;   /* capacity * item_stride bytes */
+  unsigned char *payload; /* capacity * item_stride bytes */
   uint64_t item_stride;
   const uint32_t *free_ring; /* ring of free slot indices, `capacity` long */
   uint64_t *alloc_head;      /* atomic: next ring position to allocate */
   uint64_t alloc_limit;      /* ring positions below it hold free slots */
   uint32_t capacity;         /* length of free_ring */
-  uint32_t bound;        /* this dispatch's emission bound, 0: may not publish */
+  uint32_t bound; /* this dispatch's emission bound, 0: may not publish */
   uint32_t publish_base; /* offset of the owner in a publish record */
   uint32_t reserved;
 } sluice_rt_owner_slots;
 
 typedef struct sluice_rt_kernel_args {
-  uint32_t stage;       /* global stage index */
-  uint32_t owner;       /* owner of an auxiliary stage, else SLUICE_RT_NO_OWNER */
-  uint32_t owner_stage; /* stage index within that owner */
-  uint32_t count;       /* invocations in this dispatch */
+  uint32_t stage; /* global stage index */
+  uint32_t owner; /* owner of an auxiliary stage, else SLUICE_RT_NO_OWNER */
+  uint32_t owner_stage;        /* stage index within that owner */
+  uint32_t count;              /* invocations in this dispatch */
   const uint32_t *invocations; /* frame index (main) or item slot (auxiliary) */
   const uint32_t *lane_ids;    /* lane held by each frame index */
   sluice_rt_frame_view frames;
-  uint32_t *next_stage;  /* outcome per invocation */
+  uint32_t *next_stage; /* outcome per invocation */
   uint32_t owner_count;
-  uint32_t publish_stride; /* publish record length: sum of bounds */
-  sluice_rt_owner_slots *owners;   /* indexed by owner */
-  uint32_t *published_slots;  /* [invocation * publish_stride + base + k] */
-  uint32_t *published_counts; /* [invocation * owner_count + owner] */
+  uint32_t publish_stride;       /* publish record length: sum of bounds */
+  sluice_rt_owner_slots *owners; /* indexed by owner */
+  uint32_t *published_slots;     /* [invocation * publish_stride + base + k] */
+  uint32_t *published_counts;    /* [invocation * owner_count + owner] */
   sluice_rt_fault *fault;
   void *user_data;
 } sluice_rt_kernel_args;
@@ -135,8 +136,8 @@ void sluice_rt_finish_frame(const sluice_rt_kernel_args *args,
  * Returns the payload to fill, or NULL after recording a fault. */
 void *sluice_rt_publish(const sluice_rt_kernel_args *args, uint32_t invocation,
                         uint32_t owner);
-void sluice_rt_move_item(const sluice_rt_kernel_args *args,
-                         uint32_t invocation, uint32_t owner_stage);
+void sluice_rt_move_item(const sluice_rt_kernel_args *args, uint32_t invocation,
+                         uint32_t owner_stage);
 void sluice_rt_release_item(const sluice_rt_kernel_args *args,
                             uint32_t invocation);
 
@@ -235,8 +236,7 @@ typedef struct sluice_rt_stage_stats {
 int sluice_rt_run_program(const sluice_rt_program_desc *program,
                           const sluice_rt_run_options *options,
                           sluice_rt_stage_stats *stats, size_t stats_count,
-                          uint64_t *iterations, char *error,
-                          size_t error_size);
+                          uint64_t *iterations, char *error, size_t error_size);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,4 +1,5 @@
-//===- cpu_device.h - CPU device adapter -------------------------*- C++ -*-===//
+//===- cpu_device.h - CPU device adapter -------------------------*- C++
+//-*-===//
 //
 // Stage kernels are C function pointers (c_api.h) run block by block on a
 // worker pool. Item slots come from a per-owner ring of free slot indices
@@ -17,8 +18,8 @@
 namespace sluice::runtime {
 
 struct CpuDeviceOptions {
-  uint32_t workers = 0;     // 0: one per core
-  uint32_t blockSize = 64;  // invocations per block
+  uint32_t workers = 0;    // 0: one per core
+  uint32_t blockSize = 64; // invocations per block
   size_t arenaInlineBytes = size_t(4) << 20;
 };
 

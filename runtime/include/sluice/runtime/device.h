@@ -1,4 +1,5 @@
-//===- device.h - Device interface of the wavefront runtime ------*- C++ -*-===//
+//===- device.h - Device interface of the wavefront runtime ------*- C++
+//-*-===//
 //
 // One interface for every backend. The scheduler allocates buffers once, then
 // per iteration enqueues a refill and one stage dispatch on the device's
@@ -61,6 +62,16 @@ public:
   // megakernel launch; items are handled by the lane's worker right after
   // they are published.
   virtual Status runStateMachine(uint32_t lanes, StateMachineReport &report);
+
+  // Changes with every successful allocate(), so a scheduler notices that
+  // another user re-allocated the device since its own allocate().
+  uint64_t allocationEpoch() const { return allocationEpoch_; }
+
+protected:
+  void noteAllocation() { ++allocationEpoch_; }
+
+private:
+  uint64_t allocationEpoch_ = 0;
 };
 
 } // namespace sluice::runtime

@@ -1,4 +1,5 @@
-//===- status.h - Runtime error reporting ------------------------*- C++ -*-===//
+//===- status.h - Runtime error reporting ------------------------*- C++
+//-*-===//
 //
 // Every runtime failure (protocol violation, bad descriptor, allocation
 // failure) is reported as a Status carrying a kind and a message that names the
@@ -17,10 +18,10 @@ namespace sluice::runtime {
 
 enum class ErrorKind : uint8_t {
   None = 0,
-  InvalidDescriptor = 1,    // The program descriptor is malformed.
-  InvalidArgument = 2,      // A run option or API argument is out of range.
-  CapacityExceeded = 3,     // An owner observed L > C.
-  CountMismatch = 4,        // Owner total != sum of its stage counts.
+  InvalidDescriptor = 1,      // The program descriptor is malformed.
+  InvalidArgument = 2,        // A run option or API argument is out of range.
+  CapacityExceeded = 3,       // An owner observed L > C.
+  CountMismatch = 4,          // Owner total != sum of its stage counts.
   AvailabilityOutOfRange = 5, // Client reported A > C - L.
   EmptyOwnerAvailability = 6, // Empty owner reported A != C.
   InvalidAdmissionStage = 7,  // Client chose an empty or out-of-range stage.

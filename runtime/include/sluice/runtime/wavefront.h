@@ -1,4 +1,5 @@
-//===- wavefront.h - Wavefront host scheduler --------------------*- C++ -*-===//
+//===- wavefront.h - Wavefront host scheduler --------------------*- C++
+//-*-===//
 //
 // Drives a program descriptor over a Device. One iteration:
 //   1. read counts after same-stream completion and validate every owner
@@ -77,9 +78,10 @@ enum class RunState : uint8_t {
   Failed = 4,     // a protocol or device error stopped the run
 };
 static_assert(sizeof(RunState) == 1);
+// start() prepares an Unprepared scheduler first and abandons a run in
+// progress.
 constexpr bool canStart(RunState state) {
-  return state == RunState::Ready || state == RunState::Finished ||
-         state == RunState::Failed;
+  return state != RunState::Unprepared;
 }
 constexpr bool canStep(RunState state) { return state == RunState::Running; }
 
@@ -122,7 +124,8 @@ public:
   void setOwnerClient(uint32_t owner, CapacityOwnerClient *client);
   void setObserver(IterationObserver *observer) { observer_ = observer; }
 
-  // Resets device, statistics and clients for a run of `lanes` lanes.
+  // Resets device, statistics and clients for a run of `lanes` lanes; the
+  // device is re-allocated if someone else allocated it meanwhile.
   Status start(uint32_t lanes);
   // One iteration; after Failed, status() says why.
   StepResult step();
@@ -164,6 +167,7 @@ private:
   std::vector<uint64_t> publishedBefore_; // per owner, at the last dispatch
   std::vector<uint64_t> releasedBefore_;
   uint32_t lastDispatchedStage_ = kNoStage;
+  uint64_t deviceEpoch_ = 0; // device allocation made by prepare()
   std::chrono::steady_clock::time_point runStart_;
   std::unique_ptr<ChromeTraceRecorder> trace_;
 };

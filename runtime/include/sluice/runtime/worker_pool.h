@@ -1,4 +1,5 @@
-//===- worker_pool.h - Block worker pool of the CPU device -------*- C++ -*-===//
+//===- worker_pool.h - Block worker pool of the CPU device -------*- C++
+//-*-===//
 //
 // Runs the blocks of one dispatch on a fixed set of workers: the calling
 // thread plus (workers - 1) background threads. Blocks are claimed through
@@ -31,8 +32,8 @@ public:
   using BlockFunction = void (*)(void *context, uint32_t block,
                                  uint32_t worker);
 
-  explicit WorkerPool(uint32_t workers,
-                      size_t arenaInlineBytes = FrameArena::kDefaultInlineBytes);
+  explicit WorkerPool(uint32_t workers, size_t arenaInlineBytes =
+                                            FrameArena::kDefaultInlineBytes);
   ~WorkerPool();
   WorkerPool(const WorkerPool &) = delete;
   WorkerPool &operator=(const WorkerPool &) = delete;

@@ -1,0 +1,386 @@
+//===- scheduler_errors_test.cpp - Protocol errors stop runs cleanly ------===//
+//
+// Every violation, whether by a client, a kernel or a device, ends the run
+// with a Status naming the owner or stage and the numbers involved; the
+// scheduler stays usable for the next run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "scripted_program.h"
+
+#include "sluice/runtime/cpu_device.h"
+#include "sluice/runtime/wavefront.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+using namespace sluice::runtime;
+using namespace sluice::runtime::testing;
+
+namespace {
+
+bool contains(const std::string &text, const std::string &part) {
+  return text.find(part) != std::string::npos;
+}
+
+// emit=0 publishes one item into pool {a, b} (C=4); item path [a, b].
+void poolProgram(ScriptedProgram &program, uint32_t lanes) {
+  program.name = "pool-program";
+  program.mainStages = {"emit"};
+  program.owners = {{"pool", 4, {"a", "b"}}};
+  program.producers = {{0, 0, 1}};
+  for (uint32_t lane = 0; lane < lanes; ++lane)
+    program.lanes.push_back({{0, {{0, {0, 1}}}}});
+  program.finalize();
+}
+
+class OverReportingClient final : public CapacityOwnerClient {
+public:
+  uint64_t materializableAvailability(const OwnerView &owner) override {
+    return uint64_t(owner.capacity) - owner.live + 1;
+  }
+};
+
+class ShortEmptyClient final : public CapacityOwnerClient {
+public:
+  uint64_t materializableAvailability(const OwnerView &owner) override {
+    return owner.live == 0 ? owner.capacity - 1 : 0;
+  }
+};
+
+class EmptyStageClient final : public CapacityOwnerClient {
+public:
+  uint32_t admissionStage(const OwnerView &owner) override {
+    return owner.stageCounts.size() - 1; // b, empty when the drain starts
+  }
+};
+
+} // namespace
+
+TEST(SchedulerErrors, ClientOverReportingAvailability) {
+  ScriptedProgram program;
+  poolProgram(program, 4);
+  CpuDevice device(CpuDeviceOptions{1});
+  SchedulerOptions options;
+  options.framePool = 4;
+  WavefrontScheduler scheduler(program.descriptor(), device, options);
+  OverReportingClient client;
+  scheduler.setOwnerClient(0, &client);
+  RunResult result = scheduler.run(4);
+  ASSERT_EQ(result.status.kind(), ErrorKind::AvailabilityOutOfRange);
+  EXPECT_TRUE(contains(result.status.message(), "owner 'pool'"));
+  EXPECT_TRUE(contains(result.status.message(), "reported availability 5"));
+  EXPECT_TRUE(contains(result.status.message(), "4 - 0 = 4"));
+  EXPECT_EQ(scheduler.state(), RunState::Failed);
+
+  // The same scheduler runs cleanly once the client is fixed.
+  scheduler.setOwnerClient(0, nullptr);
+  program.resetLogs();
+  RunResult retry = scheduler.run(4);
+  ASSERT_TRUE(retry.status.ok()) << retry.status.describe();
+  EXPECT_EQ(program.verifyCompleteRun(), "");
+}
+
+TEST(SchedulerErrors, EmptyOwnerMustReportCapacity) {
+  ScriptedProgram program;
+  poolProgram(program, 2);
+  CpuDevice device(CpuDeviceOptions{1});
+  WavefrontScheduler scheduler(program.descriptor(), device);
+  ShortEmptyClient client;
+  scheduler.setOwnerClient(0, &client);
+  RunResult result = scheduler.run(2);
+  ASSERT_EQ(result.status.kind(), ErrorKind::EmptyOwnerAvailability);
+  EXPECT_TRUE(contains(result.status.message(), "'pool' is empty"));
+  EXPECT_TRUE(contains(result.status.message(), "availability 3"));
+  EXPECT_TRUE(contains(result.status.message(), "capacity 4"));
+}
+
+TEST(SchedulerErrors, AdmissionStageMustHoldItems) {
+  // 8 lanes, pool 8, C=4: it0 admits 4 into a, it1 blocks (A=0) and asks
+  // the client, which names b while all 4 items sit at a.
+  ScriptedProgram program;
+  poolProgram(program, 8);
+  CpuDevice device(CpuDeviceOptions{1});
+  SchedulerOptions options;
+  options.framePool = 8;
+  WavefrontScheduler scheduler(program.descriptor(), device, options);
+  EmptyStageClient client;
+  scheduler.setOwnerClient(0, &client);
+  RunResult result = scheduler.run(8);
+  ASSERT_EQ(result.status.kind(), ErrorKind::InvalidAdmissionStage);
+  EXPECT_TRUE(
+      contains(result.status.message(), "stage 1 which holds no items"));
+  EXPECT_TRUE(contains(result.status.message(), "[4, 0]"));
+  EXPECT_EQ(result.iterations, 1u);
+}
+
+TEST(SchedulerErrors, ProducerBoundAboveCapacityFailsPrepare) {
+  ScriptedProgram program;
+  poolProgram(program, 1);
+  ProgramDescriptor descriptor = program.descriptor();
+  descriptor.producers = {{0, 0, 5}};
+  CpuDevice device(CpuDeviceOptions{1});
+  WavefrontScheduler scheduler(descriptor, device);
+  Status status = scheduler.prepare();
+  ASSERT_EQ(status.kind(), ErrorKind::InvalidDescriptor);
+  EXPECT_TRUE(contains(status.message(), "'emit' may publish 5 items"));
+  EXPECT_TRUE(contains(status.message(), "'pool' whose capacity is only 4"));
+  EXPECT_EQ(scheduler.run(1).status.kind(), ErrorKind::InvalidDescriptor);
+  EXPECT_EQ(scheduler.state(), RunState::Unprepared);
+}
+
+TEST(SchedulerErrors, IterationLimitStopsALivelock) {
+  ScriptedProgram program;
+  poolProgram(program, 3);
+  CpuDevice device(CpuDeviceOptions{1});
+  SchedulerOptions options;
+  options.framePool = 3;
+  options.maxIterations = 2;
+  WavefrontScheduler scheduler(program.descriptor(), device, options);
+  RunResult result = scheduler.run(3);
+  ASSERT_EQ(result.status.kind(), ErrorKind::IterationLimit);
+  EXPECT_TRUE(contains(result.status.message(), "within 2 iterations"));
+  EXPECT_EQ(result.iterations, 2u);
+}
+
+TEST(SchedulerErrors, StepWithoutStartIsAnError) {
+  ScriptedProgram program;
+  poolProgram(program, 1);
+  CpuDevice device(CpuDeviceOptions{1});
+  WavefrontScheduler scheduler(program.descriptor(), device);
+  EXPECT_EQ(scheduler.step(), StepResult::Failed);
+  EXPECT_EQ(scheduler.status().kind(), ErrorKind::InvalidState);
+}
+
+//===----------------------------------------------------------------------===//
+// Device counts that break the invariants
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+// Forwards to a CPU device and rewrites the readback from call `corruptAt`.
+class CorruptingDevice final : public Device {
+public:
+  CorruptingDevice(uint32_t corruptAt,
+                   std::function<void(Observation &)> corrupt)
+      : inner_(CpuDeviceOptions{1}), corruptAt_(corruptAt),
+        corrupt_(std::move(corrupt)) {}
+  const char *name() const override { return "corrupting"; }
+  Status allocate(const ProgramDescriptor &program, const ProgramShape &shape,
+                  uint32_t framePool) override {
+    return inner_.allocate(program, shape, framePool);
+  }
+  void reset() override {
+    inner_.reset();
+    reads_ = 0;
+  }
+  void refill(uint32_t lanes) override { inner_.refill(lanes); }
+  void dispatch(uint32_t stage, uint32_t count) override {
+    inner_.dispatch(stage, count);
+  }
+  Status readCounts(Observation &out) override {
+    Status status = inner_.readCounts(out);
+    if (status.ok() && reads_++ == corruptAt_)
+      corrupt_(out);
+    return status;
+  }
+
+private:
+  CpuDevice inner_;
+  uint32_t corruptAt_;
+  std::function<void(Observation &)> corrupt_;
+  uint32_t reads_ = 0;
+};
+
+RunResult runCorrupted(uint32_t corruptAt,
+                       std::function<void(Observation &)> corrupt) {
+  ScriptedProgram program;
+  poolProgram(program, 8);
+  CorruptingDevice device(corruptAt, std::move(corrupt));
+  SchedulerOptions options;
+  options.framePool = 8;
+  WavefrontScheduler scheduler(program.descriptor(), device, options);
+  return scheduler.run(8);
+}
+
+} // namespace
+
+TEST(SchedulerErrors, ObservedLiveAboveCapacity) {
+  // After it0 the pool holds 4 items at a (stage index 1).
+  RunResult result = runCorrupted(1, [](Observation &obs) {
+    obs.stageCounts[2] += 1;
+    obs.ownerLive[0] += 1;
+    obs.ownerPublished[0] += 1;
+  });
+  ASSERT_EQ(result.status.kind(), ErrorKind::CapacityExceeded);
+  EXPECT_TRUE(contains(result.status.message(), "owner 'pool'"));
+  EXPECT_TRUE(contains(result.status.message(), "[4, 1]"));
+  EXPECT_TRUE(contains(result.status.message(), "observed total 5"));
+  EXPECT_TRUE(contains(result.status.message(), "capacity 4"));
+  EXPECT_EQ(result.iterations, 1u);
+}
+
+TEST(SchedulerErrors, ObservedTotalDiffersFromStageSum) {
+  RunResult result =
+      runCorrupted(1, [](Observation &obs) { obs.ownerLive[0] -= 1; });
+  ASSERT_EQ(result.status.kind(), ErrorKind::CountMismatch);
+  EXPECT_TRUE(contains(result.status.message(), "(sum 4), observed total 3"));
+}
+
+TEST(SchedulerErrors, DroppedItemIsDetected) {
+  RunResult result = runCorrupted(1, [](Observation &obs) {
+    obs.stageCounts[1] -= 1;
+    obs.ownerLive[0] -= 1;
+  });
+  ASSERT_EQ(result.status.kind(), ErrorKind::CountMismatch);
+  EXPECT_TRUE(contains(result.status.message(), "dropped or cloned"));
+}
+
+TEST(SchedulerErrors, LostFrameIsDetected) {
+  RunResult result =
+      runCorrupted(1, [](Observation &obs) { obs.freeFrames += 1; });
+  ASSERT_EQ(result.status.kind(), ErrorKind::CountMismatch);
+  EXPECT_TRUE(contains(result.status.message(), "frame pool"));
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels that break the ABI contract
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+// Main stage 0 of a one-stage program with owner "pool" {a} (C=4, b=1).
+using MainBody = void (*)(const sluice_rt_kernel_args *, uint32_t);
+
+template <MainBody Body>
+void mainKernel(const sluice_rt_kernel_args *args, uint32_t begin,
+                uint32_t end) {
+  for (uint32_t i = begin; i < end; ++i)
+    Body(args, i);
+}
+
+void releaseKernel(const sluice_rt_kernel_args *args, uint32_t begin,
+                   uint32_t end) {
+  for (uint32_t i = begin; i < end; ++i)
+    sluice_rt_release_item(args, i);
+}
+
+void publishTwice(const sluice_rt_kernel_args *args, uint32_t i) {
+  sluice_rt_publish(args, i, 0);
+  sluice_rt_publish(args, i, 0);
+  sluice_rt_finish_frame(args, i);
+}
+void forgetFrame(const sluice_rt_kernel_args *, uint32_t) {}
+void moveNowhere(const sluice_rt_kernel_args *args, uint32_t i) {
+  sluice_rt_move_frame(args, i, 9);
+}
+void publishUndeclared(const sluice_rt_kernel_args *args, uint32_t i) {
+  sluice_rt_publish(args, i, 1);
+  sluice_rt_finish_frame(args, i);
+}
+void finishTwice(const sluice_rt_kernel_args *args, uint32_t i) {
+  sluice_rt_finish_frame(args, i);
+  sluice_rt_finish_frame(args, i);
+}
+void releaseInMainStage(const sluice_rt_kernel_args *args, uint32_t i) {
+  sluice_rt_release_item(args, i);
+}
+void outOfRange(const sluice_rt_kernel_args *args, uint32_t i) {
+  sluice_rt_finish_frame(args, args->count + i);
+}
+void publishOnce(const sluice_rt_kernel_args *args, uint32_t i) {
+  sluice_rt_publish(args, i, 0);
+  sluice_rt_finish_frame(args, i);
+}
+
+void forgetItem(const sluice_rt_kernel_args *, uint32_t, uint32_t) {}
+void moveItemNowhere(const sluice_rt_kernel_args *args, uint32_t begin,
+                     uint32_t end) {
+  for (uint32_t i = begin; i < end; ++i)
+    sluice_rt_move_item(args, i, 3);
+}
+
+RunResult runKernels(sluice_rt_stage_kernel main,
+                     sluice_rt_stage_kernel owner = releaseKernel,
+                     uint32_t workers = 1) {
+  ProgramDescriptor program;
+  program.name = "faulty";
+  program.mainStages = {{"emit", main}};
+  program.owners = {{"pool", 4, 8, {{"a", owner}}},
+                    {"other", 4, 8, {{"o", releaseKernel}}}};
+  program.producers = {{0, 0, 1}};
+  CpuDevice device(CpuDeviceOptions{workers, 1});
+  SchedulerOptions options;
+  options.framePool = 4;
+  WavefrontScheduler scheduler(program, device, options);
+  return scheduler.run(6);
+}
+
+} // namespace
+
+TEST(KernelFaults, PublishBeyondBound) {
+  for (uint32_t workers : {1u, 2u}) {
+    RunResult result =
+        runKernels(mainKernel<publishTwice>, releaseKernel, workers);
+    ASSERT_EQ(result.status.kind(), ErrorKind::EmissionBoundExceeded);
+    EXPECT_TRUE(contains(result.status.message(), "stage 'emit'"));
+    EXPECT_TRUE(contains(result.status.message(), "item #2"));
+    EXPECT_TRUE(contains(result.status.message(), "owner 'pool'"));
+    EXPECT_TRUE(contains(result.status.message(), "its bound is 1"));
+  }
+}
+
+TEST(KernelFaults, FrameNeitherMovedNorFinished) {
+  RunResult result = runKernels(mainKernel<forgetFrame>);
+  ASSERT_EQ(result.status.kind(), ErrorKind::LinearityViolation);
+  EXPECT_TRUE(contains(result.status.message(), "neither moved nor finished"));
+}
+
+TEST(KernelFaults, ItemNeitherMovedNorReleased) {
+  RunResult result = runKernels(mainKernel<publishOnce>, forgetItem);
+  ASSERT_EQ(result.status.kind(), ErrorKind::LinearityViolation);
+  EXPECT_TRUE(contains(result.status.message(), "stage 'pool.a'"));
+  EXPECT_TRUE(contains(result.status.message(), "neither moved nor released"));
+}
+
+TEST(KernelFaults, MovesToStagesThatDoNotExist) {
+  RunResult frame = runKernels(mainKernel<moveNowhere>);
+  ASSERT_EQ(frame.status.kind(), ErrorKind::InvalidTransition);
+  EXPECT_TRUE(contains(frame.status.message(), "to main stage 9"));
+  RunResult item = runKernels(mainKernel<publishOnce>, moveItemNowhere);
+  ASSERT_EQ(item.status.kind(), ErrorKind::InvalidTransition);
+  EXPECT_TRUE(contains(item.status.message(), "stage 3 of owner 'pool'"));
+}
+
+TEST(KernelFaults, PublishIntoUndeclaredOwner) {
+  RunResult result = runKernels(mainKernel<publishUndeclared>);
+  ASSERT_EQ(result.status.kind(), ErrorKind::EmissionBoundExceeded);
+  EXPECT_TRUE(contains(result.status.message(), "owner 'other'"));
+  EXPECT_TRUE(contains(result.status.message(), "declares no emission bound"));
+}
+
+TEST(KernelFaults, DecidedTwiceWrongKindAndOutOfRange) {
+  EXPECT_EQ(runKernels(mainKernel<finishTwice>).status.kind(),
+            ErrorKind::LinearityViolation);
+  RunResult wrongKind = runKernels(mainKernel<releaseInMainStage>);
+  ASSERT_EQ(wrongKind.status.kind(), ErrorKind::InvalidTransition);
+  EXPECT_TRUE(contains(wrongKind.status.message(), "sluice_rt_release_item"));
+  EXPECT_EQ(runKernels(mainKernel<outOfRange>).status.kind(),
+            ErrorKind::InvalidArgument);
+}
+
+TEST(KernelFaults, StateMachineReportsTheSameFaults) {
+  ProgramDescriptor program;
+  program.name = "faulty";
+  program.mainStages = {{"emit", mainKernel<publishTwice>}};
+  program.owners = {{"pool", 4, 8, {{"a", releaseKernel}}}};
+  program.producers = {{0, 0, 1}};
+  CpuDevice device(CpuDeviceOptions{2});
+  RunResult result = runStateMachine(program, device, 5, 4);
+  ASSERT_EQ(result.status.kind(), ErrorKind::EmissionBoundExceeded);
+  EXPECT_TRUE(contains(result.status.message(), "its bound is 1"));
+  program.mainStages[0].kernel = mainKernel<forgetFrame>;
+  EXPECT_EQ(runStateMachine(program, device, 5, 4).status.kind(),
+            ErrorKind::LinearityViolation);
+}
