@@ -31,9 +31,9 @@ void Executor::Impl::pushTier0(RunState &run, int32_t task) {
 
 void Executor::Impl::finishBlocks(RunState &run, int32_t task, int64_t count) {
   const int64_t blocks = run.graph.tasks[task].blocks;
-  int64_t done = run.tasks[task].doneBlocks.fetch_add(
-                     count, std::memory_order_acq_rel) +
-                 count;
+  int64_t done =
+      run.tasks[task].doneBlocks.fetch_add(count, std::memory_order_acq_rel) +
+      count;
   if (done > blocks)
     protocolError(run, "task '" + run.graph.tasks[task].name + "' finished " +
                            std::to_string(done) + " blocks of " +
@@ -43,11 +43,11 @@ void Executor::Impl::finishBlocks(RunState &run, int32_t task, int64_t count) {
 }
 
 void Executor::Impl::completeTask(RunState &run, int32_t task) {
-  if (config_.recordTimestamps)
-    run.completedAtNs[task].store(steadyNowNs(), std::memory_order_relaxed);
   const ValidatedGraph::Task &info = run.graph.tasks[task];
   for (int32_t i = 0; i < info.consumerCount; ++i)
     producerDone(run, run.graph.consumers[info.firstConsumer + i]);
+  if (config_.recordTimestamps)
+    run.completedAtNs[task].store(steadyNowNs(), std::memory_order_relaxed);
   if (run.tasksRemaining.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     run.finished.store(1, std::memory_order_release);
     run.finished.notify_all();
@@ -57,11 +57,11 @@ void Executor::Impl::completeTask(RunState &run, int32_t task) {
 void Executor::Impl::producerDone(RunState &run, int32_t consumer) {
   int32_t remaining = run.tasks[consumer].rendezvous.producerDone();
   if (remaining < 0)
-    protocolError(run, "task '" + run.graph.tasks[consumer].name +
-                           "' saw more producer completions than its " +
-                           std::to_string(
-                               run.graph.tasks[consumer].producerCount) +
-                           " producers");
+    protocolError(run,
+                  "task '" + run.graph.tasks[consumer].name +
+                      "' saw more producer completions than its " +
+                      std::to_string(run.graph.tasks[consumer].producerCount) +
+                      " producers");
   if (remaining == 0)
     onReady(run, consumer);
   // Condition (b) of the rendezvous may be the last one to hold.
@@ -85,8 +85,7 @@ void Executor::Impl::onReady(RunState &run, int32_t task) {
     pushTier0(run, task);
 }
 
-void Executor::Impl::notePublished(RunState &run, int32_t task,
-                                   int64_t count) {
+void Executor::Impl::notePublished(RunState &run, int32_t task, int64_t count) {
   const ValidatedGraph::Task &info = run.graph.tasks[task];
   int64_t published = run.tasks[task].publishedBlocks.fetch_add(
                           count, std::memory_order_acq_rel) +
@@ -129,6 +128,11 @@ void Executor::Impl::ring(RunState &run, int32_t task, bool cancel) {
   const uint64_t value =
       doorbellToken(run.generation, task) | (cancel ? kDoorbellCancelBit : 0);
   const SlotRef *staged = &run.stagedSlots[run.stagedOffset[task]];
+  // Request every doorbell line for writing at once, then open them in a
+  // burst: the opening takes about one line transfer rather than B of them.
+  for (int32_t block = 0; block < blocks; ++block)
+    __builtin_prefetch(
+        &coreRecords_[staged[block].core].doorbell[staged[block].slot], 1, 3);
   for (int32_t block = 0; block < blocks; ++block)
     coreRecords_[staged[block].core].doorbell[staged[block].slot].store(
         value, std::memory_order_release);

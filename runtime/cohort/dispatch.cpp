@@ -1,8 +1,9 @@
 //===- dispatch.cpp - The core loop: claims, staging, tier-0, gates -------===//
 //
 // Every core runs workerMain. A pass (step) first runs whatever sits in its
-// running slot, then, in priority order: helps launch the tier-0 cohort, stages
-// an early candidate, claims blocks of a regular task. Placement decisions that
+// running slot (staging queued early candidates before a regular block), then,
+// when idle, in priority order: helps launch the tier-0 cohort, stages an early
+// candidate, claims blocks of a regular task. Placement decisions that
 // touch other cores' slots (staging, tier-0) take the placement mutex with
 // try_lock, so no core ever blocks on another's placement.
 //
@@ -34,17 +35,23 @@ void Executor::Impl::relax(int32_t round) const {
     std::this_thread::yield();
 }
 
-void Executor::Impl::idleBackoff(int32_t &failedPolls, uint32_t seenEpoch) {
+void Executor::Impl::idleBackoff(int32_t core, int32_t &failedPolls,
+                                 uint32_t seenEpoch) {
   if (++failedPolls < config_.idleSpinRounds) {
     relax(failedPolls);
     return;
   }
   failedPolls = 0;
-  // Sleep until any event after `seenEpoch`; bumpEpoch pairs with this.
+  // Sleep until any event after `seenEpoch`; bumpEpoch pairs with this. The
+  // asleep bit keeps tier-0 launches from reserving a sleeping core.
+  std::atomic<uint32_t> &word = coreRecords_[core].word;
   sleepers_.fetch_add(1, std::memory_order_seq_cst);
   if (epoch_.load(std::memory_order_seq_cst) == seenEpoch &&
-      !stop_.load(std::memory_order_seq_cst))
+      !stop_.load(std::memory_order_seq_cst) &&
+      applySlotStep(word, beginSleep).ok) {
     epoch_.wait(seenEpoch, std::memory_order_seq_cst);
+    applySlotStep(word, endSleep);
+  }
   sleepers_.fetch_sub(1, std::memory_order_seq_cst);
 }
 
@@ -61,12 +68,16 @@ void Executor::Impl::workerMain(int32_t core) {
     RunState *run = run_.load(std::memory_order_seq_cst);
     int outcome = run ? step(*run, core) : 0;
     record.active.store(0, std::memory_order_release);
-    if (outcome > 0) {
+    if (!run) {
+      // Between runs, cores sleep: the submitting thread needs the hardware.
+      failedPolls = config_.idleSpinRounds;
+      idleBackoff(core, failedPolls, seenEpoch);
+    } else if (outcome > 0) {
       failedPolls = 0;
     } else if (outcome < 0) {
       relax(failedPolls + 8);
     } else {
-      idleBackoff(failedPolls, seenEpoch);
+      idleBackoff(core, failedPolls, seenEpoch);
     }
   }
 }
@@ -76,6 +87,12 @@ int Executor::Impl::step(RunState &run, int32_t core) {
   CoreWord word{record.word.load(std::memory_order_acquire)};
   SlotState running = word.running();
   if (running == SlotState::Normal || running == SlotState::Gated) {
+    // A core about to run a regular block stages queued candidates first:
+    // the core that publishes a producer's last block arms its consumers, and
+    // staging must not wait until some core goes idle.
+    if (running == SlotState::Normal && run.early.maybeNonEmpty() &&
+        !run.aborting.load(std::memory_order_relaxed))
+      tryStageEarly(run);
     executeRunning(run, core, word);
     return 1;
   }
@@ -89,19 +106,17 @@ int Executor::Impl::step(RunState &run, int32_t core) {
     return 0;
   }
   // A placer is filling one of our slots; it publishes (and wakes us) soon.
-  if (running != SlotState::Empty || word.pending() != SlotState::Empty)
+  // A core reserved for the tier-0 cohort takes no other work and stays awake
+  // until the launch, so the cohort starts without waiting for a wake-up.
+  if (running != SlotState::Empty || word.pending() != SlotState::Empty ||
+      word.reserved())
     return -1;
 
   if (run.tier0.maybeNonEmpty()) {
-    int outcome = tryTier0(run);
+    int outcome = tryTier0(run, core);
     if (outcome != 0)
       return outcome;
-    // The tier-0 head keeps idle cores reserved; they take no other work.
-    if (CoreWord{record.word.load(std::memory_order_acquire)}.reserved())
-      return 0;
   }
-  if (word.reserved())
-    return 0;
   if (run.early.maybeNonEmpty()) {
     int outcome = tryStageEarly(run);
     if (outcome != 0)
@@ -153,8 +168,6 @@ void Executor::Impl::executeRunning(RunState &run, int32_t core,
       }
     }
     current = nullptr;
-    taskRecord.blocksRun.fetch_add(payload.end - payload.begin,
-                                   std::memory_order_relaxed);
   }
 
   // Free the slot first so the core is placeable while completion fans out.
@@ -169,9 +182,10 @@ void Executor::Impl::executeRunning(RunState &run, int32_t core,
     run.tasks[promoted].rendezvous.addRunning(1);
     maybeRing(run, promoted);
   }
-  bumpEpoch();
+  // Completion first: it is on the critical path of a producer's consumers.
   if (runBlocks)
     finishBlocks(run, payload.task, payload.end - payload.begin);
+  bumpEpoch();
 }
 
 GateOutcome Executor::Impl::waitAtGate(RunState &run, int32_t core,
@@ -198,7 +212,7 @@ GateOutcome Executor::Impl::waitAtGate(RunState &run, int32_t core,
 // Placement: tier-0 launch and early staging.
 //===----------------------------------------------------------------------===//
 
-int Executor::Impl::tryTier0(RunState &run) {
+int Executor::Impl::tryTier0(RunState &run, int32_t self) {
   std::unique_lock<std::mutex> lock(placementMutex_, std::try_to_lock);
   if (!lock.owns_lock())
     return -1;
@@ -209,21 +223,24 @@ int Executor::Impl::tryTier0(RunState &run) {
   const int32_t blocks = static_cast<int32_t>(run.graph.tasks[task].blocks);
   std::vector<int32_t> &reserved = run.tier0Reserved;
 
-  // Reserve idle cores until the cohort fits; reserved cores stay idle.
-  for (int32_t core = 0;
-       core < coreCount_ && static_cast<int32_t>(reserved.size()) < blocks;
-       ++core) {
-    if (CoreWord{coreRecords_[core].word.load(std::memory_order_acquire)}
-            .reserved())
-      continue;
+  // Reserve this core and every other idle, awake one until the cohort fits.
+  // Reserved cores stay awake and take no other work.
+  bool progressed = false;
+  for (int32_t i = 0;
+       i < coreCount_ && static_cast<int32_t>(reserved.size()) < blocks; ++i) {
+    int32_t core = (self + i) % coreCount_;
     run.occupiedSlots.fetch_add(1, std::memory_order_seq_cst);
-    if (applySlotStep(coreRecords_[core].word, reserveCoreForCohort).ok)
+    if (applySlotStep(coreRecords_[core].word, reserveCoreForCohort).ok) {
       reserved.push_back(core);
-    else
+      progressed = true;
+    } else {
       run.occupiedSlots.fetch_sub(1, std::memory_order_acq_rel);
+    }
   }
-  if (static_cast<int32_t>(reserved.size()) < blocks)
-    return 0;
+  // Checked after the reservations are counted, so a drain never misses them.
+  if (run.aborting.load(std::memory_order_seq_cst) ||
+      static_cast<int32_t>(reserved.size()) < blocks)
+    return progressed ? 1 : 0;
 
   TaskRecord &record = run.tasks[task];
   BlockRange range = claimBlockRange(record.nextBlock, blocks, blocks);
@@ -310,15 +327,18 @@ int Executor::Impl::tryStageEarly(RunState &run) {
         continue;
       run.occupiedSlots.fetch_add(1, std::memory_order_seq_cst);
       SlotStep reservedSlot =
-          pass == 0 ? applySlotStep(coreRecords_[core].word, reserveRunningSlot)
-                    : applySlotStep(coreRecords_[core].word, reservePendingSlot);
+          pass == 0
+              ? applySlotStep(coreRecords_[core].word, reserveRunningSlot)
+              : applySlotStep(coreRecords_[core].word, reservePendingSlot);
       if (reservedSlot.ok)
         picks.push_back(SlotRef{core, static_cast<int32_t>(reservedSlot.slot)});
       else
         run.occupiedSlots.fetch_sub(1, std::memory_order_acq_rel);
     }
   }
-  if (static_cast<int32_t>(picks.size()) < blocks) {
+  // Checked after the reservations are counted, so a drain never misses them.
+  if (static_cast<int32_t>(picks.size()) < blocks ||
+      run.aborting.load(std::memory_order_seq_cst)) {
     for (const SlotRef &pick : picks) {
       applySlotStep(coreRecords_[pick.core].word, [&](CoreWord word) {
         return rollbackSlot(word, pick.slot);
@@ -396,8 +416,8 @@ bool Executor::Impl::tryClaimRegular(RunState &run, int32_t core) {
     }
     BlockRange range;
     if (!run.aborting.load(std::memory_order_seq_cst))
-      range = claimBlockRange(taskRecord.nextBlock, blocks,
-                              config_.maxClaimBlocks);
+      range =
+          claimBlockRange(taskRecord.nextBlock, blocks, config_.maxClaimBlocks);
     if (range.empty()) {
       applySlotStep(record.word, [&](CoreWord word) {
         return rollbackSlot(word, reserved.slot);
@@ -411,12 +431,9 @@ bool Executor::Impl::tryClaimRegular(RunState &run, int32_t core) {
     }
     record.payload[reserved.slot] =
         SlotPayload{range.begin, range.end, task, 0};
-    if (!applySlotStep(record.word,
-                       [&](CoreWord word) {
-                         return publishSlot(word, reserved.slot,
-                                            SlotState::Normal);
-                       })
-             .ok)
+    if (!applySlotStep(record.word, [&](CoreWord word) {
+           return publishSlot(word, reserved.slot, SlotState::Normal);
+         }).ok)
       protocolError(run, "core " + std::to_string(core) +
                              " lost its reserved slot for blocks [" +
                              std::to_string(range.begin) + ", " +

@@ -1,8 +1,8 @@
-//===- executor_impl.h - Cohort executor internals -----------------*- C++ -*-===//
+//===- executor_impl.h - Cohort executor internals --------------*- C++ -*-===//
 //
 // Per-run records and the executor's responsibilities, split by file:
-//   dispatch.cpp   - the core loop: claims, early staging, tier-0 launch, gates.
-//   completion.cpp - block completion, readiness, publication, the ring.
+//   dispatch.cpp   - the core loop: claims, early staging, tier-0 launch,
+//   gates. completion.cpp - block completion, readiness, publication, the ring.
 //   cold_path.cpp  - construction, submit, abort, teardown, results.
 //
 //===----------------------------------------------------------------------===//
@@ -60,8 +60,7 @@ struct SlotRef {
 struct alignas(kCacheLine) TaskRecord {
   std::atomic<int64_t> nextBlock{0};
   std::atomic<int64_t> publishedBlocks{0};
-  std::atomic<int64_t> doneBlocks{0};
-  std::atomic<int64_t> blocksRun{0};
+  std::atomic<int64_t> doneBlocks{0}; ///< Blocks that ran (never cancelled).
   /// Early candidates: producers that have not yet published every block.
   std::atomic<int32_t> unpublishedProducers{0};
   std::atomic<int32_t> stagedBlocks{0};
@@ -201,10 +200,10 @@ public:
   void executeRunning(RunState &run, int32_t core, CoreWord word);
   GateOutcome waitAtGate(RunState &run, int32_t core, unsigned slot,
                          int32_t task);
-  int tryTier0(RunState &run);
+  int tryTier0(RunState &run, int32_t self);
   int tryStageEarly(RunState &run);
   bool tryClaimRegular(RunState &run, int32_t core);
-  void idleBackoff(int32_t &failedPolls, uint32_t seenEpoch);
+  void idleBackoff(int32_t core, int32_t &failedPolls, uint32_t seenEpoch);
   void relax(int32_t round) const;
 
   //--- completion.cpp ------------------------------------------------------//
@@ -222,6 +221,7 @@ public:
   void bumpEpoch();
 
   //--- cold_path.cpp -------------------------------------------------------//
+  void beginAbort(RunState &run);
   void recordFailure(RunState &run, int32_t task, int64_t block,
                      const std::string &message);
   void protocolError(RunState &run, const std::string &message);
@@ -240,6 +240,7 @@ public:
 
   std::mutex runMutex_;       ///< One run at a time.
   std::mutex placementMutex_; ///< One stager / tier-0 launcher at a time.
+  std::mutex abortMutex_;     ///< Keeps run_ alive for an external abort.
   uint32_t generation_ = 0;
   std::vector<SlotRef> stagingScratch_; ///< Guarded by placementMutex_.
 };

@@ -34,8 +34,8 @@ KernelRegistry &registry() {
   return instance;
 }
 
-/// Returns one cycle among `nodes` (tasks left over by a topological sort,
-/// each with a producer among them) as "a -> b -> ... -> a".
+/// Returns one cycle among the tasks left over by a topological sort (each
+/// has a producer among them) as "a -> b -> ... -> a", from its lowest id.
 std::string describeCycle(const TaskGraph &graph,
                           const std::vector<std::vector<TaskId>> &producers,
                           const std::vector<bool> &leftOver) {
@@ -65,6 +65,8 @@ std::string describeCycle(const TaskGraph &graph,
   // producer -> consumer order.
   std::vector<TaskId> cycle(walk.begin() + position[current], walk.end());
   std::reverse(cycle.begin(), cycle.end());
+  std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()),
+              cycle.end());
   std::string text = "dependency cycle: ";
   for (TaskId id : cycle)
     text += "'" + graph.task(id).name + "' -> ";
@@ -102,13 +104,11 @@ std::optional<std::string> validateGraph(const TaskGraph &graph, int32_t cores,
       errors.push_back(quoted + " has " + std::to_string(spec.blocks) +
                        " blocks; a task needs at least 1");
     if (spec.flags & ~kKnownTaskFlags)
-      errors.push_back(quoted + " has unknown flags 0x" +
-                       [&] {
-                         char buf[16];
-                         std::snprintf(buf, sizeof(buf), "%x",
-                                       unsigned(spec.flags));
-                         return std::string(buf);
-                       }());
+      errors.push_back(quoted + " has unknown flags 0x" + [&] {
+        char buf[16];
+        std::snprintf(buf, sizeof(buf), "%x", unsigned(spec.flags));
+        return std::string(buf);
+      }());
     if (spec.kernel) {
       kernels[id] = spec.kernel;
     } else if (!spec.kernelName.empty()) {
@@ -122,8 +122,7 @@ std::optional<std::string> validateGraph(const TaskGraph &graph, int32_t cores,
     if ((spec.flags & TaskSyncStart) && spec.blocks > cores)
       errors.push_back(quoted + " is sync_start with " +
                        std::to_string(spec.blocks) +
-                       " blocks but the executor has " +
-                       std::to_string(cores) +
+                       " blocks but the executor has " + std::to_string(cores) +
                        " cores: its blocks can never be co-resident");
   }
 

@@ -26,8 +26,8 @@ typedef void (*sluice_cohort_kernel_fn)(void *user, int64_t block_index,
 typedef struct sluice_cohort_graph sluice_cohort_graph;
 
 /* Task flags. */
-#define SLUICE_COHORT_SYNC_START 1           /* all blocks start at once */
-#define SLUICE_COHORT_ALLOW_EARLY_RESOLVE 2  /* consumers may pre-stage */
+#define SLUICE_COHORT_SYNC_START 1          /* all blocks start at once */
+#define SLUICE_COHORT_ALLOW_EARLY_RESOLVE 2 /* consumers may pre-stage */
 
 /* Per-task states (sluice_cohort_task_state). */
 #define SLUICE_COHORT_TASK_NOT_RUN 0

@@ -1,4 +1,4 @@
-//===- executor.h - Cohort executor --------------------------------*- C++ -*-===//
+//===- executor.h - Cohort executor -----------------------------*- C++ -*-===//
 //
 // Executes task graphs on `cores` worker threads ("cores"), each with a running
 // and a pending slot, implementing the doorbell rendezvous of DESIGN.md §2.3.

@@ -1,4 +1,4 @@
-//===- protocol.h - Atomic cells of the cohort protocol ------------*- C++ -*-===//
+//===- protocol.h - Atomic cells of the cohort protocol ---------*- C++ -*-===//
 //
 // Thin atomic wrappers that apply the pure transitions of states.h. The
 // executor uses exactly these; tests call them one step at a time to script
@@ -17,7 +17,7 @@ namespace sluice::runtime::cohort {
 
 /// The one block-claim path: every claimer of a task goes through the task's
 /// `next` counter, so claimed ranges never overlap and none is lost.
-/// Model: `claim_block`.
+/// Model: step `claimBlockRange`.
 inline BlockRange claimBlockRange(std::atomic<int64_t> &next, int64_t total,
                                   int64_t maxCount) {
   int64_t current = next.load(std::memory_order_relaxed);
@@ -77,20 +77,23 @@ struct Rendezvous {
     producersRemaining.store(producers, std::memory_order_relaxed);
     latch.store(uint8_t(LaunchLatch::None), std::memory_order_relaxed);
   }
-  /// `count` staged blocks now sit in running slots. Model: `running_staged++`.
+  /// `count` staged blocks now sit in running slots. Model:
+  /// `runningStaged[k]++`.
   void addRunning(int32_t count) {
     runningStaged.fetch_add(count, std::memory_order_seq_cst);
   }
-  /// One producer completed; returns how many remain. Model: `producer_done`.
+  /// One producer completed; returns how many remain. Model: step
+  /// `producerDone` in `finish_block`.
   int32_t producerDone() {
     return producersRemaining.fetch_sub(1, std::memory_order_seq_cst) - 1;
   }
-  /// Both conditions as seen now. Model: first half of `try_ring`.
+  /// Both conditions as seen now. Model: the two loads of `try_ring`.
   bool observe(int32_t blocks) const {
     return readyToRing(runningStaged.load(std::memory_order_seq_cst), blocks,
                        producersRemaining.load(std::memory_order_seq_cst));
   }
-  /// Would-be ringer; true for exactly one caller. Model: `begin_ring`.
+  /// Would-be ringer; true for exactly one caller. Model: step `beginRing` in
+  /// `try_ring`.
   bool tryBeginRing() {
     uint8_t expected = uint8_t(LaunchLatch::None);
     LatchStep step = beginRing(LaunchLatch::None);
@@ -98,7 +101,8 @@ struct Rendezvous {
                                          std::memory_order_acq_rel,
                                          std::memory_order_acquire);
   }
-  /// The ringer opened every doorbell. Model: `complete_ring`.
+  /// The ringer opened every doorbell. Model: step `completeRing` in
+  /// `try_ring`.
   void completeRing() {
     latch.store(uint8_t(cohort::completeRing(LaunchLatch::Ringing).next),
                 std::memory_order_release);

@@ -1,10 +1,11 @@
-//===- states.h - Cohort launch state machines ---------------------*- C++ -*-===//
+//===- states.h - Cohort launch state machines ------------------*- C++ -*-===//
 //
 // The state machines of the doorbell rendezvous (DESIGN.md §2.3), as enums with
 // a fixed layout and one pure function per transition. The executor applies
-// them through compare-and-swap loops; tests drive them directly to script exact
-// interleavings. The Promela model (runtime/cohort/model/cohort.pml) uses the
-// same state names; each transition below names its model counterpart.
+// them through compare-and-swap loops; tests drive them directly to script
+// exact interleavings. The Promela model (runtime/cohort/model/cohort.pml) uses
+// the same state names; the model step applying a transition carries the
+// transition's name in a comment, e.g. `/* reserveRunningSlot */`.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SLUICE_RUNTIME_COHORT_STATES_H
@@ -56,14 +57,16 @@ constexpr bool finishesUnconditionally(SlotState state) {
 }
 
 /// The packed state of one core: two physical slots (buffers), which of them
-/// is the running one, and a tier-0 reservation flag. Promotion flips
-/// `runningIndex`, so a payload never moves between buffers.
+/// is the running one, a tier-0 reservation flag and whether the core's thread
+/// sleeps. Promotion flips `runningIndex`, so a payload never moves between
+/// buffers.
 struct CoreWord {
   uint32_t bits = 0;
 
   static constexpr uint32_t kStateMask = 0xF;
   static constexpr uint32_t kRunningIndexBit = 1u << 8;
   static constexpr uint32_t kReservedBit = 1u << 9;
+  static constexpr uint32_t kAsleepBit = 1u << 10;
 
   constexpr SlotState slot(unsigned index) const {
     return static_cast<SlotState>((bits >> (4 * index)) & kStateMask);
@@ -75,6 +78,7 @@ struct CoreWord {
   constexpr SlotState running() const { return slot(runningIndex()); }
   constexpr SlotState pending() const { return slot(pendingIndex()); }
   constexpr bool reserved() const { return (bits & kReservedBit) != 0; }
+  constexpr bool asleep() const { return (bits & kAsleepBit) != 0; }
   constexpr bool idle() const {
     return running() == SlotState::Empty && pending() == SlotState::Empty &&
            !reserved();
@@ -91,6 +95,9 @@ struct CoreWord {
   }
   constexpr CoreWord withReserved(bool value) const {
     return CoreWord{value ? (bits | kReservedBit) : (bits & ~kReservedBit)};
+  }
+  constexpr CoreWord withAsleep(bool value) const {
+    return CoreWord{value ? (bits | kAsleepBit) : (bits & ~kAsleepBit)};
   }
   friend constexpr bool operator==(CoreWord a, CoreWord b) {
     return a.bits == b.bits;
@@ -109,7 +116,7 @@ struct SlotStep {
 
 /// Take the running slot of an idle, unreserved core for filling. Requiring an
 /// empty pending slot keeps "nothing waits behind a gated block".
-/// Model: `reserve_running`.
+/// Model: step `reserveRunningSlot`.
 constexpr SlotStep reserveRunningSlot(CoreWord w) {
   if (!w.idle())
     return SlotStep{};
@@ -119,7 +126,7 @@ constexpr SlotStep reserveRunningSlot(CoreWord w) {
 
 /// Take the pending slot for staging a cohort block. Allowed only behind a
 /// running block that finishes unconditionally, so the staged block is
-/// promoted eventually. Model: `reserve_pending`.
+/// promoted eventually. Model: step `reservePendingSlot`.
 constexpr SlotStep reservePendingSlot(CoreWord w) {
   if (w.reserved() || w.pending() != SlotState::Empty ||
       !finishesUnconditionally(w.running()))
@@ -130,7 +137,7 @@ constexpr SlotStep reservePendingSlot(CoreWord w) {
 
 /// Publish a filled slot as `state` (Normal or Gated). A pending slot whose
 /// running slot emptied meanwhile becomes the running slot at once.
-/// Model: `publish_slot`.
+/// Model: step `publishSlot`.
 constexpr SlotStep publishSlot(CoreWord w, unsigned slot, SlotState state) {
   if (slot > 1 || w.slot(slot) != SlotState::Filling ||
       (state != SlotState::Normal && state != SlotState::Gated))
@@ -144,14 +151,15 @@ constexpr SlotStep publishSlot(CoreWord w, unsigned slot, SlotState state) {
   return SlotStep{true, next, slot, promoted};
 }
 
-/// Give a reserved-but-unused slot back. Model: `rollback_slot`.
+/// Give a reserved-but-unused slot back. Model: step `rollbackSlot`.
 constexpr SlotStep rollbackSlot(CoreWord w, unsigned slot) {
   if (slot > 1 || w.slot(slot) != SlotState::Filling)
     return SlotStep{};
   return SlotStep{true, w.withSlot(slot, SlotState::Empty), slot, false};
 }
 
-/// The running cohort block saw its doorbell ring. Model: `open_gate`.
+/// The running cohort block saw its doorbell ring. Model: step
+/// `openRunningGate`.
 constexpr SlotStep openRunningGate(CoreWord w) {
   if (w.running() != SlotState::Gated)
     return SlotStep{};
@@ -161,7 +169,7 @@ constexpr SlotStep openRunningGate(CoreWord w) {
 
 /// The running block finished (or was cancelled). A published pending block is
 /// promoted; a pending slot still being filled is promoted by its publisher.
-/// Model: `finish_running`.
+/// Model: inline `finish_running`.
 constexpr SlotStep finishRunningSlot(CoreWord w) {
   SlotState running = w.running();
   if (running != SlotState::Normal && running != SlotState::Open &&
@@ -176,15 +184,17 @@ constexpr SlotStep finishRunningSlot(CoreWord w) {
   return SlotStep{true, next, slot, promoted};
 }
 
-/// Reserve an idle core for the tier-0 cohort. Model: `reserve_core`.
+/// Reserve an idle, awake core for the tier-0 cohort: a reserved core never
+/// sleeps, so the launch does not wait for a wake-up. A sleeping core reserves
+/// itself once woken. Model: step `reserveCoreForCohort`.
 constexpr SlotStep reserveCoreForCohort(CoreWord w) {
-  if (!w.idle())
+  if (!w.idle() || w.asleep())
     return SlotStep{};
   return SlotStep{true, w.withReserved(true), w.runningIndex(), false};
 }
 
 /// Place a tier-0 cohort block into a reserved core's running slot.
-/// Model: `launch_reserved`.
+/// Model: step `launchIntoReservedCore`.
 constexpr SlotStep launchIntoReservedCore(CoreWord w) {
   if (!w.reserved() || w.running() != SlotState::Empty ||
       w.pending() != SlotState::Empty)
@@ -192,6 +202,21 @@ constexpr SlotStep launchIntoReservedCore(CoreWord w) {
   unsigned slot = w.runningIndex();
   return SlotStep{true, w.withReserved(false).withSlot(slot, SlotState::Gated),
                   slot, false};
+}
+
+/// An idle core's thread goes to sleep; excludes a tier-0 reservation.
+/// Model: none (sleeping is the blocking of an idle core).
+constexpr SlotStep beginSleep(CoreWord w) {
+  if (!w.idle() || w.asleep())
+    return SlotStep{};
+  return SlotStep{true, w.withAsleep(true), w.runningIndex(), false};
+}
+
+/// The core's thread woke up.
+constexpr SlotStep endSleep(CoreWord w) {
+  if (!w.asleep())
+    return SlotStep{};
+  return SlotStep{true, w.withAsleep(false), w.runningIndex(), false};
 }
 
 /// Drop a tier-0 reservation (teardown). Model: none (abort is not modelled).
@@ -222,14 +247,16 @@ struct LatchStep {
   LaunchLatch next = LaunchLatch::None;
 };
 
-/// Would-be ringer: wins iff the latch is still None. Model: `begin_ring`.
+/// Would-be ringer: wins iff the latch is still None. Model: step `beginRing`
+/// in `try_ring`.
 constexpr LatchStep beginRing(LaunchLatch latch) {
   if (latch != LaunchLatch::None)
     return LatchStep{};
   return LatchStep{true, LaunchLatch::Ringing};
 }
 
-/// The winner has opened every doorbell. Model: `complete_ring`.
+/// The winner has opened every doorbell. Model: step `completeRing` in
+/// `try_ring`.
 constexpr LatchStep completeRing(LaunchLatch latch) {
   if (latch != LaunchLatch::Ringing)
     return LatchStep{};
@@ -270,7 +297,8 @@ struct RouteStep {
 };
 
 /// Full publication of every producer reached: propagate the candidate unless
-/// the normal path already owns the task. Model: `arm_candidate`.
+/// the normal path already owns the task. Model: step `armCandidate` in
+/// `note_published`.
 constexpr RouteStep armCandidate(uint8_t w) {
   if (w != 0)
     return RouteStep{w, RouteAction::None};
@@ -278,7 +306,7 @@ constexpr RouteStep armCandidate(uint8_t w) {
 }
 
 /// A stager pops the candidate. Only an armed, not yet ready, unowned task is
-/// taken; anything else is a stale entry. Model: `take_candidate`.
+/// taken; anything else is a stale entry. Model: step `takeCandidate`.
 constexpr RouteStep takeCandidate(uint8_t w) {
   if (w != RouteArmed)
     return RouteStep{w, RouteAction::Drop};
@@ -286,7 +314,8 @@ constexpr RouteStep takeCandidate(uint8_t w) {
 }
 
 /// Every producer completed. Under OWNER the event is recorded and nothing is
-/// enqueued; otherwise the normal path takes the task. Model: `ready_event`.
+/// enqueued; otherwise the normal path takes the task. Model: step `readyEvent`
+/// in `on_ready`.
 constexpr RouteStep readyEvent(uint8_t w) {
   if (w & RouteReady)
     return RouteStep{w, RouteAction::None};
@@ -298,7 +327,7 @@ constexpr RouteStep readyEvent(uint8_t w) {
 
 /// All-or-nothing staging found too few slots. The owner lets go: a recorded
 /// ready event is handed to the normal path, otherwise the candidate is
-/// requeued. Model: `cancel_staging`.
+/// requeued. Model: step `cancelStaging` in `let_go`.
 constexpr RouteStep cancelStaging(uint8_t w) {
   if (!(w & RouteOwner) || (w & RouteComplete))
     return RouteStep{w, RouteAction::None};
@@ -308,7 +337,8 @@ constexpr RouteStep cancelStaging(uint8_t w) {
   return RouteStep{RouteArmed, RouteAction::RequeueCandidate};
 }
 
-/// Every block is staged: the early route is final. Model: `finish_staging`.
+/// Every block is staged: the early route is final. Model: step
+/// `finishStaging`.
 constexpr RouteStep finishStaging(uint8_t w) {
   if (!(w & RouteOwner) || (w & RouteComplete))
     return RouteStep{w, RouteAction::None};

@@ -1,4 +1,4 @@
-//===- task_graph.h - Cohort task graphs ---------------------------*- C++ -*-===//
+//===- task_graph.h - Cohort task graphs ------------------------*- C++ -*-===//
 //
 // A task graph: SPMD tasks of `blocks` blocks, some flagged sync_start
 // (cohorts), connected by producer -> consumer dependencies. Building a graph
