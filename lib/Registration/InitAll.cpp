@@ -9,6 +9,7 @@
 #include "sluice/Dialect/Pool/IR/PoolOps.h"
 #include "sluice/Dialect/Pool/Transforms/Passes.h"
 #include "sluice/Dialect/Wave/IR/WaveOps.h"
+#include "sluice/Dialect/Wave/Transforms/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
 
@@ -25,6 +26,7 @@ void sluice::buildVerificationPipeline(mlir::OpPassManager &pm) {
 void sluice::registerSluicePasses() {
   pool::registerPoolPasses();
   cohort::registerCohortPasses();
+  wave::registerWavePasses();
   registerSluiceConversionPasses();
   mlir::PassPipelineRegistration<>(
       "sluice-verify",

@@ -3,7 +3,6 @@
 // RUN: not sluice-run %t/too-wide.mlir 2>&1 | FileCheck %s --check-prefix=WIDE
 // RUN: not sluice-run %t/no-entry.mlir 2>&1 | FileCheck %s --check-prefix=ENTRY
 // RUN: not sluice-run %t/bad-kernel-type.mlir 2>&1 | FileCheck %s --check-prefix=KTYPE
-// RUN: not sluice-run %t/coroutine.mlir 2>&1 | FileCheck %s --check-prefix=CORO
 
 //--- too-wide.mlir
 func.func @k(%b: index, %n: index) {
@@ -34,14 +33,5 @@ cohort.graph @g cores 2 {
 }
 func.func @main() {
   cohort.launch @g
-  return
-}
-
-//--- coroutine.mlir
-// CORO: coroutine.mlir:[[@LINE+1]]:1: error: sluice-run cannot run wave coroutines yet
-wave.coroutine @c() {
-  wave.terminate
-}
-func.func @main() {
   return
 }

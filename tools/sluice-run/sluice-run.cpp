@@ -10,7 +10,11 @@
 #include "sluice/Conversion/Passes.h"
 #include "sluice/Dialect/Wave/IR/WaveOps.h"
 #include "sluice/InitAll.h"
+#include "sluice/runtime/c_api.h"
 #include "sluice/runtime/cohort/c_api.h"
+#include "sluice/runtime/launch.h"
+
+#include "WaveProgram.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -24,6 +28,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -33,6 +38,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <vector>
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -45,9 +51,42 @@ static cl::opt<std::string> entryPoint("entry",
                                        cl::init("main"), cl::cat(runCategory));
 static cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level of the JIT (0-3)"),
                                   cl::init(2), cl::cat(runCategory));
+static cl::opt<bool> gpuForceCoroutines(
+    "gpu-force-coroutines",
+    cl::desc("Run every gpu.func kernel on the coroutine path (no loop fission)"),
+    cl::init(false), cl::cat(runCategory));
+static cl::opt<unsigned> gpuCoroutineLanes(
+    "gpu-coroutine-lanes",
+    cl::desc("Lanes per coroutine on the coroutine path (1: one coroutine per lane)"),
+    cl::init(128), cl::cat(runCategory));
 static cl::opt<bool> printLowered("print-lowered",
                                   cl::desc("Print the LLVM-dialect module before running it"),
                                   cl::init(false), cl::cat(runCategory));
+
+// Wave coroutine programs (WaveProgram.h).
+// `--stats` is taken out of argv before parsing: LLVM registers its own -stats.
+static bool waveStats = false;
+static cl::opt<std::string> waveLayout("layout", cl::desc("Wave programs: frame layout, soa | aos"),
+                                       cl::init("soa"), cl::cat(runCategory));
+static cl::opt<std::string> waveSchedule(
+    "schedule", cl::desc("Wave programs: wavefront | state-machine"), cl::init("wavefront"),
+    cl::cat(runCategory));
+static cl::opt<unsigned> waveLanes(
+    "lanes", cl::desc("Wave programs: lanes (coroutine instances); lane i gets i as argument"),
+    cl::init(1), cl::cat(runCategory));
+static cl::opt<unsigned> waveFramePool("frame-pool", cl::desc("Wave programs: frames in the pool"),
+                                       cl::init(256), cl::cat(runCategory));
+static cl::list<std::string> waveCapacities(
+    "capacity", cl::desc("Wave programs: NAME=N overrides the capacity of pool.owner @NAME"),
+    cl::cat(runCategory));
+static cl::opt<std::string> waveTrace(
+    "trace", cl::desc("Wave programs: write a Chrome trace of the wavefront iterations"),
+    cl::init(""), cl::cat(runCategory));
+static cl::opt<unsigned> waveWorkers("workers", cl::desc("Wave programs: CPU workers (0: one per core)"),
+                                     cl::init(0), cl::cat(runCategory));
+static cl::opt<bool> wavePartialAdmission(
+    "partial-admission", cl::desc("Wave programs: admit a prefix of a blocked producer"),
+    cl::init(true), cl::cat(runCategory));
 
 /// Printing helper that programs declare as `func.func private @sluice_print_i64(i64)`.
 extern "C" void sluice_print_i64(int64_t value) {
@@ -69,6 +108,13 @@ static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner
   add("sluice_cohort_add_dependency", reinterpret_cast<void *>(&sluice_cohort_add_dependency));
   add("sluice_cohort_run", reinterpret_cast<void *>(&sluice_cohort_run));
   add("sluice_cohort_last_error", reinterpret_cast<void *>(&sluice_cohort_last_error));
+  add("sluice_rt_coro_alloc", reinterpret_cast<void *>(&sluice_rt_coro_alloc));
+  add("sluice_rt_coro_free", reinterpret_cast<void *>(&sluice_rt_coro_free));
+  add("sluice_rt_launch_blocks", reinterpret_cast<void *>(&sluice_rt_launch_blocks));
+  add("sluice_rt_barrier_divergence", reinterpret_cast<void *>(&sluice_rt_barrier_divergence));
+  add("sluice_rt_now_ns", reinterpret_cast<void *>(&sluice_rt_now_ns));
+  add("sluice_rt_bench_reps", reinterpret_cast<void *>(&sluice_rt_bench_reps));
+  add("sluice_rt_report_time", reinterpret_cast<void *>(&sluice_rt_report_time));
   return map;
 }
 
@@ -76,6 +122,10 @@ static LogicalResult lowerToLLVM(ModuleOp module) {
   PassManager pm(module.getContext());
   sluice::buildVerificationPipeline(pm);
   pm.addPass(sluice::createConvertCohortToLLVM());
+  sluice::ConvertGPUToCPUOptions gpuOptions;
+  gpuOptions.forceCoroutines = gpuForceCoroutines;
+  gpuOptions.coroutineLanes = gpuCoroutineLanes;
+  pm.addPass(sluice::createConvertGPUToCPU(gpuOptions));
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
@@ -88,12 +138,21 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTargetAsmPrinter();
   cl::HideUnrelatedOptions(runCategory);
   cl::AddExtraVersionPrinter(sluice::printVersion);
+  std::vector<char *> arguments;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0 && (llvm::StringRef(argv[i]) == "--stats" || llvm::StringRef(argv[i]) == "-stats"))
+      waveStats = true;
+    else
+      arguments.push_back(argv[i]);
+  }
   cl::ParseCommandLineOptions(
-      argc, argv,
+      int(arguments.size()), arguments.data(),
       "sluice-run: JIT-compile a Sluice program and run it on the CPU.\n\n"
       "The program's compile-time contracts are proven first (sluice-verify);\n"
       "cohort graphs run on the cohort executor (one thread per core).\n"
-      "Programs print values with `func.func private @sluice_print_i64(i64)`.\n");
+      "Programs print values with `func.func private @sluice_print_i64(i64)`.\n"
+      "wave.coroutine programs run on the runtime's wavefront scheduler and CPU\n"
+      "device; --stats prints their per-stage table.\n");
   if (optLevel > 3) {
     llvm::errs() << "sluice-run: -O must be 0..3, got " << optLevel << "\n";
     return 2;
@@ -116,10 +175,20 @@ int main(int argc, char **argv) {
 
   auto coroutines = module->getOps<sluice::wave::CoroutineOp>();
   if (!coroutines.empty()) {
-    (*coroutines.begin()).emitError(
-        "sluice-run cannot run wave coroutines yet: coroutine splitting and "
-        "the wavefront lowering are not implemented");
-    return 1;
+    sluice::run::WaveRunOptions wave;
+    wave.stats = waveStats;
+    wave.layout = waveLayout;
+    wave.schedule = waveSchedule;
+    wave.lanes = waveLanes;
+    wave.framePool = waveFramePool;
+    wave.capacities.assign(waveCapacities.begin(), waveCapacities.end());
+    wave.tracePath = waveTrace;
+    wave.workers = waveWorkers;
+    wave.partialAdmission = wavePartialAdmission;
+    wave.optLevel = optLevel;
+    wave.printLowered = printLowered;
+    wave.symbols = runtimeSymbols;
+    return sluice::run::runWaveProgram(*module, wave);
   }
   auto entry = module->lookupSymbol<func::FuncOp>(entryPoint);
   if (!entry || entry.isExternal()) {
@@ -137,9 +206,19 @@ int main(int argc, char **argv) {
   if (printLowered)
     module->print(llvm::outs());
 
+  // Optimize for the host CPU, so the vectorizer sees its vector registers.
+  std::unique_ptr<llvm::TargetMachine> hostMachine;
+  if (auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost()) {
+    if (auto machine = hostBuilder->createTargetMachine())
+      hostMachine = std::move(*machine);
+    else
+      llvm::consumeError(machine.takeError());
+  } else {
+    llvm::consumeError(hostBuilder.takeError());
+  }
   // ExecutionEngineOptions holds a function_ref: keep the transformer alive.
   std::function<llvm::Error(llvm::Module *)> optimize =
-      makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, /*targetMachine=*/nullptr);
+      makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, hostMachine.get());
   ExecutionEngineOptions options;
   options.transformer = optimize;
   options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(optLevel.getValue());

@@ -1,5 +1,6 @@
 //===- sluice-translate.cpp - mlir-translate with Sluice's dialects -------===//
 
+#include "sluice/Conversion/WaveToGPU/ProgramDescriptor.h"
 #include "sluice/InitAll.h"
 
 #include "mlir/InitAllTranslations.h"
@@ -9,6 +10,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerAllTranslations();
+  sluice::registerProgramDescriptorTranslation();
   llvm::cl::AddExtraVersionPrinter(sluice::printVersion);
   return mlir::failed(mlir::mlirTranslateMain(argc, argv, "Sluice translation driver\n"));
 }

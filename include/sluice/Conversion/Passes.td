@@ -25,4 +25,114 @@ def ConvertCohortToLLVM : Pass<"convert-cohort-to-llvm", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect"];
 }
 
+def ConvertGPUToCPU : Pass<"convert-gpu-to-cpu", "::mlir::ModuleOp"> {
+  let summary = "Lower gpu.module kernels with barriers and shared memory to CPU block functions";
+  let description = [{
+    Every `gpu.func` kernel becomes `@__sluice_block_<kernel>(!llvm.ptr, i64)`,
+    which runs all lanes of one block, and every `gpu.launch_func` becomes a
+    call of `sluice_rt_launch_blocks` (runtime/include/sluice/runtime/launch.h)
+    that runs the grid's blocks on a worker pool. The `!llvm.ptr` points to an
+    argument record: the kernel operands (in their LLVM types), then the grid
+    and block sizes (i64). Workgroup attributions (shared memory) come from the
+    worker's frame arena, which is reset at every block boundary.
+
+    A kernel whose barriers are all in block-uniform control flow (the top
+    level, or `scf.for` / `scf.if` without results whose bounds and conditions
+    are computed from arguments, constants and block queries only) is lowered
+    by loop fission: each barrier-free run of operations becomes a lane loop
+    nest (x innermost), uniform pure operations are computed once per block,
+    and values live across a barrier go to per-lane arrays in the arena. A
+    kernel without barriers is one lane loop nest.
+
+    Any other kernel (or every kernel, with `force-coroutines`) runs LLVM
+    switch-resumed coroutines, `@__sluice_lane_<kernel>`, each for a group of
+    `coroutine-lanes` lanes: the body between barriers is lane loops over the
+    group (as in fission, values crossing a barrier in per-group arrays), a
+    barrier is `llvm.coro.suspend`, frames come from `sluice_rt_coro_alloc`,
+    and the block function resumes unfinished coroutines round-robin until all
+    are done (CoroSplit in LLVM's pipeline splits them). A barrier-containing
+    loop or branch whose bounds are lane values takes the group's first lane's
+    values; the lanes of a group must agree (checked at run time: a mismatch
+    calls `sluice_rt_barrier_divergence`, which reports the kernel and exits).
+    With `coroutine-lanes=1`, or where grouping does not apply (e.g. a barrier
+    in an scf.while), each lane is its own coroutine running a copy of the
+    kernel body, which allows any control flow as long as every lane of a
+    block executes the same number of barriers.
+
+    Rejected with an error: gpu ops other than thread_id, block_id, block_dim,
+    grid_dim, barrier and return (shuffles, subgroup operations, ...),
+    non-kernel functions in a gpu.module, memory attributions without a static
+    identity-layout shape, and asynchronous, cluster or dynamic-shared-memory
+    launches. The result contains `func`, `arith`, `scf`, `memref` and `llvm`
+    ops; lower it further with `convert-to-llvm`.
+  }];
+  let options = [
+    Option<"forceCoroutines", "force-coroutines", "bool", /*default=*/"false",
+           "Lower every kernel with one coroutine per lane, even where loop fission applies">,
+    Option<"workers", "workers", "unsigned", /*default=*/"0",
+           "Worker threads per launch (0: SLUICE_WORKERS or one per core)">,
+    Option<"coroutineLanes", "coroutine-lanes", "unsigned", /*default=*/"128",
+           "Lanes per coroutine on the coroutine path (1: one coroutine per lane)">
+  ];
+  let statistics = [
+    Statistic<"numFissionKernels", "fission-kernels", "Kernels lowered by loop fission">,
+    Statistic<"numCoroutineKernels", "coroutine-kernels", "Kernels lowered to coroutines">,
+    Statistic<"numLaneLoops", "lane-loops", "Lane loop nests emitted by fission">,
+    Statistic<"numPerLaneArrays", "per-lane-arrays",
+              "Per-lane arrays for values live across barriers">,
+    Statistic<"numSuspendPoints", "suspend-points", "Barriers lowered to suspend points">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::func::FuncDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::cf::ControlFlowDialect"];
+}
+
+def ConvertWaveToGPU : Pass<"convert-wave-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Lower a split coroutine and its capacity owners to gpu kernels and a program descriptor";
+  let description = [{
+    Input: a module with exactly one split `wave.coroutine` (run `wave-split`
+    first), its `pool.owner`s and `pool.emission_bound`s. Output: a
+    `gpu.module @sluice_kernels` with one `gpu.func` kernel per main stage
+    (`@<coroutine>__<stage>`) and per owner stage handler
+    (`@<owner>__<stage>`), and the `sluice.program` module attribute, the
+    program descriptor (docs/compiler.md gives its schema). The coroutine,
+    owners and bounds are erased.
+
+    Every kernel has the same arguments, one thread per invocation
+    (`block_id.x * block_dim.x + thread_id.x < count`): `count: index`,
+    `invocations` (frame index of a main stage, item slot of a handler),
+    `lane_ids` (per frame), `frames` (frame bytes), `field_offsets` (SoA:
+    byte offset of each field's array; unused by AoS), `next_stage` (outcome
+    per invocation: stage id, or 0xFFFFFFFF when finished / released),
+    `counters`, `published_slots`, `published_counts` (zeroed by the host),
+    `alloc_limits` (per owner: free-ring positions below it hold slots
+    admitted for this dispatch), `fault` (code, stage, invocation, owner,
+    value: the first fault, claimed by compare-and-swap of the code from 0),
+    then per owner its free ring and one array per payload field (indexed by
+    slot), then one input array per coroutine argument (indexed by lane id,
+    read by the entry stage). `counters` holds, from `counters.stage_base`,
+    one arrival count per global stage (main stages, then each owner's
+    stages), from `counters.alloc_base` one free-ring head per owner and from
+    `counters.release_base` one release count per owner; all are updated with
+    `memref.atomic_rmw addi`.
+
+    `wave.next` writes the frame's `next` field and `next_stage`, and counts
+    an arrival at the target stage. `pool.publish` takes the next free-ring
+    position atomically, writes the payload at the slot, appends the slot to
+    the invocation's publish record and counts an arrival at the owner's
+    first stage. A publish beyond the emission bound (fault 1,
+    BOUND_EXCEEDED) or beyond `alloc_limits` (fault 2, POOL_EXHAUSTED) writes
+    nothing and records the fault instead. `pool.move` optionally rewrites the payload, records the
+    owner-stage index in `next_stage` and counts an arrival; `pool.release`
+    records 0xFFFFFFFF and counts a release.
+
+    Rejected with an error: more or fewer than one coroutine, an unsplit
+    coroutine, a publish without a declared emission bound, a publish into
+    any stage but the owner's first.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // SLUICE_CONVERSION_PASSES_TD

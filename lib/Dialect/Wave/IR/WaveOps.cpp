@@ -6,16 +6,24 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace sluice::wave;
 
 #include "sluice/Dialect/Wave/IR/WaveOpsDialect.cpp.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "sluice/Dialect/Wave/IR/WaveOpsAttributes.cpp.inc"
+
 void WaveDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
 #include "sluice/Dialect/Wave/IR/WaveOps.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "sluice/Dialect/Wave/IR/WaveOpsAttributes.cpp.inc"
       >();
 }
 
@@ -97,6 +105,141 @@ LogicalResult SuspendOp::verify() {
     return emitOpError("must be nested inside a 'wave.coroutine'");
   if (getStage().empty())
     return emitOpError("stage name must not be empty");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FrameLayoutOp
+//===----------------------------------------------------------------------===//
+
+FrameFieldAttr FrameLayoutOp::lookupField(StringRef name) {
+  int64_t index = getFieldIndex(name);
+  return index < 0 ? FrameFieldAttr()
+                   : cast<FrameFieldAttr>(getFields()[index]);
+}
+
+int64_t FrameLayoutOp::getFieldIndex(StringRef name) {
+  for (auto [index, attr] : llvm::enumerate(getFields()))
+    if (cast<FrameFieldAttr>(attr).getName() == name)
+      return static_cast<int64_t>(index);
+  return -1;
+}
+
+LogicalResult FrameLayoutOp::verify() {
+  bool aos = getLayout() == "aos";
+  if (!aos && getLayout() != "soa")
+    return emitOpError("layout must be 'aos' or 'soa', got '")
+           << getLayout() << "'";
+  if (aos != getStride().has_value())
+    return emitOpError(aos ? "an 'aos' layout needs a stride"
+                           : "an 'soa' layout has no stride");
+  llvm::StringSet<> names;
+  for (auto [index, attr] : llvm::enumerate(getFields())) {
+    auto field = cast<FrameFieldAttr>(attr);
+    if (!names.insert(field.getName()).second)
+      return emitOpError("field '")
+             << field.getName() << "' appears more than once";
+    if (field.getSize() <= 0 || !llvm::isPowerOf2_64(field.getAlign()))
+      return emitOpError("field '")
+             << field.getName()
+             << "' needs a positive size and a power-of-two alignment";
+    if (aos != field.getOffset().has_value())
+      return emitOpError("field '")
+             << field.getName()
+             << (aos ? "' needs an offset in an 'aos' layout"
+                     : "' has no offset in an 'soa' layout");
+    if (aos && (*field.getOffset() % field.getAlign() != 0 ||
+                *field.getOffset() + field.getSize() >
+                    static_cast<int64_t>(*getStride())))
+      return emitOpError("field '")
+             << field.getName() << "' at offset " << *field.getOffset()
+             << " is misaligned or outside the stride " << *getStride();
+  }
+  StringRef header[] = {getLaneFieldName(), getNextFieldName()};
+  for (auto [index, name] : llvm::enumerate(header))
+    if (getFields().size() <= index ||
+        cast<FrameFieldAttr>(getFields()[index]).getName() != name)
+      return emitOpError("field #")
+             << index << " must be the header field '" << name << "'";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Frame access ops
+//===----------------------------------------------------------------------===//
+
+/// The layout of the split coroutine around `op`, or null.
+static FrameLayoutOp findLayout(Operation *op) {
+  auto coroutine = op->getParentOfType<CoroutineOp>();
+  if (!coroutine)
+    return {};
+  auto layouts = coroutine.getBody().front().getOps<FrameLayoutOp>();
+  return layouts.empty() ? FrameLayoutOp() : *layouts.begin();
+}
+
+FrameLayoutOp FrameLoadOp::getLayoutOp() { return findLayout(*this); }
+FrameLayoutOp FrameStoreOp::getLayoutOp() { return findLayout(*this); }
+FrameLayoutOp NextOp::getLayoutOp() { return findLayout(*this); }
+
+static LogicalResult verifyFieldAccess(Operation *op, StringRef name,
+                                       Type type) {
+  FrameLayoutOp layout = findLayout(op);
+  if (!layout)
+    return op->emitOpError(
+        "must be nested inside a split 'wave.coroutine' (one with a "
+        "'wave.frame_layout')");
+  FrameFieldAttr field = layout.lookupField(name);
+  if (!field)
+    return op->emitOpError("the frame has no field '") << name << "'";
+  if (name == FrameLayoutOp::getNextFieldName())
+    return op->emitOpError("the 'next' header field is written only by "
+                           "'wave.next'");
+  if (field.getType() != type)
+    return op->emitOpError("field '")
+           << name << "' has type " << field.getType() << ", not " << type;
+  return success();
+}
+
+LogicalResult FrameLoadOp::verify() {
+  return verifyFieldAccess(*this, getField(), getValue().getType());
+}
+
+LogicalResult FrameStoreOp::verify() {
+  return verifyFieldAccess(*this, getField(), getValue().getType());
+}
+
+LogicalResult NextOp::verify() {
+  auto coroutine = (*this)->getParentOfType<CoroutineOp>();
+  if (!findLayout(*this))
+    return emitOpError("must be nested inside a split 'wave.coroutine' (one "
+                       "with a 'wave.frame_layout')");
+  if (!getStage())
+    return success();
+  for (auto stage : coroutine.getBody().front().getOps<StageOp>())
+    if (stage.getName() == *getStage())
+      return success();
+  return emitOpError("@") << coroutine.getSymName() << " has no stage '"
+                          << *getStage() << "'";
+}
+
+//===----------------------------------------------------------------------===//
+// StageOp
+//===----------------------------------------------------------------------===//
+
+void StageOp::getAsmBlockArgumentNames(Region &region,
+                                       OpAsmSetValueNameFn setNameFn) {
+  if (&region == &getBody() && !region.empty() && region.getNumArguments() > 0)
+    setNameFn(region.getArgument(0), "frame");
+}
+
+LogicalResult StageOp::verifyRegions() {
+  if (getBody().empty() || getBody().getNumArguments() == 0 ||
+      !getBody().getArgument(0).getType().isIndex())
+    return emitOpError("body must take the frame index (index) as its first "
+                       "argument");
+  if (getId() != 0 && getBody().getNumArguments() != 1)
+    return emitOpError("only the entry stage (id 0) takes the coroutine "
+                       "arguments");
   return success();
 }
 

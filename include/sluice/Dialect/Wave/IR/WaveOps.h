@@ -10,8 +10,12 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "sluice/Dialect/Wave/IR/WaveOpsDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "sluice/Dialect/Wave/IR/WaveOpsAttributes.h.inc"
 
 #define GET_OP_CLASSES
 #include "sluice/Dialect/Wave/IR/WaveOps.h.inc"

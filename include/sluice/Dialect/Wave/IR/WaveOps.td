@@ -14,6 +14,9 @@ include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/FunctionInterfaces.td"
 include "mlir/Interfaces/CallInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
 
 def Wave_Dialect : Dialect {
   let name = "wave";
@@ -25,7 +28,14 @@ def Wave_Dialect : Dialect {
     stage by stage, launching one kernel per stage over all frames waiting
     there. Control flow inside a coroutine is structured (`scf`), and a
     suspension may sit anywhere inside it.
+
+    After `wave-split`, a coroutine is in *split form*: its body holds one
+    `wave.frame_layout`, one `wave.stage` per resume point (whose body is the
+    stage's kernel for one lane: it accesses the frame with `wave.frame_load`
+    / `wave.frame_store` and ends in `wave.next`), and the `wave.transition`s
+    of the stage graph. It still ends in `wave.terminate`.
   }];
+  let useDefaultAttributePrinterParser = 1;
 }
 
 class Wave_Op<string mnemonic, list<Trait> traits = []>
@@ -104,6 +114,179 @@ def Wave_TerminateOp : Wave_Op<"terminate", [Terminator, HasParent<"CoroutineOp"
     Terminates the coroutine body: the lane finishes and its frame is freed.
   }];
   let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Split form: frame layout, stage graph, frame access
+//===----------------------------------------------------------------------===//
+
+def Wave_FrameFieldAttr : AttrDef<Wave_Dialect, "FrameField"> {
+  let mnemonic = "field";
+  let summary = "One field of a coroutine frame";
+  let description = [{
+    A named, typed slot of the frame with its byte size and alignment. In the
+    array-of-structs layout `offset` is the byte offset inside one frame; in
+    the struct-of-arrays layout each field is its own array (element stride
+    `size`) placed by the runtime, and `offset` is absent.
+
+    ```mlir
+    #wave.field<"arg0" : i32, size 4, align 4, offset 8>
+    ```
+  }];
+  let parameters = (ins StringRefParameter<"field name">:$name,
+                        "::mlir::Type":$type,
+                        "int64_t":$size,
+                        "int64_t":$align,
+                        OptionalParameter<"std::optional<int64_t>">:$offset);
+  let assemblyFormat = [{
+    `<` $name `:` $type `,` `size` $size `,` `align` $align
+        (`,` `offset` $offset^)? `>`
+  }];
+}
+
+def Wave_FrameLayoutOp : Wave_Op<"frame_layout", [HasParent<"CoroutineOp">]> {
+  let summary = "The frame of a split coroutine: header and live-across fields";
+  let description = [{
+    Lists the fields of every lane's frame. The first two fields are the
+    reserved header: `lane` (the lane id) and `next` (the id of the stage the
+    lane resumes at, or `0xFFFFFFFF` when it is done). Every other field holds
+    one value that is live across at least one suspension; constants are
+    rematerialized instead. `layout` is `aos` (one struct per frame, `stride`
+    bytes apart) or `soa` (one array per field).
+
+    ```mlir
+    wave.frame_layout aos stride 12 [
+      #wave.field<"lane" : i32, size 4, align 4, offset 0>,
+      #wave.field<"next" : i32, size 4, align 4, offset 4>,
+      #wave.field<"arg0" : i32, size 4, align 4, offset 8>]
+    ```
+  }];
+  let arguments = (ins StrAttr:$layout,
+                       OptionalAttr<I64Attr>:$stride,
+                       TypedArrayAttrBase<Wave_FrameFieldAttr,
+                                          "frame fields">:$fields);
+  let assemblyFormat = [{
+    $layout (`stride` $stride^)? $fields attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Names of the two reserved header fields.
+    static constexpr ::llvm::StringLiteral getLaneFieldName() { return "lane"; }
+    static constexpr ::llvm::StringLiteral getNextFieldName() { return "next"; }
+    /// The field called `name`, or null.
+    FrameFieldAttr lookupField(::llvm::StringRef name);
+    /// Index of the field called `name` in the field list, or -1.
+    int64_t getFieldIndex(::llvm::StringRef name);
+    bool isArrayOfStructs() { return getLayout() == "aos"; }
+  }];
+}
+
+def Wave_StageOp : Wave_Op<"stage", [
+    HasParent<"CoroutineOp">, IsolatedFromAbove,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
+  let summary = "One stage of a split coroutine, with its kernel body";
+  let description = [{
+    Stage `id` of the coroutine, resuming at the suspension named `name` (or
+    at the entry, named `entry`). The body runs for one lane: its first block
+    argument is the lane's frame index, followed (entry stage only) by the
+    coroutine's arguments. It loads the frame fields it needs
+    (`wave.frame_load`), and every exit stores the fields the next stage needs
+    (`wave.frame_store`) and ends in `wave.next`. The body is a CFG; ops that
+    contained no suspension stay structured. The optional `sort_by` names the
+    frame field a scheduler may sort waiting frames by.
+
+    ```mlir
+    wave.stage 1 "bounce" sort_by "arg0" {
+    ^bb0(%frame: index):
+      %pixel = wave.frame_load %frame "arg0" : i32
+      wave.frame_store %pixel, %frame "arg0" : i32
+      wave.next %frame "finish"
+    }
+    ```
+  }];
+  let arguments = (ins ConfinedAttr<I64Attr, [IntNonNegative]>:$id,
+                       StrAttr:$name, OptionalAttr<StrAttr>:$sort_key);
+  let regions = (region AnyRegion:$body);
+  let assemblyFormat = [{
+    $id $name (`sort_by` $sort_key^)? attr-dict-with-keyword $body
+  }];
+  let hasRegionVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The lane's frame index.
+    ::mlir::BlockArgument getFrame() { return getBody().getArgument(0); }
+  }];
+}
+
+def Wave_TransitionOp : Wave_Op<"transition", [HasParent<"CoroutineOp">]> {
+  let summary = "An edge of the stage graph and the fields it carries";
+  let description = [{
+    Stage `from` may end by suspending into stage `to`, handing over the frame
+    fields listed in `fields` (exactly the values live across that
+    suspension), or may end the lane (`done`).
+
+    ```mlir
+    wave.transition "entry" -> "bounce" fields ["arg0"]
+    wave.transition "finish" -> done
+    ```
+  }];
+  let arguments = (ins StrAttr:$from, OptionalAttr<StrAttr>:$to,
+                       OptionalAttr<StrArrayAttr>:$fields);
+  let assemblyFormat = [{
+    $from `->` ($to^ `fields` $fields) : (`done`)? attr-dict
+  }];
+}
+
+class Wave_FrameAccessOp<string mnemonic, list<Trait> traits = []>
+    : Wave_Op<mnemonic, traits> {
+  let extraClassDeclaration = [{
+    /// The frame layout of the split coroutine that encloses this op.
+    FrameLayoutOp getLayoutOp();
+  }];
+}
+
+def Wave_FrameLoadOp : Wave_FrameAccessOp<"frame_load", [MemoryEffects<[MemRead]>]> {
+  let summary = "Read a field of the lane's frame";
+  let description = [{
+    Loads field `field` of frame `frame` (the frame index of the lane that
+    the stage function runs for).
+
+    ```mlir
+    %pixel = wave.frame_load %frame "arg0" : i32
+    ```
+  }];
+  let arguments = (ins Index:$frame, StrAttr:$field);
+  let results = (outs AnyType:$value);
+  let assemblyFormat = "$frame $field attr-dict `:` type($value)";
+  let hasVerifier = 1;
+}
+
+def Wave_FrameStoreOp : Wave_FrameAccessOp<"frame_store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "Write a field of the lane's frame";
+  let description = [{
+    ```mlir
+    wave.frame_store %pixel, %frame "arg0" : i32
+    ```
+  }];
+  let arguments = (ins AnyType:$value, Index:$frame, StrAttr:$field);
+  let assemblyFormat = "$value `,` $frame $field attr-dict `:` type($value)";
+  let hasVerifier = 1;
+}
+
+def Wave_NextOp : Wave_FrameAccessOp<"next", [
+    Terminator, HasParent<"StageOp">, MemoryEffects<[MemWrite]>]> {
+  let summary = "End the stage: the lane resumes at a stage, or is done";
+  let description = [{
+    Writes the `next` header field of the frame (the id of stage `stage`, or
+    the done marker `0xFFFFFFFF`) and ends the stage for this lane.
+
+    ```mlir
+    wave.next %frame "finish"
+    wave.next %frame done
+    ```
+  }];
+  let arguments = (ins Index:$frame, OptionalAttr<StrAttr>:$stage);
+  let assemblyFormat = "$frame ($stage^) : (`done`)? attr-dict";
+  let hasVerifier = 1;
 }
 
 #endif // SLUICE_DIALECT_WAVE_IR_WAVEOPS_TD

@@ -1,0 +1,57 @@
+//===- Passes.td - Wave transformations ---------------------*- tablegen -*-===//
+#ifndef SLUICE_DIALECT_WAVE_TRANSFORMS_PASSES_TD
+#define SLUICE_DIALECT_WAVE_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def WaveSplit : Pass<"wave-split", "::mlir::ModuleOp"> {
+  let summary = "Split every coroutine into stages over a frame";
+  let description = [{
+    Turns every `wave.coroutine` into split form (see the `wave` dialect):
+    one stage per resume point (the entry, then one per `wave.suspend` in
+    program order), a frame holding exactly the values live across a
+    suspension, and the stage graph.
+
+    The scf ops that contain a suspension (`scf.if`, `scf.for`, `scf.while`,
+    `scf.index_switch`, `scf.execute_region`, at any depth) are lowered to a
+    CFG with the upstream SCF-to-CF patterns; other scf ops stay structured.
+    Each suspension ends its block; liveness on that CFG gives the values live
+    across it (arguments and loop-carried values included). Constants are
+    rematerialized in the stages that need them instead of taking a field; a
+    `sort_by` key always gets one. Every stage becomes a `wave.stage` whose
+    body takes `(%frame: index[, coroutine arguments])` (the entry stage
+    takes the arguments), loads the fields it needs, stores the fields its
+    successor needs before each suspension (except those that still hold the
+    value it loaded), and ends in `wave.next` (the next stage, or done).
+    `pool.publish` ops stay in the stage bodies. The coroutine also gets a
+    `wave.frame_layout` (header `lane`, `next`, then the fields) and one
+    `wave.transition` per stage-graph edge.
+
+    Coroutines already in split form are left alone.
+
+    Rejected, with an error: a suspension inside any other op with regions
+    (`scf.parallel`, `scf.forall`, ...), a value live across a suspension
+    whose type has no frame representation (only integers, floats and index),
+    and a suspension named `entry`.
+  }];
+  let options = [
+    Option<"layout", "layout", "std::string", /*default=*/"\"soa\"",
+           "Frame layout: 'soa' (one array per field) or 'aos' (one struct per frame)">,
+    Option<"printSummary", "print-summary", "bool", /*default=*/"false",
+           "Emit a remark per coroutine with its stage, field and constant counts">
+  ];
+  let statistics = [
+    Statistic<"numCoroutines", "coroutines", "Coroutines split">,
+    Statistic<"numStages", "stages", "Stages created">,
+    Statistic<"numFrameFields", "frame-fields",
+              "Frame fields created, not counting the header">,
+    Statistic<"numRematerialized", "rematerialized-constants",
+              "Constants rematerialized instead of stored in a frame">
+  ];
+  let dependentDialects = ["::sluice::wave::WaveDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::cf::ControlFlowDialect",
+                           "::mlir::func::FuncDialect"];
+}
+
+#endif // SLUICE_DIALECT_WAVE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,692 @@
+//===- Fission.cpp - Barrier kernels by loop fission ----------------------===//
+//
+// The kernel body is cut at every barrier. Barrier-free runs of operations
+// become lane loops (z, y, x; x innermost); barrier-containing scf.for/scf.if
+// ops, whose bounds and conditions are block-uniform, stay at block level and
+// are cut recursively. Pure operations on uniform values are computed once at
+// block level. A lane value used in a later lane loop is stored to a per-lane
+// array (from the worker's arena) where it is defined and loaded where used;
+// loop-carried values of a barrier-containing scf.for live in such arrays too.
+//
+// The same lowering builds the body of a lane-group coroutine: the lanes are
+// one group of the block, a barrier stays as a gpu.barrier marker (a suspend
+// point later), and a barrier-containing loop or branch whose bounds are lane
+// values takes the group's first lane's values after checking that every lane
+// of the group agrees (the barrier rule of OpenCL and CUDA).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelLowering.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include "llvm/ADT/SetVector.h"
+
+using namespace mlir;
+
+namespace sluice::gpu_to_cpu {
+
+namespace {
+
+/// Operations that contain a gpu.barrier (at any depth), and the kernel's
+/// block-uniform values.
+struct BarrierStructure {
+  explicit BarrierStructure(gpu::GPUFuncOp kernel) {
+    kernel.walk([&](gpu::BarrierOp barrier) {
+      for (Operation *op = barrier->getParentOp();
+           op && op != kernel.getOperation(); op = op->getParentOp())
+        containsBarrier.insert(op);
+    });
+    for (BlockArgument argument : kernel.getArguments())
+      uniform.insert(argument);
+    for (BlockArgument buffer : kernel.getWorkgroupAttributions())
+      uniform.insert(buffer);
+    kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp>(op)) {
+        uniform.insert(op->getResult(0));
+        return;
+      }
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        if (containsBarrier.contains(op) && isUniform(loop.getLowerBound()) &&
+            isUniform(loop.getUpperBound()) && isUniform(loop.getStep()))
+          uniform.insert(loop.getInductionVar());
+        return;
+      }
+      if (isa<gpu::ThreadIdOp>(op))
+        return;
+      if (op->getNumRegions() == 0 && isPure(op) &&
+          llvm::all_of(op->getOperands(),
+                       [&](Value v) { return isUniform(v); }))
+        uniform.insert(op->result_begin(), op->result_end());
+    });
+  }
+  bool isUniform(Value value) const { return uniform.contains(value); }
+  bool isHoistable(Operation *op) const {
+    return op->getNumResults() > 0 &&
+           llvm::all_of(op->getResults(),
+                        [&](Value v) { return isUniform(v); });
+  }
+
+  llvm::DenseSet<Operation *> containsBarrier;
+  llvm::DenseSet<Value> uniform;
+};
+
+class FissionLowering {
+public:
+  FissionLowering(KernelContext &context, KernelLoweringResult &result,
+                  OpBuilder &builder, BlockEnvironment &environment,
+                  Operation *allocationAnchor, const LaneGroup *group)
+      : context(context), result(result), builder(builder),
+        environment(environment), structure(context.kernel),
+        allocationAnchor(allocationAnchor), group(group) {}
+
+  LogicalResult run(std::string &reason) {
+    gpu::GPUFuncOp kernel = context.kernel;
+    for (auto [argument, value] :
+         llvm::zip(kernel.getArguments(), environment.kernelArguments))
+      blockMap.map(argument, value);
+    for (auto [buffer, value] : llvm::zip(kernel.getWorkgroupAttributions(),
+                                          environment.workgroupBuffers))
+      blockMap.map(buffer, value);
+    if (failed(lowerBlockLevel(kernel.getBody().front()))) {
+      reason = failureReason;
+      return failure();
+    }
+    for (scf::ForOp lanes : innermostLaneLoops)
+      splitAtUniformBound(lanes);
+    innermostLaneLoops.clear();
+    return success();
+  }
+
+private:
+  struct LaneLoop {
+    Value threadId[3];
+    Value lane; // index into per-lane arrays
+    Operation *outermost = nullptr;
+    IRMapping map;
+  };
+  struct LaneDefinition {
+    Value value; // the clone inside its lane loop
+    Value lane;
+  };
+
+  LogicalResult lowerBlockLevel(Block &block) {
+    SmallVector<Operation *> pending;
+    for (Operation &op : block.without_terminator()) {
+      if (isa<gpu::BarrierOp>(op)) {
+        if (failed(flush(pending)))
+          return failure();
+        if (group)
+          gpu::BarrierOp::create(builder, op.getLoc());
+        continue;
+      }
+      if (structure.containsBarrier.contains(&op)) {
+        if (failed(flush(pending)) || failed(lowerUniformControlFlow(&op)))
+          return failure();
+        continue;
+      }
+      if (structure.isHoistable(&op)) {
+        hoist(&op);
+        continue;
+      }
+      pending.push_back(&op);
+    }
+    return flush(pending);
+  }
+
+  void hoist(Operation *op) {
+    if (auto id = dyn_cast<gpu::BlockIdOp>(op))
+      blockMap.map(id.getResult(),
+                   environment.blockId[unsigned(id.getDimension())]);
+    else if (auto dim = dyn_cast<gpu::BlockDimOp>(op))
+      blockMap.map(dim.getResult(),
+                   environment.blockDim[unsigned(dim.getDimension())]);
+    else if (auto grid = dyn_cast<gpu::GridDimOp>(op))
+      blockMap.map(grid.getResult(),
+                   environment.gridDim[unsigned(grid.getDimension())]);
+    else
+      builder.clone(*op, blockMap);
+  }
+
+  /// A bound or condition of barrier-containing control flow, at block level.
+  FailureOr<Value> controlValue(Value value) {
+    if (Value mapped = blockMap.lookupOrNull(value))
+      return mapped;
+    if (!group) {
+      failureReason =
+          "a barrier is inside control flow that depends on the thread";
+      return failure();
+    }
+    // Every lane of the group must agree; the first lane's value is taken.
+    FailureOr<Value> slot = laneSlot(value);
+    if (failed(slot))
+      return failure();
+    Location loc = value.getLoc();
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    Value first = memref::LoadOp::create(builder, loc, *slot, zero);
+    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+    Value none = arith::ConstantIntOp::create(builder, loc, 0, 1);
+    auto check = scf::ForOp::create(builder, loc, one, group->size, one,
+                                    ValueRange{none});
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointToStart(check.getBody());
+      Value other =
+          memref::LoadOp::create(builder, loc, *slot, check.getInductionVar());
+      Value differs =
+          other.getType().isIntOrIndex()
+              ? arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne,
+                                      other, first)
+                    .getResult()
+              : arith::CmpFOp::create(builder, loc, arith::CmpFPredicate::UNE,
+                                      other, first)
+                    .getResult();
+      Value any = arith::OrIOp::create(builder, loc,
+                                       check.getRegionIterArgs()[0], differs);
+      scf::YieldOp::create(builder, loc, any);
+    }
+    auto diverged = scf::IfOp::create(builder, loc, check.getResult(0), false);
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPoint(diverged.thenBlock()->getTerminator());
+      group->reportDivergence(builder, loc);
+    }
+    return first;
+  }
+
+  LogicalResult lowerUniformControlFlow(Operation *op) {
+    Location loc = op->getLoc();
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      FailureOr<Value> lower = controlValue(loop.getLowerBound());
+      FailureOr<Value> upper =
+          succeeded(lower) ? controlValue(loop.getUpperBound()) : lower;
+      FailureOr<Value> step =
+          succeeded(upper) ? controlValue(loop.getStep()) : upper;
+      if (failed(step))
+        return failure();
+      // Loop-carried values live in per-lane arrays: initialized before the
+      // loop, stored at the end of each iteration, read after the loop.
+      SmallVector<Value> carried;
+      if (loop.getNumRegionIterArgs() != 0) {
+        LaneLoop init = openLaneLoop(loc);
+        for (auto [argument, initial] :
+             llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs())) {
+          FailureOr<Value> slot = newSlot(argument);
+          if (failed(slot))
+            return failure();
+          FailureOr<Value> value = laneValue(initial, init);
+          if (failed(value))
+            return failure();
+          memref::StoreOp::create(builder, loc, *value, *slot, init.lane);
+          carried.push_back(*slot);
+        }
+        closeLaneLoop(init);
+      }
+      auto lowered = scf::ForOp::create(builder, loc, *lower, *upper, *step);
+      blockMap.map(loop.getInductionVar(), lowered.getInductionVar());
+      for (auto [argument, slot] : llvm::zip(loop.getRegionIterArgs(), carried))
+        slotBacked[argument] = slot;
+      {
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPoint(lowered.getBody()->getTerminator());
+        if (failed(lowerBlockLevel(*loop.getBody())))
+          return failure();
+        if (!carried.empty()) {
+          auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+          LaneLoop next = openLaneLoop(loc);
+          SmallVector<Value> values;
+          for (Value yielded : yield.getOperands()) {
+            FailureOr<Value> value = laneValue(yielded, next);
+            if (failed(value))
+              return failure();
+            values.push_back(*value);
+          }
+          for (auto [value, slot] : llvm::zip(values, carried))
+            memref::StoreOp::create(builder, loc, value, slot, next.lane);
+          closeLaneLoop(next);
+        }
+      }
+      for (auto [res, slot] : llvm::zip(loop.getResults(), carried))
+        slotBacked[res] = slot;
+      return success();
+    }
+    auto branch = cast<scf::IfOp>(op);
+    FailureOr<Value> condition = controlValue(branch.getCondition());
+    if (failed(condition))
+      return failure();
+    bool hasElse = !branch.getElseRegion().empty();
+    auto lowered =
+        scf::IfOp::create(builder, loc, *condition, /*withElseRegion=*/hasElse);
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(lowered.thenBlock()->getTerminator());
+    if (failed(lowerBlockLevel(*branch.thenBlock())))
+      return failure();
+    if (hasElse) {
+      builder.setInsertionPoint(lowered.elseBlock()->getTerminator());
+      return lowerBlockLevel(*branch.elseBlock());
+    }
+    return success();
+  }
+
+  /// Opens a lane loop at the builder's position and leaves the builder in its
+  /// body; closeLaneLoop moves the builder after it.
+  LaneLoop openLaneLoop(Location loc) {
+    LaneLoop loop;
+    Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+    Value one = arith::ConstantIndexOp::create(builder, loc, 1);
+    if (group) {
+      auto laneLoop = scf::ForOp::create(builder, loc, zero, group->size, one);
+      loop.outermost = laneLoop;
+      builder.setInsertionPoint(laneLoop.getBody()->getTerminator());
+      loop.lane = laneLoop.getInductionVar();
+      Value linear = arith::AddIOp::create(
+          builder, loc, group->base, loop.lane,
+          arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw);
+      if (context.staticBlockSize && (*context.staticBlockSize)[1] == 1 &&
+          (*context.staticBlockSize)[2] == 1) {
+        // One-dimensional block: the thread id is the linear lane.
+        loop.threadId[0] = linear;
+        loop.threadId[1] = loop.threadId[2] = zero;
+        innermostLaneLoops.push_back(laneLoop);
+        return loop;
+      }
+      loop.threadId[0] =
+          arith::RemUIOp::create(builder, loc, linear, environment.blockDim[0]);
+      Value rest =
+          arith::DivUIOp::create(builder, loc, linear, environment.blockDim[0]);
+      loop.threadId[1] =
+          arith::RemUIOp::create(builder, loc, rest, environment.blockDim[1]);
+      loop.threadId[2] =
+          arith::DivUIOp::create(builder, loc, rest, environment.blockDim[1]);
+      return loop;
+    }
+    for (int d = 2; d >= 0; --d) {
+      auto laneLoop =
+          scf::ForOp::create(builder, loc, zero, environment.blockDim[d], one);
+      if (d == 2)
+        loop.outermost = laneLoop;
+      loop.threadId[d] = laneLoop.getInductionVar();
+      builder.setInsertionPoint(laneLoop.getBody()->getTerminator());
+    }
+    // Lane indices never wrap: say so, so that LLVM can bound the accesses of
+    // per-lane arrays and vectorize the lane loop.
+    auto noWrap =
+        arith::IntegerOverflowFlags::nsw | arith::IntegerOverflowFlags::nuw;
+    Value lane = arith::MulIOp::create(builder, loc, loop.threadId[2],
+                                       environment.blockDim[1], noWrap);
+    lane = arith::AddIOp::create(builder, loc, lane, loop.threadId[1], noWrap);
+    lane = arith::MulIOp::create(builder, loc, lane, environment.blockDim[0],
+                                 noWrap);
+    loop.lane =
+        arith::AddIOp::create(builder, loc, lane, loop.threadId[0], noWrap);
+    return loop;
+  }
+  void closeLaneLoop(LaneLoop &loop) {
+    builder.setInsertionPointAfter(loop.outermost);
+    if (group && group->laneLoops)
+      group->laneLoops->push_back(loop.outermost);
+  }
+
+  /// Emits one lane loop nest for the barrier-free run `pending`.
+  LogicalResult flush(SmallVectorImpl<Operation *> &pending) {
+    if (pending.empty())
+      return success();
+    OpBuilder::InsertionGuard guard(builder);
+    Location loc = pending.front()->getLoc();
+    LaneLoop loop = openLaneLoop(loc);
+    Block *body = builder.getInsertionBlock();
+
+    for (Operation *op : pending) {
+      if (auto id = dyn_cast<gpu::ThreadIdOp>(op)) {
+        loop.map.map(id.getResult(),
+                     loop.threadId[unsigned(id.getDimension())]);
+        continue;
+      }
+      llvm::SetVector<Value> used(op->operand_begin(), op->operand_end());
+      getUsedValuesDefinedAbove(op->getRegions(), used);
+      for (Value value : used) {
+        if (loop.map.contains(value))
+          continue;
+        FailureOr<Value> mapped = laneValue(value, loop);
+        if (failed(mapped))
+          return failure();
+        loop.map.map(value, *mapped);
+      }
+      Operation *clone = builder.clone(*op, loop.map);
+      for (auto [original, cloned] :
+           llvm::zip(op->getResults(), clone->getResults()))
+        definitions[original] = {cloned, loop.lane};
+    }
+    // Thread ids nested in cloned regions.
+    SmallVector<gpu::ThreadIdOp> nested;
+    body->walk([&](gpu::ThreadIdOp id) { nested.push_back(id); });
+    for (gpu::ThreadIdOp id : nested) {
+      id.getResult().replaceAllUsesWith(
+          loop.threadId[unsigned(id.getDimension())]);
+      id.erase();
+    }
+    pending.clear();
+    closeLaneLoop(loop);
+    if (!group)
+      if (auto lanes = dyn_cast<scf::ForOp>(
+              loop.threadId[0].getParentBlock()->getParentOp()))
+        innermostLaneLoops.push_back(lanes);
+    ++result.laneLoops;
+    return success();
+  }
+
+  /// Index-set splitting: if the x loop's body compares the thread id x with a
+  /// block-level value (`tid < stride`, `tid >= offset`), the loop is split at
+  /// that value and the comparison becomes a constant in each part, so the
+  /// guarded code needs no per-lane branch and the parts can be vectorized.
+  /// Runs after all lane loops are complete (stores to per-lane arrays are
+  /// added lazily), so both parts keep every store.
+  void splitAtUniformBound(scf::ForOp lanes) {
+    Value iv = lanes.getInductionVar();
+    auto outside = [&](Value value) {
+      return !lanes->isAncestor(value.getParentBlock()->getParentOp());
+    };
+    // The thread id is the loop's induction variable, or (in a lane group of a
+    // one-dimensional block) `first lane + induction variable`.
+    Value offset;
+    auto isThreadId = [&](Value value) {
+      if (value == iv)
+        return true;
+      auto add = value.getDefiningOp<arith::AddIOp>();
+      if (add && add->getBlock() == lanes.getBody() && add.getRhs() == iv &&
+          outside(add.getLhs())) {
+        offset = add.getLhs();
+        return true;
+      }
+      return false;
+    };
+    for (Operation &op : lanes.getBody()->without_terminator()) {
+      auto compare = dyn_cast<arith::CmpIOp>(op);
+      if (!compare || !compare.getLhs().getType().isIndex())
+        continue;
+      Value bound;
+      offset = nullptr;
+      arith::CmpIPredicate predicate = compare.getPredicate();
+      if (isThreadId(compare.getLhs()) && outside(compare.getRhs())) {
+        bound = compare.getRhs();
+      } else if (isThreadId(compare.getRhs()) && outside(compare.getLhs())) {
+        bound = compare.getLhs();
+        predicate = swapPredicate(predicate);
+      } else {
+        continue;
+      }
+      // First lane of the second part, and the comparison's value before it.
+      bool trueFirst;
+      bool plusOne;
+      switch (predicate) {
+      case arith::CmpIPredicate::ult:
+        trueFirst = true, plusOne = false;
+        break;
+      case arith::CmpIPredicate::ule:
+        trueFirst = true, plusOne = true;
+        break;
+      case arith::CmpIPredicate::uge:
+        trueFirst = false, plusOne = false;
+        break;
+      case arith::CmpIPredicate::ugt:
+        trueFirst = false, plusOne = true;
+        break;
+      default:
+        continue;
+      }
+      Location loc = compare.getLoc();
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPoint(lanes);
+      Value split = bound;
+      if (plusOne)
+        split = arith::AddIOp::create(
+            builder, loc, split,
+            arith::ConstantIndexOp::create(builder, loc, 1));
+      if (offset) {
+        // first + l < bound  <=>  l < bound - first (none if bound < first).
+        split = arith::SubIOp::create(builder, loc, split, offset);
+        split =
+            arith::MaxSIOp::create(builder, loc, split, lanes.getLowerBound());
+      }
+      split =
+          arith::MaxUIOp::create(builder, loc, split, lanes.getLowerBound());
+      split =
+          arith::MinUIOp::create(builder, loc, split, lanes.getUpperBound());
+      IRMapping mapping;
+      auto first = cast<scf::ForOp>(builder.clone(*lanes, mapping));
+      first.getUpperBoundMutable().assign(split);
+      if (group && group->laneLoops)
+        group->laneLoops->push_back(first);
+      Value firstCompare = mapping.lookup(compare.getResult());
+      builder.setInsertionPoint(firstCompare.getDefiningOp());
+      firstCompare.replaceAllUsesWith(
+          arith::ConstantIntOp::create(builder, loc, trueFirst, 1));
+      lanes.getLowerBoundMutable().assign(split);
+      builder.setInsertionPoint(compare);
+      compare.getResult().replaceAllUsesWith(
+          arith::ConstantIntOp::create(builder, loc, !trueFirst, 1));
+      return;
+    }
+  }
+
+  static arith::CmpIPredicate swapPredicate(arith::CmpIPredicate predicate) {
+    switch (predicate) {
+    case arith::CmpIPredicate::ult:
+      return arith::CmpIPredicate::ugt;
+    case arith::CmpIPredicate::ule:
+      return arith::CmpIPredicate::uge;
+    case arith::CmpIPredicate::ugt:
+      return arith::CmpIPredicate::ult;
+    case arith::CmpIPredicate::uge:
+      return arith::CmpIPredicate::ule;
+    default:
+      return predicate;
+    }
+  }
+
+  /// `value` inside `loop`, where it is not defined: a block-level value, the
+  /// lane's slice of a private attribution, or a reload of a lane value.
+  FailureOr<Value> laneValue(Value value, LaneLoop &loop) {
+    if (Value mapped = blockMap.lookupOrNull(value))
+      return mapped;
+    if (auto id = value.getDefiningOp<gpu::ThreadIdOp>())
+      return loop.threadId[unsigned(id.getDimension())];
+    Location loc = value.getLoc();
+    if (auto backed = slotBacked.find(value); backed != slotBacked.end())
+      return memref::LoadOp::create(builder, loc, backed->second, loop.lane)
+          .getResult();
+    // Pure functions of thread ids and uniform values are recomputed, not
+    // stored.
+    if (Value recomputed = rematerialize(value, loop, /*depth=*/0))
+      return recomputed;
+    if (auto argument = dyn_cast<BlockArgument>(value);
+        argument && argument.getOwner() == &context.kernel.getBody().front())
+      return privateSlice(argument, loop);
+    FailureOr<Value> slot = laneSlot(value);
+    if (failed(slot))
+      return failure();
+    return memref::LoadOp::create(builder, loc, *slot, loop.lane).getResult();
+  }
+
+  /// `value` recomputed inside `loop` from thread ids and block-level values
+  /// (pure ops without regions, up to a small depth); null if it cannot be.
+  Value rematerialize(Value value, LaneLoop &loop, unsigned depth) {
+    if (Value mapped = loop.map.lookupOrNull(value))
+      return mapped;
+    if (Value mapped = blockMap.lookupOrNull(value))
+      return mapped;
+    Operation *op = value.getDefiningOp();
+    if (!op)
+      return nullptr;
+    if (auto id = dyn_cast<gpu::ThreadIdOp>(op))
+      return loop.threadId[unsigned(id.getDimension())];
+    constexpr unsigned kMaxRecomputeDepth = 6;
+    if (depth > kMaxRecomputeDepth || op->getNumRegions() != 0 || !isPure(op))
+      return nullptr;
+    for (Value operand : op->getOperands()) {
+      Value mapped = rematerialize(operand, loop, depth + 1);
+      if (!mapped)
+        return nullptr;
+      loop.map.map(operand, mapped);
+    }
+    Operation *clone = builder.clone(*op, loop.map);
+    for (auto [original, cloned] :
+         llvm::zip(op->getResults(), clone->getResults()))
+      loop.map.map(original, cloned);
+    return loop.map.lookup(value);
+  }
+
+  /// A new per-lane array for values of `value`'s type.
+  FailureOr<Value> newSlot(Value value) {
+    Location loc = value.getLoc();
+    std::optional<uint64_t> bytes = laneSlotBytes(value.getType());
+    if (!bytes) {
+      std::string type;
+      llvm::raw_string_ostream os(type);
+      os << value.getType();
+      failureReason = "a value of type " + type +
+                      " is live across a barrier and cannot be stored per lane";
+      return failure();
+    }
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointAfter(allocationAnchor);
+    Value lanes = group ? group->capacity : environment.laneCount;
+    Value size = arith::ConstantIndexOp::create(builder, loc, int64_t(*bytes));
+    Value total = arith::MulIOp::create(builder, loc, size, lanes);
+    Value pointer = allocateFromArena(builder, loc, context.runtime, total, 64);
+    auto type = MemRefType::get({ShapedType::kDynamic}, value.getType());
+    Value slot = memrefOverPointer(builder, loc, context.typeConverter, pointer,
+                                   type, lanes);
+    allocationAnchor = slot.getDefiningOp();
+    ++result.spilledValues;
+    return slot;
+  }
+
+  /// The per-lane array holding lane value `value`, created (with the store
+  /// where `value` is defined) on first use.
+  FailureOr<Value> laneSlot(Value value) {
+    if (auto backed = slotBacked.find(value); backed != slotBacked.end())
+      return backed->second;
+    auto definition = definitions.find(value);
+    if (definition == definitions.end()) {
+      failureReason =
+          "a value crosses a barrier from control flow it cannot leave";
+      return failure();
+    }
+    Value &slot = spillSlots[value];
+    if (!slot) {
+      FailureOr<Value> created = newSlot(value);
+      if (failed(created))
+        return failure();
+      slot = *created;
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointAfterValue(definition->second.value);
+      memref::StoreOp::create(builder, value.getLoc(), definition->second.value,
+                              slot, definition->second.lane);
+    }
+    return slot;
+  }
+
+  /// Lane `loop.lane`'s private buffer inside one per-block array.
+  FailureOr<Value> privateSlice(BlockArgument argument, LaneLoop &loop) {
+    Location loc = argument.getLoc();
+    MemRefType type = stripMemorySpace(cast<MemRefType>(argument.getType()));
+    uint64_t bytes = *staticMemRefBytes(type);
+    Value &base = privateBases[argument];
+    if (!base) {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPointAfter(allocationAnchor);
+      Value size = arith::ConstantIndexOp::create(builder, loc, int64_t(bytes));
+      Value lanes = group ? group->capacity : environment.laneCount;
+      Value total = arith::MulIOp::create(builder, loc, size, lanes);
+      base = allocateFromArena(builder, loc, context.runtime, total, 64);
+      allocationAnchor = base.getDefiningOp();
+    }
+    Value offset = arith::MulIOp::create(
+        builder, loc, loop.lane,
+        arith::ConstantIndexOp::create(builder, loc, int64_t(bytes)));
+    Value offset64 =
+        arith::IndexCastOp::create(builder, loc, builder.getI64Type(), offset);
+    Value pointer =
+        LLVM::GEPOp::create(builder, loc, base.getType(), builder.getI8Type(),
+                            base, ValueRange{offset64});
+    return memrefOverPointer(builder, loc, context.typeConverter, pointer, type,
+                             {});
+  }
+
+  KernelContext &context;
+  KernelLoweringResult &result;
+  OpBuilder &builder;
+  BlockEnvironment &environment;
+  BarrierStructure structure;
+  Operation *allocationAnchor;
+  IRMapping blockMap;
+  llvm::DenseMap<Value, LaneDefinition> definitions;
+  llvm::DenseMap<Value, Value> spillSlots;
+  llvm::DenseMap<Value, Value> privateBases;
+  llvm::DenseMap<Value, Value> slotBacked; // loop-carried values and results
+  const LaneGroup *group;
+  SmallVector<scf::ForOp> innermostLaneLoops; // fission: split candidates
+  std::string failureReason;
+};
+
+} // namespace
+
+std::string fissionObstacle(gpu::GPUFuncOp kernel, bool laneGroups) {
+  if (!kernel.getBody().hasOneBlock())
+    return "the kernel body has more than one block";
+  BarrierStructure structure(kernel);
+  for (Operation *op : structure.containsBarrier) {
+    if (auto loop = dyn_cast<scf::ForOp>(op)) {
+      if (!laneGroups && !structure.isUniform(loop.getInductionVar()))
+        return "a barrier is inside an scf.for whose bounds depend on the "
+               "thread or on memory";
+      continue;
+    }
+    if (auto branch = dyn_cast<scf::IfOp>(op)) {
+      if (branch.getNumResults() != 0)
+        return "a barrier is inside an scf.if with results";
+      if (!laneGroups && !structure.isUniform(branch.getCondition()))
+        return "a barrier is inside an scf.if whose condition depends on the "
+               "thread or on memory";
+      continue;
+    }
+    return ("a barrier is inside '" + op->getName().getStringRef() + "'").str();
+  }
+  return "";
+}
+
+LogicalResult lowerByFission(KernelContext &context,
+                             KernelLoweringResult &result,
+                             std::string &reason) {
+  OpBuilder builder(context.kernel.getContext());
+  BlockEnvironment environment;
+  func::FuncOp function = createBlockFunction(context, builder, environment);
+  result.blockFunction = function;
+  // Per-block arrays are allocated after the environment, before any lane loop.
+  Operation *anchor = builder.getInsertionPoint()->getPrevNode();
+  if (failed(FissionLowering(context, result, builder, environment, anchor,
+                             nullptr)
+                 .run(reason)))
+    return failure();
+  replaceBlockQueries(function, environment);
+  return success();
+}
+
+LogicalResult lowerLaneGroupBody(KernelContext &context,
+                                 KernelLoweringResult &result,
+                                 OpBuilder &builder,
+                                 BlockEnvironment &environment,
+                                 Operation *allocationAnchor,
+                                 const LaneGroup &group, std::string &reason) {
+  return FissionLowering(context, result, builder, environment,
+                         allocationAnchor, &group)
+      .run(reason);
+}
+
+} // namespace sluice::gpu_to_cpu

@@ -1,0 +1,170 @@
+//===- KernelLowering.h - gpu.func kernels -> CPU block functions -*- C++
+//-*-===//
+//
+// Shared pieces of convert-gpu-to-cpu. A kernel becomes a block function
+// `(ctx: !llvm.ptr, block: i64) -> ()` that runs every lane of one block;
+// `ctx` points to an argument record written by the launch site: the kernel
+// arguments (converted to their LLVM types), then grid and block sizes (i64).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SLUICE_LIB_CONVERSION_GPUTOCPU_KERNELLOWERING_H
+#define SLUICE_LIB_CONVERSION_GPUTOCPU_KERNELLOWERING_H
+
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include <array>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace sluice::gpu_to_cpu {
+
+/// Counters of one kernel's lowering.
+struct KernelLoweringResult {
+  mlir::func::FuncOp blockFunction;
+  bool usedCoroutines = false;
+  // Fission: lane loop nests emitted.
+  unsigned laneLoops = 0;
+  // Per-lane (or per-group) arrays for values live across barriers.
+  unsigned spilledValues = 0;
+  // Coroutines: barriers lowered to suspend points; lanes per coroutine.
+  unsigned suspendPoints = 0;
+  unsigned groupLanes = 0;
+};
+
+/// Declares the runtime's C ABI functions in the host module on first use.
+class RuntimeDeclarations {
+public:
+  RuntimeDeclarations(mlir::ModuleOp module, mlir::SymbolTable &symbols)
+      : module(module), symbols(symbols) {}
+  /// void *sluice_rt_coro_alloc(size_t size, size_t align)
+  mlir::func::FuncOp coroAlloc();
+  /// void sluice_rt_coro_free(void *frame)
+  mlir::func::FuncOp coroFree();
+  /// void sluice_rt_launch_blocks(fn, void *args, uint64_t grid, uint32_t
+  /// workers)
+  mlir::func::FuncOp launchBlocks();
+  /// void sluice_rt_barrier_divergence(const char *kernel, uint64_t
+  /// group_lanes)
+  mlir::func::FuncOp barrierDivergence();
+  /// Address of a NUL-terminated string constant, deduplicated by symbol.
+  mlir::Value stringAddress(mlir::OpBuilder &builder, mlir::Location loc,
+                            llvm::StringRef symbol, llvm::StringRef text);
+
+private:
+  mlir::func::FuncOp declare(llvm::StringRef name, mlir::FunctionType type);
+  mlir::ModuleOp module;
+  mlir::SymbolTable &symbols;
+};
+
+/// Values every lowering of a kernel body starts from, all at block level of
+/// the block function.
+struct BlockEnvironment {
+  mlir::Value blockId[3], blockDim[3], gridDim[3]; // index
+  mlir::Value laneCount;                           // index: product of blockDim
+  llvm::SmallVector<mlir::Value> kernelArguments;  // original types
+  llvm::SmallVector<mlir::Value> workgroupBuffers; // memory space stripped
+};
+
+/// Shared state of one kernel's lowering.
+struct KernelContext {
+  mlir::gpu::GPUFuncOp kernel;
+  mlir::ModuleOp hostModule;
+  mlir::SymbolTable &symbols;
+  RuntimeDeclarations &runtime;
+  const mlir::LLVMTypeConverter &typeConverter;
+  /// Block sizes every launch of the kernel uses, when they are constants
+  /// (or the kernel's known_block_size); lane loops then have constant trips.
+  std::optional<std::array<int64_t, 3>> staticBlockSize;
+};
+
+/// The LLVM struct type of a kernel's argument record.
+mlir::LLVM::LLVMStructType
+argumentRecordType(mlir::gpu::GPUFuncOp kernel,
+                   const mlir::LLVMTypeConverter &converter);
+
+/// `type` without its memory space (workgroup and private attributions).
+mlir::MemRefType stripMemorySpace(mlir::MemRefType type);
+
+/// Bytes one element of `type` occupies in a per-lane array; nullopt when a
+/// value of this type cannot be stored per lane.
+std::optional<uint64_t> laneSlotBytes(mlir::Type type);
+
+/// Bytes of an identity-layout memref with a static shape; nullopt otherwise.
+std::optional<uint64_t> staticMemRefBytes(mlir::MemRefType type);
+
+/// Calls sluice_rt_coro_alloc(bytes, align); `bytes` is an index value.
+mlir::Value allocateFromArena(mlir::OpBuilder &builder, mlir::Location loc,
+                              RuntimeDeclarations &runtime, mlir::Value bytes,
+                              uint64_t align);
+
+/// An identity-layout memref of `type` over `pointer`; `dynamicSizes` gives
+/// the dynamic dimensions (index values), in order. Supports static shapes
+/// and rank-1 dynamic shapes.
+mlir::Value memrefOverPointer(mlir::OpBuilder &builder, mlir::Location loc,
+                              const mlir::LLVMTypeConverter &converter,
+                              mlir::Value pointer, mlir::MemRefType type,
+                              mlir::ValueRange dynamicSizes);
+
+/// Creates `@__sluice_block_<kernel>(ctx, block)` at the end of the host
+/// module and fills in `environment` (arguments, ids, sizes, workgroup
+/// memory from the worker's arena). The builder is left at the end of the
+/// entry block, before the return.
+mlir::func::FuncOp createBlockFunction(KernelContext &context,
+                                       mlir::OpBuilder &builder,
+                                       BlockEnvironment &environment);
+
+/// Replaces gpu.block_id / block_dim / grid_dim ops under `root` with the
+/// environment's values.
+void replaceBlockQueries(mlir::Operation *root,
+                         const BlockEnvironment &environment);
+
+/// Why the kernel cannot take the fission path, or an empty string if it can
+/// (structurally: barriers only in uniform scf.for / scf.if without results).
+/// With `laneGroups`, bounds and conditions may be lane values (lane-group
+/// coroutines take them from the group's first lane).
+std::string fissionObstacle(mlir::gpu::GPUFuncOp kernel, bool laneGroups);
+
+/// The lanes one lane-group coroutine runs.
+struct LaneGroup {
+  mlir::Value base;     // first linear lane of the group (index)
+  mlir::Value size;     // lanes in this group (index)
+  mlir::Value capacity; // lanes of a full group: the per-lane array length
+  /// Emits the report of lanes that disagree on barrier control flow.
+  std::function<void(mlir::OpBuilder &, mlir::Location)> reportDivergence;
+  /// Receives every lane loop emitted, outermost op first.
+  llvm::SmallVector<mlir::Operation *> *laneLoops = nullptr;
+};
+
+/// Emits the body of a lane-group coroutine at the builder's position: lane
+/// loops over the group, gpu.barrier markers where it must suspend.
+mlir::LogicalResult
+lowerLaneGroupBody(KernelContext &context, KernelLoweringResult &result,
+                   mlir::OpBuilder &builder, BlockEnvironment &environment,
+                   mlir::Operation *allocationAnchor, const LaneGroup &group,
+                   std::string &reason);
+
+/// Loop fission: lane loops between barriers, per-lane arrays for values
+/// crossing them. Fails (leaving a partial function to be erased) when a value
+/// crossing a barrier cannot be stored per lane; `reason` says which.
+mlir::LogicalResult lowerByFission(KernelContext &context,
+                                   KernelLoweringResult &result,
+                                   std::string &reason);
+
+/// LLVM switch-resumed coroutines, each running `groupLanes` lanes (1: one
+/// per lane, which allows any control flow around barriers); barriers are
+/// suspend points, coroutines are resumed round-robin until all are done.
+/// Falls back to one coroutine per lane where lane groups do not apply.
+mlir::LogicalResult lowerByCoroutines(KernelContext &context,
+                                      KernelLoweringResult &result,
+                                      unsigned groupLanes);
+
+} // namespace sluice::gpu_to_cpu
+
+#endif // SLUICE_LIB_CONVERSION_GPUTOCPU_KERNELLOWERING_H
