@@ -118,7 +118,8 @@ public:
   explicit DescriptorReader(ModuleOp module) : module(module) {}
 
   LogicalResult read(Descriptor &out) {
-    auto root = module->getAttrOfType<DictionaryAttr>(kProgramDescriptorAttrName);
+    auto root =
+        module->getAttrOfType<DictionaryAttr>(kProgramDescriptorAttrName);
     if (!root)
       return fail("the lowered module has no '" +
                   kProgramDescriptorAttrName.str() + "' descriptor");
@@ -364,7 +365,8 @@ extern "C" void waveStageKernel(const sluice_rt_kernel_args *args,
     uint64_t window = 0;
     if (mainStage && slots.bound != 0 && slots.capacity != 0) {
       uint64_t head = std::atomic_ref<uint64_t>(*slots.alloc_head).load();
-      uint64_t available = slots.alloc_limit > head ? slots.alloc_limit - head : 0;
+      uint64_t available =
+          slots.alloc_limit > head ? slots.alloc_limit - head : 0;
       window = std::min<uint64_t>(available, uint64_t(count) * slots.bound);
       // The kernel takes positions modulo its compile-time capacity.
       window = std::min<uint64_t>(window, descriptor.owners[o].capacity);
@@ -459,7 +461,8 @@ LogicalResult applyCapacityOverrides(ModuleOp module,
                                      std::string &error) {
   for (const std::string &text : overrides) {
     size_t equals = text.rfind('=');
-    std::string name = equals == std::string::npos ? "" : text.substr(0, equals);
+    std::string name =
+        equals == std::string::npos ? "" : text.substr(0, equals);
     std::string value =
         equals == std::string::npos ? "" : text.substr(equals + 1);
     uint64_t capacity = 0;
@@ -606,7 +609,8 @@ int runWaveProgram(ModuleOp module, const WaveRunOptions &options) {
     if (!isa<IntegerType>(type) || coroutine.getNumArguments() > 1) {
       coroutine.emitError("sluice-run passes each lane its lane id as the "
                           "coroutine's only (integer) argument; @")
-          << coroutine.getSymName() << " takes " << coroutine.getArgumentTypes();
+          << coroutine.getSymName() << " takes "
+          << coroutine.getArgumentTypes();
       return 1;
     }
 
@@ -656,8 +660,9 @@ int runWaveProgram(ModuleOp module, const WaveRunOptions &options) {
   } else {
     llvm::consumeError(hostMachineBuilder.takeError());
   }
-  std::function<llvm::Error(llvm::Module *)> optimize = makeOptimizingTransformer(
-      options.optLevel, /*sizeLevel=*/0, hostMachine.get());
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0,
+                                hostMachine.get());
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = optimize;
   engineOptions.jitCodeGenOptLevel =
@@ -757,8 +762,8 @@ int runWaveProgram(ModuleOp module, const WaveRunOptions &options) {
   rt::CpuDevice device(deviceOptions);
   rt::RunResult result;
   if (stateMachine) {
-    result = rt::runStateMachine(program, device, options.lanes,
-                                 options.framePool);
+    result =
+        rt::runStateMachine(program, device, options.lanes, options.framePool);
   } else {
     rt::SchedulerOptions schedulerOptions;
     schedulerOptions.framePool = options.framePool;
@@ -788,8 +793,8 @@ int runWaveProgram(ModuleOp module, const WaveRunOptions &options) {
               options.layout.c_str(), options.framePool);
   if (options.stats) {
     std::printf("%-20s %10s %12s %10s %10s %8s %8s %8s\n", "stage",
-                "dispatches", "invocations", "published", "released",
-                "partial", "blocked", "drains");
+                "dispatches", "invocations", "published", "released", "partial",
+                "blocked", "drains");
     for (size_t s = 0; s < result.stages.size() && s < names.size(); ++s) {
       const rt::StageStatistics &st = result.stages[s];
       std::printf("%-20s %10" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64
@@ -813,8 +818,8 @@ int runWaveProgram(ModuleOp module, const WaveRunOptions &options) {
       ownerReleased += result.stages[base + s].itemsReleased;
     std::printf("owner %s: capacity %u, items published %" PRIu64
                 ", released %" PRIu64 "\n",
-                descriptor.owners[o].name.c_str(), descriptor.owners[o].capacity,
-                ownerPublished, ownerReleased);
+                descriptor.owners[o].name.c_str(),
+                descriptor.owners[o].capacity, ownerPublished, ownerReleased);
   }
   (void)published;
   (void)released;

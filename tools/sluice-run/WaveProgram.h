@@ -1,4 +1,5 @@
-//===- WaveProgram.h - Run a wave coroutine program on the runtime -*- C++ -*-===//
+//===- WaveProgram.h - Run a wave coroutine program on the runtime -*- C++
+//-*-===//
 //
 // sluice-run's path for `wave.coroutine` programs: wave-split ->
 // convert-wave-to-gpu -> convert-gpu-to-cpu -> LLVM, JIT, then the runtime's
@@ -23,14 +24,14 @@
 namespace sluice::run {
 
 struct WaveRunOptions {
-  bool stats = false;                    // print the per-stage table
-  std::string layout = "soa";            // soa | aos
-  std::string schedule = "wavefront";    // wavefront | state-machine
-  uint32_t lanes = 1;                    // coroutine instances
-  uint32_t framePool = 256;              // frames in the pool
-  std::vector<std::string> capacities;   // NAME=N overrides
-  std::string tracePath;                 // Chrome trace (wavefront only)
-  uint32_t workers = 0;                  // 0: one per core
+  bool stats = false;                  // print the per-stage table
+  std::string layout = "soa";          // soa | aos
+  std::string schedule = "wavefront";  // wavefront | state-machine
+  uint32_t lanes = 1;                  // coroutine instances
+  uint32_t framePool = 256;            // frames in the pool
+  std::vector<std::string> capacities; // NAME=N overrides
+  std::string tracePath;               // Chrome trace (wavefront only)
+  uint32_t workers = 0;                // 0: one per core
   bool partialAdmission = true;
   unsigned optLevel = 2;
   bool printLowered = false;
