@@ -238,19 +238,9 @@ int main(int argc, char **argv) {
               options.schedule == Schedule::Wavefront ? "wavefront"
                                                       : "state-machine",
               device.workerCount(), options.partialAdmission ? "on" : "off");
-  std::printf("%-18s %10s %12s %10s %10s %8s %8s %8s\n", "stage", "dispatches",
-              "invocations", "published", "released", "partial", "blocked",
-              "drains");
-  const char *names[] = {"generate", "trace", "finish", "shadow.intersect",
-                         "shadow.shade"};
-  for (size_t s = 0; s < result.stages.size(); ++s) {
-    const StageStatistics &st = result.stages[s];
-    std::printf("%-18s %10" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64
-                " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
-                names[s], st.dispatches, st.invocations, st.itemsPublished,
-                st.itemsReleased, st.partialAdmissions, st.admissionBlocks,
-                st.drainDispatches);
-  }
+  const std::vector<std::string> names = {"generate", "trace", "finish",
+                                         "shadow.intersect", "shadow.shade"};
+  printStageTable(stdout, names, result.stages);
   std::printf("iterations: %" PRIu64 ", lanes finished: %" PRIu64
               ", wall time: %.2f ms\n",
               result.iterations, result.lanesFinished, millis);
@@ -267,7 +257,8 @@ int main(int argc, char **argv) {
       std::fprintf(stderr,
                    "sluice-wavefront-demo: stage %s ran %" PRIu64
                    " invocations, the reference expects %" PRIu64 "\n",
-                   names[s], result.stages[s].invocations, expected[s]);
+                   names[s].c_str(), result.stages[s].invocations,
+                   expected[s]);
       countsMatch = false;
     }
   }

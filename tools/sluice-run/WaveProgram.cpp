@@ -792,17 +792,7 @@ int runWaveProgram(ModuleOp module, const WaveRunOptions &options) {
               descriptor.name.c_str(), options.lanes, options.schedule.c_str(),
               options.layout.c_str(), options.framePool);
   if (options.stats) {
-    std::printf("%-20s %10s %12s %10s %10s %8s %8s %8s\n", "stage",
-                "dispatches", "invocations", "published", "released", "partial",
-                "blocked", "drains");
-    for (size_t s = 0; s < result.stages.size() && s < names.size(); ++s) {
-      const rt::StageStatistics &st = result.stages[s];
-      std::printf("%-20s %10" PRIu64 " %12" PRIu64 " %10" PRIu64 " %10" PRIu64
-                  " %8" PRIu64 " %8" PRIu64 " %8" PRIu64 "\n",
-                  names[s].c_str(), st.dispatches, st.invocations,
-                  st.itemsPublished, st.itemsReleased, st.partialAdmissions,
-                  st.admissionBlocks, st.drainDispatches);
-    }
+    rt::printStageTable(stdout, names, result.stages);
     std::printf("iterations: %" PRIu64 "\n", result.iterations);
   }
   std::printf("lanes finished: %" PRIu64 "\n", result.lanesFinished);

@@ -26,12 +26,18 @@
 #include "sluice/runtime/status.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace sluice::runtime {
+
+// Prints the per-stage statistics table (one row per stage, `names[s]` for
+// stage s) that the demo and `sluice-run --stats` show.
+void printStageTable(std::FILE *out, const std::vector<std::string> &names,
+                     const std::vector<StageStatistics> &stages);
 
 class ChromeTraceRecorder;
 
