@@ -24,3 +24,8 @@ llvm_config.with_environment("PATH", config.sluice_tools_dir, append_path=True)
 
 tools = ["sluice-opt", "sluice-translate", "sluice-run"]
 llvm_config.add_tool_substitutions(tools, [config.sluice_tools_dir])
+
+# SPIR-V validator and disassembler (SPIRV-Tools, from PATH), for test/Target/SPIRV.
+spirv_tools = ["spirv-val", "spirv-dis"]
+llvm_config.add_tool_substitutions(spirv_tools,
+                                   config.environment["PATH"].split(os.pathsep))

@@ -3,6 +3,7 @@
 #include "sluice/InitAll.h"
 
 #include "sluice/Config.h"
+#include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
 #include "sluice/Conversion/Passes.h"
 #include "sluice/Dialect/Cohort/IR/CohortOps.h"
 #include "sluice/Dialect/Cohort/Transforms/Passes.h"
@@ -28,6 +29,7 @@ void sluice::registerSluicePasses() {
   cohort::registerCohortPasses();
   wave::registerWavePasses();
   registerSluiceConversionPasses();
+  registerSluiceToSPIRVPipeline();
   mlir::PassPipelineRegistration<>(
       "sluice-verify",
       "Prove Sluice's compile-time contracts: emission bounds, item "

@@ -1,5 +1,6 @@
 //===- sluice-translate.cpp - mlir-translate with Sluice's dialects -------===//
 
+#include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
 #include "sluice/Conversion/WaveToGPU/ProgramDescriptor.h"
 #include "sluice/InitAll.h"
 
@@ -11,6 +12,7 @@
 int main(int argc, char **argv) {
   mlir::registerAllTranslations();
   sluice::registerProgramDescriptorTranslation();
+  sluice::registerSPIRVBinaryTranslation();
   llvm::cl::AddExtraVersionPrinter(sluice::printVersion);
   return mlir::failed(mlir::mlirTranslateMain(argc, argv, "Sluice translation driver\n"));
 }

@@ -135,4 +135,71 @@ def ConvertWaveToGPU : Pass<"convert-wave-to-gpu", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def SluiceCheckSPIRV : Pass<"sluice-check-spirv", "::mlir::ModuleOp"> {
+  let summary = "Reject what SPIR-V Shader cannot express in gpu.module kernels";
+  let description = [{
+    Checks every `gpu.module` before `sluice-gpu-to-spirv` and reports, at the
+    offending op, with its name and the reason: recursion (a cycle in the
+    call graph of the functions of a gpu.module), irreducible control flow (a
+    cycle in a region's CFG that is entered other than through a block that
+    dominates it), dynamic allocation (`memref.alloc`, `memref.realloc`, and
+    `memref.alloca` with dynamic sizes) and function pointers
+    (`func.constant`, `func.call_indirect`). Everything else is left to the
+    conversion. docs/spirv-backend.md.
+  }];
+  let statistics = [
+    Statistic<"numRejected", "rejected-ops", "Ops rejected">
+  ];
+}
+
+def ConvertSluiceGPUToSPIRV : Pass<"sluice-gpu-to-spirv", "::mlir::ModuleOp"> {
+  let summary = "Lower Sluice's gpu hand-off (stage, handler and barrier kernels) to spirv.module";
+  let description = [{
+    Converts every `gpu.module` into a `spirv.module` (Logical GLSL450) for
+    Vulkan, with the upstream GPU, Arith, Math, Index, CF, SCF, MemRef, Func
+    and UB to SPIR-V patterns, and keeps the gpu.module (the program
+    descriptor and host launches refer to it). The module gets the
+    `spirv.target_env` given by the options unless it already has one.
+    Before the conversion, per kernel:
+
+    - control flow: the CFG of every multi-block region is lifted to `scf`
+      (SPIR-V Shader needs structured control flow);
+    - frame field access: a `memref<?xi8>` kernel argument read and written
+      only through `memref.view`s (the frame buffer of convert-wave-to-gpu)
+      becomes a `memref<?xi32>` word array; 32-bit fields are one word,
+      64-bit fields two (little-endian, 8-byte aligned), narrower integers
+      are shifted out of their word and stored with `memref.atomic_rmw`
+      andi/ori (the word is shared with other frames' fields);
+    - workgroup attributions become `Workgroup` `spirv.GlobalVariable`s;
+    - memory spaces map to storage classes (none: StorageBuffer, workgroup:
+      Workgroup, private: Function);
+    - `spirv.entry_point_abi`: the workgroup size is the kernel's
+      `known_block_size`, else the constant block size of every
+      `gpu.launch_func` of it in the module (they must agree), else the
+      `workgroup-size` option; every argument gets a
+      `spirv.interface_var_abi` (descriptor set 0, binding = position).
+
+    Sluice patterns: `memref.generic_atomic_rmw` in the compare-and-swap form
+    convert-wave-to-gpu emits for faults becomes `spirv.AtomicCompareExchange`.
+    Counters and slot allocation (`memref.atomic_rmw addi`) use the upstream
+    `spirv.AtomicIAdd` pattern. Run `spirv-lower-abi-attrs` and
+    `spirv-update-vce` afterwards (the `sluice-to-spirv` pipeline does).
+  }];
+  let options = [
+    Option<"workgroupSize", "workgroup-size", "unsigned", /*default=*/"64",
+           "Workgroup size x of kernels without a known block size">,
+    Option<"spirvVersion", "spirv-version", "std::string", /*default=*/"\"1.3\"",
+           "SPIR-V version of the target environment (1.0 .. 1.3)">,
+    Option<"int64", "int64", "bool", /*default=*/"true",
+           "Allow the Int64 capability (frame offsets are i64)">
+  ];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Kernels converted">,
+    Statistic<"numFrameAccesses", "frame-accesses", "Frame field loads and stores rewritten">
+  ];
+  let dependentDialects = ["::mlir::spirv::SPIRVDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::ub::UBDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // SLUICE_CONVERSION_PASSES_TD

@@ -1,0 +1,45 @@
+//===- SPIRVBackend.h - The sluice-to-spirv pipeline and binaries -*- C++
+//-*-===//
+//
+// The native SPIR-V backend (docs/spirv-backend.md): the `sluice-to-spirv`
+// pass pipeline from the gpu hand-off to `spirv.module`s, and the
+// `--sluice-to-spirv-bin` translation that serializes them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SLUICE_CONVERSION_GPUTOSPIRV_SPIRVBACKEND_H
+#define SLUICE_CONVERSION_GPUTOSPIRV_SPIRVBACKEND_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+
+namespace sluice {
+
+struct SluiceToSPIRVOptions
+    : public mlir::PassPipelineOptions<SluiceToSPIRVOptions> {
+  Option<unsigned> workgroupSize{
+      *this, "workgroup-size",
+      llvm::cl::desc("Workgroup size x of kernels without a known block size"),
+      llvm::cl::init(64)};
+  Option<std::string> spirvVersion{
+      *this, "spirv-version",
+      llvm::cl::desc("SPIR-V version of the target environment"),
+      llvm::cl::init("1.3")};
+};
+
+/// sluice-check-spirv, sluice-gpu-to-spirv, then on every spirv.module
+/// spirv-lower-abi-attrs and spirv-update-vce.
+void buildSluiceToSPIRVPipeline(mlir::OpPassManager &pm,
+                                const SluiceToSPIRVOptions &options);
+
+/// Registers the `sluice-to-spirv` pipeline.
+void registerSluiceToSPIRVPipeline();
+
+/// Registers `--sluice-to-spirv-bin` (and its `--sluice-spirv-dir` option)
+/// with the translation registry.
+void registerSPIRVBinaryTranslation();
+
+} // namespace sluice
+
+#endif // SLUICE_CONVERSION_GPUTOSPIRV_SPIRVBACKEND_H

@@ -1,0 +1,572 @@
+//===- GPUToSPIRV.cpp - Sluice's gpu hand-off to spirv.module -------------===//
+//
+// sluice-gpu-to-spirv: prepares every gpu.module kernel for the upstream
+// GPU/Arith/Math/Index/CF/SCF/MemRef/Func/UB to SPIR-V patterns (structured
+// control flow, frame field access as 32-bit words, workgroup attributions as
+// Workgroup variables, storage classes, entry point and interface ABI) and
+// runs them, plus the Sluice patterns upstream lacks: the fault claim
+// (`memref.generic_atomic_rmw` in compare-and-swap form) and module-scope
+// workgroup variables. docs/spirv-backend.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sluice/Conversion/Passes.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Conversion/ArithToSPIRV/ArithToSPIRV.h"
+#include "mlir/Conversion/ControlFlowToSCF/ControlFlowToSCF.h"
+#include "mlir/Conversion/ControlFlowToSPIRV/ControlFlowToSPIRV.h"
+#include "mlir/Conversion/FuncToSPIRV/FuncToSPIRV.h"
+#include "mlir/Conversion/GPUToSPIRV/GPUToSPIRV.h"
+#include "mlir/Conversion/IndexToSPIRV/IndexToSPIRV.h"
+#include "mlir/Conversion/MathToSPIRV/MathToSPIRV.h"
+#include "mlir/Conversion/MemRefToSPIRV/MemRefToSPIRV.h"
+#include "mlir/Conversion/SCFToSPIRV/SCFToSPIRV.h"
+#include "mlir/Conversion/UBToSPIRV/UBToSPIRV.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
+#include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Transforms/CFGToSCF.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include "llvm/ADT/StringMap.h"
+
+namespace sluice {
+#define GEN_PASS_DEF_CONVERTSLUICEGPUTOSPIRV
+#include "sluice/Conversion/Passes.h.inc"
+} // namespace sluice
+
+using namespace mlir;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Preparation (memref level, on the copy of each gpu.module)
+//===----------------------------------------------------------------------===//
+
+/// Lifts the CFG of every multi-block region of `func` to scf.
+LogicalResult liftControlFlow(gpu::GPUFuncOp func) {
+  if (func.getBody().hasOneBlock())
+    return success();
+  ControlFlowToSCFTransformation transformation;
+  DominanceInfo dominance(func);
+  FailureOr<bool> changed =
+      transformCFGToSCF(func.getBody(), transformation, dominance);
+  if (failed(changed))
+    return func.emitOpError(
+        "control flow could not be structured for SPIR-V Shader");
+  return success();
+}
+
+/// Bit width of a frame field type in memory (index is 64 bits in the frame).
+unsigned frameBits(Type type) {
+  if (type.isIndex())
+    return 64;
+  if (type.isIntOrFloat())
+    return type.getIntOrFloatBitWidth();
+  return 0;
+}
+
+/// Loads `bits`/32 words at `word` and returns them as `type`.
+Value loadField(OpBuilder &b, Location loc, Value words, Value word,
+                Type type) {
+  Value lo = memref::LoadOp::create(b, loc, words, word);
+  if (frameBits(type) == 32)
+    return type.isInteger(32) ? lo : arith::BitcastOp::create(b, loc, type, lo);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value hiWord = arith::AddIOp::create(b, loc, word, one);
+  Value hi = memref::LoadOp::create(b, loc, words, hiWord);
+  Type i64 = b.getI64Type();
+  Value lo64 = arith::ExtUIOp::create(b, loc, i64, lo);
+  Value hi64 = arith::ExtUIOp::create(b, loc, i64, hi);
+  Value c32 = arith::ConstantIntOp::create(b, loc, i64, 32);
+  Value shifted = arith::ShLIOp::create(b, loc, hi64, c32);
+  Value whole = arith::OrIOp::create(b, loc, lo64, shifted);
+  if (type.isIndex())
+    return arith::IndexCastOp::create(b, loc, type, whole);
+  if (type.isInteger(64))
+    return whole;
+  return arith::BitcastOp::create(b, loc, type, whole);
+}
+
+/// Stores `value` as `bits`/32 words at `word`.
+void storeField(OpBuilder &b, Location loc, Value value, Value words,
+                Value word) {
+  Type type = value.getType();
+  Type i32 = b.getI32Type();
+  if (frameBits(type) == 32) {
+    Value w = type.isInteger(32) ? value
+                                 : arith::BitcastOp::create(b, loc, i32, value);
+    memref::StoreOp::create(b, loc, w, words, word);
+    return;
+  }
+  Type i64 = b.getI64Type();
+  Value whole = value;
+  if (type.isIndex())
+    whole = arith::IndexCastOp::create(b, loc, i64, value);
+  else if (!type.isInteger(64))
+    whole = arith::BitcastOp::create(b, loc, i64, value);
+  Value c32 = arith::ConstantIntOp::create(b, loc, i64, 32);
+  Value lo = arith::TruncIOp::create(b, loc, i32, whole);
+  Value hi = arith::TruncIOp::create(
+      b, loc, i32, arith::ShRUIOp::create(b, loc, whole, c32));
+  memref::StoreOp::create(b, loc, lo, words, word);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  memref::StoreOp::create(b, loc, hi, words,
+                          arith::AddIOp::create(b, loc, word, one).getResult());
+}
+
+/// Bit position of byte `byte` inside its 32-bit word, as i32.
+Value bitShift(OpBuilder &b, Location loc, Value byte) {
+  Value c3 = arith::ConstantIndexOp::create(b, loc, 3);
+  Value inWord = arith::AndIOp::create(b, loc, byte, c3);
+  Value bits = arith::ShLIOp::create(b, loc, inWord, c3);
+  return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), bits);
+}
+
+/// An integer field narrower than a word (i1, i8, i16): shift it out of its
+/// word.
+Value loadSubWord(OpBuilder &b, Location loc, Value words, Value byte,
+                  Type type) {
+  Value c2 = arith::ConstantIndexOp::create(b, loc, 2);
+  Value word = arith::ShRUIOp::create(b, loc, byte, c2);
+  Value w = memref::LoadOp::create(b, loc, words, word);
+  Value v = arith::ShRUIOp::create(b, loc, w, bitShift(b, loc, byte));
+  return arith::TruncIOp::create(b, loc, type, v);
+}
+
+/// Stores a narrow integer field with an atomic and (clear its bytes) and an
+/// atomic or (set them): neighbouring fields of other frames share the word.
+void storeSubWord(OpBuilder &b, Location loc, Value value, Value words,
+                  Value byte, unsigned bytes) {
+  Type i32 = b.getI32Type();
+  Value c2 = arith::ConstantIndexOp::create(b, loc, 2);
+  Value word = arith::ShRUIOp::create(b, loc, byte, c2);
+  Value shift = bitShift(b, loc, byte);
+  Value ones = arith::ConstantIntOp::create(
+      b, loc, i32, static_cast<int64_t>((uint64_t{1} << (8 * bytes)) - 1));
+  Value mask = arith::ShLIOp::create(b, loc, ones, shift);
+  Value allOnes = arith::ConstantIntOp::create(b, loc, i32, -1);
+  Value keep = arith::XOrIOp::create(b, loc, mask, allOnes);
+  Value wide = arith::ExtUIOp::create(b, loc, i32, value);
+  Value placed = arith::ShLIOp::create(b, loc, wide, shift);
+  memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::andi, keep, words,
+                              ValueRange{word});
+  memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::ori, placed, words,
+                              ValueRange{word});
+}
+
+/// Frame field access: a `memref<?xi8>` argument used only by `memref.view`s
+/// becomes a `memref<?xi32>` word array, and every load/store of a view a
+/// load/store of the field's words (narrow integers: a shift out of the word,
+/// and atomic and/or into it). Returns the number of accesses rewritten.
+FailureOr<unsigned> rewriteFrameAccess(gpu::GPUFuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  unsigned rewritten = 0;
+  SmallVector<Type> argTypes(func.getArgumentTypes());
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
+    BlockArgument arg = func.getArgument(i);
+    auto type = dyn_cast<MemRefType>(arg.getType());
+    if (!type || type.getRank() != 1 || !type.getElementType().isInteger(8) ||
+        type.getMemorySpace() || arg.use_empty() ||
+        !llvm::all_of(arg.getUsers(), [](Operation *user) {
+          return isa<memref::ViewOp>(user);
+        }))
+      continue;
+    auto words =
+        MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 32));
+    for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+      auto view = cast<memref::ViewOp>(user);
+      MemRefType fieldType = view.getType();
+      Type elem = fieldType.getElementType();
+      unsigned bits = frameBits(elem);
+      bool subWord = isa<IntegerType>(elem) && bits >= 1 && bits <= 16;
+      if (fieldType.getRank() != 1 || (bits != 32 && bits != 64 && !subWord))
+        return view.emitOpError("frame field of type ")
+               << fieldType << ": the SPIR-V backend accesses frame fields as "
+               << "32-bit words and supports integers of up to 64 bits and "
+               << "32- and 64-bit floats only";
+      unsigned bytes = bits <= 8 ? 1 : bits / 8;
+      for (Operation *access : llvm::make_early_inc_range(view->getUsers())) {
+        OpBuilder b(access);
+        Location loc = access->getLoc();
+        auto wordOf = [&](Value index) -> Value {
+          Value c2 = arith::ConstantIndexOp::create(b, loc, 2);
+          Value base = arith::ShRUIOp::create(b, loc, view.getByteShift(), c2);
+          Value per = arith::ConstantIndexOp::create(b, loc, bits / 32);
+          Value off = arith::MulIOp::create(b, loc, index, per);
+          return arith::AddIOp::create(b, loc, base, off);
+        };
+        auto byteOf = [&](Value index) -> Value {
+          Value size = arith::ConstantIndexOp::create(b, loc, bytes);
+          Value off = arith::MulIOp::create(b, loc, index, size);
+          return arith::AddIOp::create(b, loc, view.getByteShift(), off);
+        };
+        if (subWord) {
+          if (auto load = dyn_cast<memref::LoadOp>(access)) {
+            Value v =
+                loadSubWord(b, loc, arg, byteOf(load.getIndices()[0]), elem);
+            load.replaceAllUsesWith(v);
+            load.erase();
+            ++rewritten;
+            continue;
+          }
+          if (auto store = dyn_cast<memref::StoreOp>(access)) {
+            storeSubWord(b, loc, store.getValueToStore(), arg,
+                         byteOf(store.getIndices()[0]), bytes);
+            store.erase();
+            ++rewritten;
+            continue;
+          }
+        }
+        if (auto load = dyn_cast<memref::LoadOp>(access)) {
+          Value v = loadField(b, loc, arg, wordOf(load.getIndices()[0]), elem);
+          load.replaceAllUsesWith(v);
+          load.erase();
+        } else if (auto store = dyn_cast<memref::StoreOp>(access)) {
+          storeField(b, loc, store.getValueToStore(), arg,
+                     wordOf(store.getIndices()[0]));
+          store.erase();
+        } else {
+          return access->emitOpError(
+              "uses a frame field view; the SPIR-V backend supports only "
+              "memref.load and memref.store of frame fields");
+        }
+        ++rewritten;
+      }
+      view.erase();
+    }
+    arg.setType(words);
+    argTypes[i] = words;
+  }
+  func.setFunctionType(FunctionType::get(ctx, argTypes, func.getResultTypes()));
+  return rewritten;
+}
+
+/// Workgroup attributions become module-scope `memref.global`s (converted to
+/// Workgroup `spirv.GlobalVariable`s below) read through `memref.get_global`;
+/// private attributions become `memref.alloca`s (Function variables).
+LogicalResult hoistWorkgroupAttributions(gpu::GPUFuncOp func) {
+  OpBuilder moduleBuilder(func);
+  OpBuilder bodyBuilder = OpBuilder::atBlockBegin(&func.front());
+  // Private attributions: Function-storage variables (memref.alloca).
+  SmallVector<BlockArgument> privates(func.getPrivateAttributions());
+  for (auto [index, attribution] : llvm::enumerate(privates)) {
+    auto type = cast<MemRefType>(attribution.getType());
+    if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+      return func.emitOpError("private attribution ")
+             << index << " of type " << type
+             << " has no static identity-layout shape";
+    type = MemRefType::get(
+        type.getShape(), type.getElementType(), MemRefLayoutAttrInterface(),
+        spirv::StorageClassAttr::get(func.getContext(),
+                                     spirv::StorageClass::Function));
+    Value alloca = memref::AllocaOp::create(bodyBuilder, func.getLoc(), type);
+    attribution.replaceAllUsesWith(alloca);
+  }
+  if (!privates.empty())
+    func.front().eraseArguments(func.getFirstPrivateAttributionIndex(),
+                                privates.size());
+  unsigned count = func.getNumWorkgroupAttributions();
+  if (count == 0)
+    return success();
+  SmallVector<BlockArgument> attributions(func.getWorkgroupAttributions());
+  for (auto [index, attribution] : llvm::enumerate(attributions)) {
+    auto type = cast<MemRefType>(attribution.getType());
+    if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+      return func.emitOpError("workgroup attribution ")
+             << index << " of type " << type
+             << " has no static identity-layout shape";
+    type = MemRefType::get(
+        type.getShape(), type.getElementType(), MemRefLayoutAttrInterface(),
+        spirv::StorageClassAttr::get(func.getContext(),
+                                     spirv::StorageClass::Workgroup));
+    std::string name = (func.getName() + "__workgroup" + Twine(index)).str();
+    memref::GlobalOp::create(moduleBuilder, func.getLoc(), name,
+                             moduleBuilder.getStringAttr("private"), type,
+                             Attribute(), /*constant=*/false, IntegerAttr());
+    Value global =
+        memref::GetGlobalOp::create(bodyBuilder, func.getLoc(), type, name);
+    attribution.replaceAllUsesWith(global);
+  }
+  func.front().eraseArguments(func.getFirstWorkgroupAttributionIndex(), count);
+  func->removeAttr(gpu::GPUFuncOp::getNumWorkgroupAttributionsAttrName());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Sluice patterns
+//===----------------------------------------------------------------------===//
+
+spirv::Scope scopeOf(MemRefType type) {
+  auto storage =
+      dyn_cast_or_null<spirv::StorageClassAttr>(type.getMemorySpace());
+  if (storage && storage.getValue() == spirv::StorageClass::Workgroup)
+    return spirv::Scope::Workgroup;
+  return spirv::Scope::Device;
+}
+
+/// `memref.generic_atomic_rmw` whose body yields
+/// `select(cmpi eq(%current, %expected), %desired, %current)` (the fault claim
+/// of convert-wave-to-gpu) is `spirv.AtomicCompareExchange`.
+struct GenericAtomicCASPattern
+    : public OpConversionPattern<memref::GenericAtomicRMWOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(memref::GenericAtomicRMWOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Block &body = op.getAtomicBody().front();
+    Value current = body.getArgument(0);
+    auto yield = cast<memref::AtomicYieldOp>(body.getTerminator());
+    auto select = yield.getResult().getDefiningOp<arith::SelectOp>();
+    if (!select || select.getFalseValue() != current)
+      return op.emitOpError("is not a compare-and-swap (select(cmpi eq(%x, "
+                            "expected), desired, %x)); SPIR-V has no "
+                            "general atomic read-modify-write loop");
+    auto cmp = select.getCondition().getDefiningOp<arith::CmpIOp>();
+    if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq ||
+        (cmp.getLhs() != current && cmp.getRhs() != current))
+      return op.emitOpError("is not a compare-and-swap (select(cmpi eq(%x, "
+                            "expected), desired, %x)); SPIR-V has no "
+                            "general atomic read-modify-write loop");
+    Value expected = cmp.getLhs() == current ? cmp.getRhs() : cmp.getLhs();
+    Value desired = select.getTrueValue();
+
+    Type elemType = getTypeConverter()->convertType(op.getResult().getType());
+    if (!elemType)
+      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    // An operand is a constant (materialized again) or defined outside the
+    // body (already converted).
+    auto operand = [&](Value v) -> Value {
+      Attribute value;
+      if (matchPattern(v, m_Constant(&value)))
+        return spirv::ConstantOp::create(rewriter, op.getLoc(), elemType,
+                                         cast<TypedAttr>(value));
+      if (v.getParentRegion() == &op.getAtomicBody())
+        return nullptr;
+      return rewriter.getRemappedValue(v);
+    };
+    Value expectedValue = operand(expected);
+    Value desiredValue = operand(desired);
+    if (!expectedValue || !desiredValue)
+      return op.emitOpError("compare-and-swap operands must be constants or "
+                            "defined outside the atomic body");
+
+    auto memrefType = cast<MemRefType>(op.getMemref().getType());
+    const auto &typeConverter = *getTypeConverter<SPIRVTypeConverter>();
+    Value ptr =
+        spirv::getElementPtr(typeConverter, memrefType, adaptor.getMemref(),
+                             adaptor.getIndices(), op.getLoc(), rewriter);
+    if (!ptr)
+      return rewriter.notifyMatchFailure(op, "no element pointer");
+    rewriter.replaceOpWithNewOp<spirv::AtomicCompareExchangeOp>(
+        op, elemType, ptr, scopeOf(memrefType),
+        spirv::MemorySemantics::AcquireRelease, spirv::MemorySemantics::None,
+        desiredValue, expectedValue);
+    return success();
+  }
+};
+
+/// `memref.global` (a hoisted workgroup attribution) -> `spirv.GlobalVariable`.
+struct GlobalPattern : public OpConversionPattern<memref::GlobalOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(memref::GlobalOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getInitialValue())
+      return rewriter.notifyMatchFailure(op, "initialized globals");
+    Type type = getTypeConverter()->convertType(op.getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "unsupported type");
+    rewriter.replaceOpWithNewOp<spirv::GlobalVariableOp>(op, type,
+                                                         op.getSymName());
+    return success();
+  }
+};
+
+/// `memref.get_global` -> `spirv.mlir.addressof`.
+struct GetGlobalPattern : public OpConversionPattern<memref::GetGlobalOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(memref::GetGlobalOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = getTypeConverter()->convertType(op.getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "unsupported type");
+    rewriter.replaceOpWithNewOp<spirv::AddressOfOp>(op, type, op.getName());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+struct ConvertSluiceGPUToSPIRVPass
+    : public sluice::impl::ConvertSluiceGPUToSPIRVBase<
+          ConvertSluiceGPUToSPIRVPass> {
+  using Base::Base;
+
+  LogicalResult attachTargetEnv(ModuleOp module) {
+    if (module->hasAttr(spirv::getTargetEnvAttrName()))
+      return success();
+    // SPIR-V 1.4+ lists every global an entry point uses in its interface,
+    // which spirv-lower-abi-attrs does for such a target environment, but
+    // spirv-update-vce then lowers the module's version to what the ops need
+    // (1.0), and the module is invalid. Stay at 1.0 .. 1.3 (Vulkan 1.0/1.1).
+    static const char *versions[] = {"1.0", "1.1", "1.2", "1.3"};
+    if (!llvm::is_contained(versions, StringRef(spirvVersion)))
+      return module.emitError(
+                 "sluice-gpu-to-spirv: unsupported spirv-version '")
+             << spirvVersion << "' (1.0 .. 1.3)";
+    std::string text =
+        "#spirv.target_env<#spirv.vce<v" + spirvVersion + ", [Shader" +
+        (int64 ? ", Int64" : "") +
+        "], [SPV_KHR_storage_buffer_storage_class]>, api=Vulkan, "
+        "#spirv.resource_limits<max_compute_shared_memory_size = 16384, "
+        "max_compute_workgroup_invocations = 1024, "
+        "max_compute_workgroup_size = [1024, 1024, 64]>>";
+    Attribute env = parseAttribute(text, module.getContext());
+    if (!env)
+      return module.emitError("sluice-gpu-to-spirv: bad target environment");
+    module->setAttr(spirv::getTargetEnvAttrName(), env);
+    return success();
+  }
+
+  /// Constant block sizes of the launches of each kernel ("module::kernel").
+  LogicalResult
+  collectLaunchSizes(ModuleOp module,
+                     llvm::StringMap<SmallVector<int32_t, 3>> &sizes) {
+    WalkResult result = module.walk([&](gpu::LaunchFuncOp launch) {
+      SmallVector<int32_t, 3> size;
+      for (Value v : {launch.getBlockSizeX(), launch.getBlockSizeY(),
+                      launch.getBlockSizeZ()}) {
+        APInt value;
+        if (!matchPattern(v, m_ConstantInt(&value)))
+          return WalkResult::advance();
+        size.push_back(static_cast<int32_t>(value.getSExtValue()));
+      }
+      std::string key = (launch.getKernelModuleName().getValue() +
+                         "::" + launch.getKernelName().getValue())
+                            .str();
+      auto [it, inserted] = sizes.try_emplace(key, size);
+      if (!inserted && it->second != size) {
+        launch.emitError("launches of @")
+            << key << " use different constant block sizes; the SPIR-V "
+            << "entry point needs one workgroup size";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
+  }
+
+  LogicalResult
+  prepareKernel(gpu::GPUFuncOp func, StringRef moduleName,
+                const llvm::StringMap<SmallVector<int32_t, 3>> &sizes) {
+    MLIRContext *ctx = func.getContext();
+    if (failed(hoistWorkgroupAttributions(func)))
+      return failure();
+    FailureOr<unsigned> accesses = rewriteFrameAccess(func);
+    if (failed(accesses))
+      return failure();
+    numFrameAccesses += *accesses;
+    if (failed(liftControlFlow(func)))
+      return failure();
+
+    if (!func->hasAttr(spirv::getEntryPointABIAttrName())) {
+      SmallVector<int32_t, 3> size;
+      if (std::optional<ArrayRef<int32_t>> known = func.getKnownBlockSize())
+        size.assign(known->begin(), known->end());
+      else if (auto it = sizes.find((moduleName + "::" + func.getName()).str());
+               it != sizes.end())
+        size = it->second;
+      else
+        size = {static_cast<int32_t>(workgroupSize.getValue()), 1, 1};
+      func->setAttr(spirv::getEntryPointABIAttrName(),
+                    spirv::getEntryPointABIAttr(ctx, size));
+    }
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      if (!func.getArgAttr(i, spirv::getInterfaceVarABIAttrName()))
+        func.setArgAttr(
+            i, spirv::getInterfaceVarABIAttrName(),
+            spirv::getInterfaceVarABIAttr(
+                0, i,
+                isa<MemRefType>(func.getArgumentTypes()[i])
+                    ? std::nullopt
+                    : std::optional(spirv::StorageClass::StorageBuffer),
+                ctx));
+    ++numKernels;
+    return success();
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    SmallVector<gpu::GPUModuleOp> originals(module.getOps<gpu::GPUModuleOp>());
+    if (originals.empty())
+      return;
+    if (failed(attachTargetEnv(module)))
+      return signalPassFailure();
+    llvm::StringMap<SmallVector<int32_t, 3>> sizes;
+    if (failed(collectLaunchSizes(module, sizes)))
+      return signalPassFailure();
+
+    // Convert copies; the gpu.modules stay for the descriptor and the host.
+    SmallVector<Operation *> copies;
+    OpBuilder builder(ctx);
+    for (gpu::GPUModuleOp original : originals) {
+      builder.setInsertionPoint(original);
+      auto copy = cast<gpu::GPUModuleOp>(builder.clone(*original));
+      copies.push_back(copy);
+      for (auto func :
+           llvm::make_early_inc_range(copy.getOps<gpu::GPUFuncOp>())) {
+        if (!func.isKernel())
+          continue;
+        if (failed(prepareKernel(func, copy.getName(), sizes)))
+          return signalPassFailure();
+      }
+      spirv::MemorySpaceToStorageClassConverter storage(
+          spirv::mapMemorySpaceToVulkanStorageClass);
+      spirv::convertMemRefTypesAndAttrs(copy, storage);
+    }
+
+    for (Operation *copy : copies) {
+      spirv::TargetEnvAttr targetAttr = spirv::lookupTargetEnvOrDefault(copy);
+      std::unique_ptr<ConversionTarget> target =
+          SPIRVConversionTarget::get(targetAttr);
+      SPIRVConversionOptions options;
+      SPIRVTypeConverter typeConverter(targetAttr, options);
+      RewritePatternSet patterns(ctx);
+      ScfToSPIRVContext scfContext;
+      populateGPUToSPIRVPatterns(typeConverter, patterns);
+      arith::populateArithToSPIRVPatterns(typeConverter, patterns);
+      populateMathToSPIRVPatterns(typeConverter, patterns);
+      index::populateIndexToSPIRVPatterns(typeConverter, patterns);
+      cf::populateControlFlowToSPIRVPatterns(typeConverter, patterns);
+      populateSCFToSPIRVPatterns(typeConverter, scfContext, patterns);
+      populateMemRefToSPIRVPatterns(typeConverter, patterns);
+      populateFuncToSPIRVPatterns(typeConverter, patterns);
+      ub::populateUBToSPIRVConversionPatterns(typeConverter, patterns);
+      patterns.add<GenericAtomicCASPattern, GlobalPattern, GetGlobalPattern>(
+          typeConverter, ctx);
+      if (failed(applyFullConversion(copy, *target, std::move(patterns))))
+        return signalPassFailure();
+    }
+    // The gpu.func attribution count is copied onto spirv.func; drop it.
+    module.walk([](spirv::FuncOp func) {
+      func->removeAttr(gpu::GPUFuncOp::getNumWorkgroupAttributionsAttrName());
+    });
+  }
+};
+
+} // namespace

@@ -1,0 +1,33 @@
+//===- Pipeline.cpp - The sluice-to-spirv pass pipeline -------------------===//
+
+#include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
+#include "sluice/Conversion/Passes.h"
+
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Dialect/SPIRV/Transforms/Passes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void sluice::buildSluiceToSPIRVPipeline(OpPassManager &pm,
+                                        const SluiceToSPIRVOptions &options) {
+  pm.addPass(createSluiceCheckSPIRV());
+  ConvertSluiceGPUToSPIRVOptions convert;
+  convert.workgroupSize = options.workgroupSize;
+  convert.spirvVersion = options.spirvVersion;
+  pm.addPass(createConvertSluiceGPUToSPIRV(convert));
+  OpPassManager &spv = pm.nest<spirv::ModuleOp>();
+  spv.addPass(createCanonicalizerPass());
+  spv.addPass(createCSEPass());
+  spv.addPass(spirv::createSPIRVLowerABIAttributesPass());
+  spv.addPass(spirv::createSPIRVUpdateVCEPass());
+}
+
+void sluice::registerSluiceToSPIRVPipeline() {
+  PassPipelineRegistration<SluiceToSPIRVOptions>(
+      "sluice-to-spirv",
+      "Lower the gpu hand-off to Vulkan spirv.modules: sluice-check-spirv, "
+      "sluice-gpu-to-spirv, spirv-lower-abi-attrs, spirv-update-vce",
+      buildSluiceToSPIRVPipeline);
+}

@@ -1,0 +1,127 @@
+// What SPIR-V Shader cannot express is rejected by sluice-check-spirv (the
+// first pass of sluice-to-spirv), at the op, with the reason.
+// RUN: sluice-opt %s --sluice-check-spirv -split-input-file -verify-diagnostics
+// RUN: sluice-opt %s --sluice-to-spirv -split-input-file -verify-diagnostics
+
+// Recursion: a function that calls itself.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    func.func @fact(%n: i32) -> i32 {
+      %c1 = arith.constant 1 : i32
+      %m = arith.subi %n, %c1 : i32
+      // expected-error @below {{'func.call' op recursion: @fact is reachable from itself through this call; SPIR-V Shader has no recursion}}
+      %r = func.call @fact(%m) : (i32) -> i32
+      %p = arith.muli %n, %r : i32
+      return %p : i32
+    }
+    gpu.func @k(%out: memref<?xi32>) kernel {
+      %c0 = arith.constant 0 : index
+      %c5 = arith.constant 5 : i32
+      %v = func.call @fact(%c5) : (i32) -> i32
+      memref.store %v, %out[%c0] : memref<?xi32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Recursion through two functions: the call that closes the cycle is named.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    func.func @even(%n: i32) -> i32 {
+      %r = func.call @odd(%n) : (i32) -> i32
+      return %r : i32
+    }
+    func.func @odd(%n: i32) -> i32 {
+      // expected-error @below {{'func.call' op recursion: @even is reachable from itself through this call; SPIR-V Shader has no recursion}}
+      %r = func.call @even(%n) : (i32) -> i32
+      return %r : i32
+    }
+    gpu.func @k(%out: memref<?xi32>) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : i32
+      %v = func.call @even(%c1) : (i32) -> i32
+      memref.store %v, %out[%c0] : memref<?xi32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Irreducible control flow: the cycle ^a <-> ^b can be entered at either block.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @k(%out: memref<?xi32>) kernel {
+      %c0 = arith.constant 0 : index
+      %tid = gpu.thread_id x
+      %zero = arith.constant 0 : index
+      %odd = arith.cmpi ne, %tid, %zero : index
+      cf.cond_br %odd, ^a, ^b
+    ^a:
+      %v = memref.load %out[%c0] : memref<?xi32>
+      %stop = arith.cmpi eq, %v, %v : i32
+      cf.cond_br %stop, ^exit, ^b
+    ^b:
+      // expected-error @below {{'cf.br' op irreducible control flow: this branch closes a cycle whose header does not dominate it (the cycle has more than one entry); SPIR-V Shader needs structured control flow}}
+      cf.br ^a
+    ^exit:
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Dynamic allocation: memref.alloc (no heap in a shader).
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @k(%out: memref<?xi32>) kernel {
+      // expected-error @below {{'memref.alloc' op dynamic allocation: SPIR-V Shader has no heap; use a workgroup attribution or a buffer argument}}
+      %tmp = memref.alloc() : memref<16xi32>
+      %c0 = arith.constant 0 : index
+      %v = memref.load %tmp[%c0] : memref<16xi32>
+      memref.store %v, %out[%c0] : memref<?xi32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Dynamic allocation: an alloca whose size is only known at run time.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @k(%out: memref<?xi32>, %n: index) kernel {
+      // expected-error @below {{'memref.alloca' op dynamic allocation: a Function-storage variable needs a static shape in SPIR-V Shader}}
+      %tmp = memref.alloca(%n) : memref<?xi32>
+      %c0 = arith.constant 0 : index
+      %v = memref.load %tmp[%c0] : memref<?xi32>
+      memref.store %v, %out[%c0] : memref<?xi32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// Function pointers: func.constant and the indirect call through it.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    func.func @twice(%x: i32) -> i32 {
+      %r = arith.addi %x, %x : i32
+      return %r : i32
+    }
+    gpu.func @k(%out: memref<?xi32>) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : i32
+      // expected-error @below {{'func.constant' op function pointer: SPIR-V Shader has no function pointers or indirect calls}}
+      %f = func.constant @twice : (i32) -> i32
+      // expected-error @below {{'func.call_indirect' op function pointer: SPIR-V Shader has no function pointers or indirect calls}}
+      %v = func.call_indirect %f(%c1) : (i32) -> i32
+      memref.store %v, %out[%c0] : memref<?xi32>
+      gpu.return
+    }
+  }
+}

@@ -1,0 +1,87 @@
+// examples/shadow_pool.mlir through the whole SPIR-V path: wave-split,
+// convert-wave-to-gpu, sluice-to-spirv. One spirv.module with an entry point
+// per main stage and per pool stage handler; every kernel argument is a
+// storage buffer at (set 0, binding = position), the count a one-field block.
+// RUN: sluice-opt --wave-split --convert-wave-to-gpu --sluice-to-spirv %sluice_src_root/examples/shadow_pool.mlir | FileCheck %s
+//
+// The one command that writes the .spv files and the program descriptor:
+// RUN: rm -rf %t.dir
+// RUN: sluice-opt --wave-split --convert-wave-to-gpu --sluice-to-spirv %sluice_src_root/examples/shadow_pool.mlir \
+// RUN:   | sluice-translate --sluice-to-spirv-bin --sluice-spirv-dir=%t.dir | FileCheck %s --check-prefix=MANIFEST
+// RUN: spirv-val --target-env vulkan1.1 %t.dir/sluice_kernels.spv
+// RUN: FileCheck %s --check-prefix=JSON < %t.dir/program.json
+// RUN: spirv-dis %t.dir/sluice_kernels.spv | FileCheck %s --check-prefix=DIS
+
+// MANIFEST: spirv sluice_kernels {{.*}}sluice_kernels.spv entry_points path__entry path__bounce path__finish shadow__intersect shadow__shade
+// MANIFEST-NEXT: descriptor {{.*}}program.json
+// JSON: "main_stages": [
+// JSON: "kernel": "path__entry"
+
+// CHECK-LABEL: spirv.module @__spv__sluice_kernels Logical GLSL450 requires #spirv.vce<v1.0, [Shader, Int64, Matrix], [SPV_KHR_storage_buffer_storage_class]>
+
+// The count, the frame bytes (as 32-bit words) and the SoA field offsets.
+// CHECK-DAG: spirv.GlobalVariable @path__bounce_arg_0 bind(0, 0) : !spirv.ptr<!spirv.struct<(i32 [0])>, StorageBuffer>
+// CHECK-DAG: spirv.GlobalVariable @path__bounce_arg_3 bind(0, 3) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<i32, stride=4> [0])>, StorageBuffer>
+// CHECK-DAG: spirv.GlobalVariable @path__bounce_arg_4 bind(0, 4) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<i64, stride=8> [0])>, StorageBuffer>
+
+// Stage "bounce": the frame field arg0 at field_offsets[2] + 4 * frame,
+// loaded as word (offset >> 2); the publish takes a free-ring position with
+// an atomic add on the counters (alloc_base 5) and counts an arrival at the
+// owner's first stage (global stage 3); a fault is claimed by compare-and-swap.
+// CHECK-LABEL: spirv.func @path__bounce() "None" {
+// CHECK: %[[FRAMES:.*]] = spirv.mlir.addressof @path__bounce_arg_3
+// CHECK: %[[OFFSETS:.*]] = spirv.mlir.addressof @path__bounce_arg_4
+// CHECK: %[[COUNTERS:.*]] = spirv.mlir.addressof @path__bounce_arg_6
+// CHECK: %[[FAULT:.*]] = spirv.mlir.addressof @path__bounce_arg_10
+// CHECK: spirv.mlir.selection {
+// CHECK: %[[OFFP:.*]] = spirv.AccessChain %[[OFFSETS]][%{{.*}}, %{{.*}}] : {{.*}} -> !spirv.ptr<i64, StorageBuffer>
+// CHECK: %[[OFF64:.*]] = spirv.Load "StorageBuffer" %[[OFFP]] : i64
+// CHECK: %[[OFF:.*]] = spirv.SConvert %[[OFF64]] : i64 to i32
+// CHECK: %[[BYTE:.*]] = spirv.IAdd %[[OFF]], %{{.*}} : i32
+// CHECK: %[[WORD:.*]] = spirv.ShiftRightLogical %[[BYTE]], %{{.*}} : i32, i32
+// CHECK: %[[FIELDP:.*]] = spirv.AccessChain %[[FRAMES]][%{{.*}}, %[[WORD]]]
+// CHECK: spirv.Load "StorageBuffer" %[[FIELDP]] : i32
+// CHECK: spirv.mlir.loop {
+// CHECK: %[[HEADP:.*]] = spirv.AccessChain %[[COUNTERS]][%{{.*}}, %[[C5:.*]]] : {{.*}} -> !spirv.ptr<i32, StorageBuffer>
+// CHECK: %[[POS:.*]] = spirv.AtomicIAdd <Device> <AcquireRelease> %[[HEADP]], %{{.*}} : !spirv.ptr<i32, StorageBuffer>
+// CHECK: spirv.UMod %[[POS]], %{{.*}} : i32
+// CHECK: %[[ARRIVEP:.*]] = spirv.AccessChain %[[COUNTERS]][%{{.*}}, %[[C3:.*]]]
+// CHECK: spirv.AtomicIAdd <Device> <AcquireRelease> %[[ARRIVEP]], %{{.*}} : !spirv.ptr<i32, StorageBuffer>
+// CHECK: %[[CODEP:.*]] = spirv.AccessChain %[[FAULT]][%{{.*}}, %{{.*}}]
+// CHECK: spirv.AtomicCompareExchange <Device> <AcquireRelease> <None> %[[CODEP]], %{{.*}}, %{{.*}} : !spirv.ptr<i32, StorageBuffer>
+// CHECK: spirv.Return
+
+// Handler "intersect": the payload at the item's slot, then release (next
+// stage 0xFFFFFFFF, release count of the owner, counter 6) or move to "shade"
+// (owner-stage index 1, arrival at global stage 4).
+// CHECK-LABEL: spirv.func @shadow__intersect() "None" {
+// CHECK: %[[NEXT:.*]] = spirv.mlir.addressof @shadow__intersect_arg_5
+// CHECK: %[[CNT:.*]] = spirv.mlir.addressof @shadow__intersect_arg_6
+// CHECK: %[[T:.*]] = spirv.mlir.addressof @shadow__intersect_arg_12
+// CHECK-DAG: %[[C6:.*]] = spirv.Constant 6 : i32
+// CHECK-DAG: %[[C4:.*]] = spirv.Constant 4 : i32
+// CHECK-DAG: %[[DONE:.*]] = spirv.Constant -1 : i32
+// CHECK: %[[TP:.*]] = spirv.AccessChain %[[T]][%{{.*}}, %{{.*}}] : {{.*}} -> !spirv.ptr<f32, StorageBuffer>
+// CHECK: %[[TV:.*]] = spirv.Load "StorageBuffer" %[[TP]] : f32
+// CHECK: %[[OCC:.*]] = spirv.FOrdLessThanEqual %[[TV]], %{{.*}} : f32
+// CHECK: spirv.BranchConditional %[[OCC]]
+// CHECK: spirv.Store "StorageBuffer" %{{.*}}, %[[DONE]] : i32
+// CHECK: %[[RELP:.*]] = spirv.AccessChain %[[CNT]][%{{.*}}, %[[C6]]]
+// CHECK: spirv.AtomicIAdd <Device> <AcquireRelease> %[[RELP]]
+// CHECK: %[[MOVEP:.*]] = spirv.AccessChain %[[CNT]][%{{.*}}, %[[C4]]]
+// CHECK: spirv.AtomicIAdd <Device> <AcquireRelease> %[[MOVEP]]
+// CHECK: spirv.Return
+
+// CHECK-DAG: spirv.EntryPoint "GLCompute" @path__entry
+// CHECK-DAG: spirv.EntryPoint "GLCompute" @path__bounce
+// CHECK-DAG: spirv.EntryPoint "GLCompute" @shadow__intersect
+// CHECK-DAG: spirv.EntryPoint "GLCompute" @shadow__shade
+// CHECK-DAG: spirv.ExecutionMode @shadow__shade "LocalSize", 64, 1, 1
+// The gpu.module stays: the descriptor names its kernels.
+// CHECK: gpu.module @sluice_kernels
+
+// DIS-DAG: OpCapability Int64
+// DIS-DAG: OpEntryPoint GLCompute %path__bounce "path__bounce"
+// DIS-DAG: OpEntryPoint GLCompute %shadow__intersect "shadow__intersect"
+// DIS: OpAtomicIAdd
+// DIS: OpAtomicCompareExchange
