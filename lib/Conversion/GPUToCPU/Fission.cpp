@@ -21,6 +21,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -42,8 +44,10 @@ struct BarrierStructure {
            op && op != kernel.getOperation(); op = op->getParentOp())
         containsBarrier.insert(op);
     });
-    for (BlockArgument argument : kernel.getArguments())
-      uniform.insert(argument);
+    // The kernel's operands (not its private attributions, which are entry
+    // block arguments too: each lane has its own).
+    for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i)
+      uniform.insert(kernel.getArgument(i));
     for (BlockArgument buffer : kernel.getWorkgroupAttributions())
       uniform.insert(buffer);
     kernel.walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -59,6 +63,22 @@ struct BarrierStructure {
       }
       if (isa<gpu::ThreadIdOp>(op))
         return;
+      // A load that every lane of the block executes at the same program
+      // point from the same address reads the same value in every lane: no
+      // lane of the block can write that location between their loads without
+      // a data race (a write in an earlier or later segment is ordered by a
+      // barrier). So a trip count or condition read from memory at a uniform
+      // address is uniform too.
+      if (auto load = dyn_cast<memref::LoadOp>(op)) {
+        Operation *parent = op->getParentOp();
+        if ((parent == kernel.getOperation() ||
+             containsBarrier.contains(parent)) &&
+            isUniform(load.getMemRef()) &&
+            llvm::all_of(load.getIndices(),
+                         [&](Value v) { return isUniform(v); }))
+          uniform.insert(load.getResult());
+        return;
+      }
       if (op->getNumRegions() == 0 && isPure(op) &&
           llvm::all_of(op->getOperands(),
                        [&](Value v) { return isUniform(v); }))
@@ -98,9 +118,36 @@ public:
       return failure();
     }
     for (scf::ForOp lanes : innermostLaneLoops)
-      splitAtUniformBound(lanes);
+      if (!splitAtWrap(lanes))
+        splitAtUniformBound(lanes);
     innermostLaneLoops.clear();
+    // Innermost first: a nest of short loops unrolls from the inside out.
+    for (scf::ForOp loop : llvm::reverse(blockLoops))
+      unrollShortBlockLoop(loop);
+    blockLoops.clear();
     return success();
+  }
+
+  /// Fully unrolls a block-level loop with a short constant trip count (the
+  /// steps of a tree reduction or a scan): LLVM unrolls only innermost loops,
+  /// and a block-level loop holds lane loops. Unrolled, each step's stride,
+  /// split point and copy sizes are constants.
+  static void unrollShortBlockLoop(scf::ForOp loop) {
+    constexpr int64_t kMaxTrips = 16;
+    constexpr int64_t kMaxUnrolledOps = 4096;
+    std::optional<int64_t> lower = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> upper = getConstantIntValue(loop.getUpperBound());
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    if (!lower || !upper || !step || *step <= 0 || *upper <= *lower)
+      return;
+    int64_t trips = (*upper - *lower + *step - 1) / *step;
+    if (trips > kMaxTrips)
+      return;
+    int64_t ops = 0;
+    loop.getBody()->walk([&](Operation *) { ++ops; });
+    if (ops * trips > kMaxUnrolledOps)
+      return;
+    (void)loopUnrollFull(loop);
   }
 
 private:
@@ -108,6 +155,7 @@ private:
     Value threadId[3];
     Value lane; // index into per-lane arrays
     Operation *outermost = nullptr;
+    scf::ForOp innermost; // fission: the loop over the innermost dimension
     IRMapping map;
   };
   struct LaneDefinition {
@@ -115,7 +163,18 @@ private:
     Value lane;
   };
 
-  LogicalResult lowerBlockLevel(Block &block) {
+  /// Stores of a barrier-containing loop's yielded values to the per-lane
+  /// arrays of its loop-carried values, emitted at the end of the body's last
+  /// lane loop when the body does not end with a barrier (else in a lane loop
+  /// of their own).
+  struct CarriedStores {
+    ValueRange yielded;
+    ArrayRef<Value> slots;
+    bool emitted = false;
+  };
+
+  LogicalResult lowerBlockLevel(Block &block,
+                                CarriedStores *carried = nullptr) {
     SmallVector<Operation *> pending;
     for (Operation &op : block.without_terminator()) {
       if (isa<gpu::BarrierOp>(op)) {
@@ -131,12 +190,32 @@ private:
         continue;
       }
       if (structure.isHoistable(&op)) {
+        // A uniform load runs once, before the segment's lane loop: if an
+        // earlier op of the segment may write memory, that lane loop is
+        // emitted first, so the load sees what every lane wrote before it.
+        if (!isMemoryEffectFree(&op) &&
+            llvm::any_of(pending, [](Operation *p) { return mayWrite(p); }))
+          if (failed(flush(pending)))
+            return failure();
         hoist(&op);
         continue;
       }
       pending.push_back(&op);
     }
-    return flush(pending);
+    return flush(pending, carried);
+  }
+
+  static bool mayWrite(Operation *root) {
+    bool writes = false;
+    root->walk([&](Operation *op) {
+      if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
+        if (effects.hasEffect<MemoryEffects::Write>())
+          writes = true;
+      } else if (!op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
+        writes = true;
+      }
+    });
+    return writes;
   }
 
   void hoist(Operation *op) {
@@ -228,16 +307,20 @@ private:
         closeLaneLoop(init);
       }
       auto lowered = scf::ForOp::create(builder, loc, *lower, *upper, *step);
+      if (!group)
+        blockLoops.push_back(lowered);
       blockMap.map(loop.getInductionVar(), lowered.getInductionVar());
       for (auto [argument, slot] : llvm::zip(loop.getRegionIterArgs(), carried))
         slotBacked[argument] = slot;
       {
         OpBuilder::InsertionGuard guard(builder);
         builder.setInsertionPoint(lowered.getBody()->getTerminator());
-        if (failed(lowerBlockLevel(*loop.getBody())))
+        auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+        CarriedStores stores{yield.getOperands(), carried};
+        if (failed(lowerBlockLevel(*loop.getBody(),
+                                   carried.empty() ? nullptr : &stores)))
           return failure();
-        if (!carried.empty()) {
-          auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+        if (!carried.empty() && !stores.emitted) {
           LaneLoop next = openLaneLoop(loc);
           SmallVector<Value> values;
           for (Value yielded : yield.getOperands()) {
@@ -273,9 +356,91 @@ private:
     return success();
   }
 
+  /// Whether `value` (an index of a memory access in the kernel) is
+  /// `thread_id d + (something independent of thread_id d)`.
+  bool unitStrideIn(Value value, unsigned d, unsigned depth = 0) const {
+    if (depth > 8)
+      return false;
+    Operation *op = value.getDefiningOp();
+    if (!op)
+      return false;
+    if (auto id = dyn_cast<gpu::ThreadIdOp>(op))
+      return unsigned(id.getDimension()) == d;
+    if (auto add = dyn_cast<arith::AddIOp>(op))
+      return (unitStrideIn(add.getLhs(), d, depth + 1) &&
+              !dependsOnThread(add.getRhs(), d, depth + 1)) ||
+             (unitStrideIn(add.getRhs(), d, depth + 1) &&
+              !dependsOnThread(add.getLhs(), d, depth + 1));
+    if (auto sub = dyn_cast<arith::SubIOp>(op))
+      return unitStrideIn(sub.getLhs(), d, depth + 1) &&
+             !dependsOnThread(sub.getRhs(), d, depth + 1);
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtUIOp,
+            arith::ExtSIOp>(op))
+      return unitStrideIn(op->getOperand(0), d, depth + 1);
+    return false;
+  }
+  /// Whether `value` may depend on thread_id d (conservative).
+  bool dependsOnThread(Value value, unsigned d, unsigned depth = 0) const {
+    if (structure.isUniform(value))
+      return false;
+    if (depth > 8)
+      return true;
+    Operation *op = value.getDefiningOp();
+    if (!op)
+      return true; // a lane-level loop's induction variable or iter_arg
+    if (auto id = dyn_cast<gpu::ThreadIdOp>(op))
+      return unsigned(id.getDimension()) == d;
+    if (op->getNumRegions() != 0 || !isPure(op))
+      return true;
+    return llvm::any_of(op->getOperands(), [&](Value operand) {
+      return dependsOnThread(operand, d, depth + 1);
+    });
+  }
+
+  /// The thread dimension of the innermost lane loop of a segment: the one in
+  /// which the segment's memory accesses are contiguous (their last index is
+  /// `thread_id d + c`). Loads count twice: a strided load waits for its data
+  /// (often just stored by the previous segment, through store forwarding),
+  /// a strided store does not. Ties keep x. The lanes of a segment are
+  /// independent (nothing orders them without a barrier), so any order is
+  /// correct; e.g. the read-back of a transposed tile, tile[tx][ty] ->
+  /// out[..][tx], runs with ty innermost.
+  unsigned innermostDimension(ArrayRef<Operation *> pending) const {
+    if (!context.staticBlockSize)
+      return 0;
+    const std::array<int64_t, 3> &sizes = *context.staticBlockSize;
+    unsigned score[3] = {0, 0, 0};
+    auto count = [&](ValueRange indices, unsigned weight) {
+      if (indices.empty())
+        return;
+      for (unsigned d = 0; d < 3; ++d) {
+        if (sizes[d] <= 1 || !unitStrideIn(indices.back(), d))
+          continue;
+        if (llvm::any_of(indices.drop_back(), [&](Value index) {
+              return dependsOnThread(index, d);
+            }))
+          continue;
+        score[d] += weight;
+      }
+    };
+    for (Operation *root : pending)
+      root->walk([&](Operation *op) {
+        if (auto load = dyn_cast<memref::LoadOp>(op))
+          count(load.getIndices(), 2);
+        else if (auto store = dyn_cast<memref::StoreOp>(op))
+          count(store.getIndices(), 1);
+      });
+    unsigned best = 0;
+    for (unsigned d = 1; d < 3; ++d)
+      if (score[d] > score[best])
+        best = d;
+    return best;
+  }
+
   /// Opens a lane loop at the builder's position and leaves the builder in its
-  /// body; closeLaneLoop moves the builder after it.
-  LaneLoop openLaneLoop(Location loc) {
+  /// body; closeLaneLoop moves the builder after it. Without lane groups, the
+  /// loop over `innermost` is the innermost one (the others z, y, x outside).
+  LaneLoop openLaneLoop(Location loc, unsigned innermost = 0) {
     LaneLoop loop;
     Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
     Value one = arith::ConstantIndexOp::create(builder, loc, 1);
@@ -305,11 +470,17 @@ private:
           arith::DivUIOp::create(builder, loc, rest, environment.blockDim[1]);
       return loop;
     }
-    for (int d = 2; d >= 0; --d) {
+    SmallVector<unsigned, 3> order;
+    for (int d = 2; d >= 0; --d)
+      if (unsigned(d) != innermost)
+        order.push_back(d);
+    order.push_back(innermost);
+    for (unsigned d : order) {
       auto laneLoop =
           scf::ForOp::create(builder, loc, zero, environment.blockDim[d], one);
-      if (d == 2)
+      if (!loop.outermost)
         loop.outermost = laneLoop;
+      loop.innermost = laneLoop;
       loop.threadId[d] = laneLoop.getInductionVar();
       builder.setInsertionPoint(laneLoop.getBody()->getTerminator());
     }
@@ -333,12 +504,13 @@ private:
   }
 
   /// Emits one lane loop nest for the barrier-free run `pending`.
-  LogicalResult flush(SmallVectorImpl<Operation *> &pending) {
+  LogicalResult flush(SmallVectorImpl<Operation *> &pending,
+                      CarriedStores *carried = nullptr) {
     if (pending.empty())
       return success();
     OpBuilder::InsertionGuard guard(builder);
     Location loc = pending.front()->getLoc();
-    LaneLoop loop = openLaneLoop(loc);
+    LaneLoop loop = openLaneLoop(loc, group ? 0 : innermostDimension(pending));
     Block *body = builder.getInsertionBlock();
 
     for (Operation *op : pending) {
@@ -370,12 +542,26 @@ private:
           loop.threadId[unsigned(id.getDimension())]);
       id.erase();
     }
+    if (carried) {
+      // Every lane reads its loop-carried values before it overwrites them
+      // (all loads first: a yield may permute them); lanes touch only their
+      // own slots.
+      SmallVector<Value> values;
+      for (Value yielded : carried->yielded) {
+        FailureOr<Value> value = laneValue(yielded, loop);
+        if (failed(value))
+          return failure();
+        values.push_back(*value);
+      }
+      for (auto [value, slot] : llvm::zip(values, carried->slots))
+        memref::StoreOp::create(builder, value.getLoc(), value, slot,
+                                loop.lane);
+      carried->emitted = true;
+    }
     pending.clear();
     closeLaneLoop(loop);
     if (!group)
-      if (auto lanes = dyn_cast<scf::ForOp>(
-              loop.threadId[0].getParentBlock()->getParentOp()))
-        innermostLaneLoops.push_back(lanes);
+      innermostLaneLoops.push_back(loop.innermost);
     ++result.laneLoops;
     return success();
   }
@@ -472,6 +658,63 @@ private:
           arith::ConstantIntOp::create(builder, loc, !trueFirst, 1));
       return;
     }
+  }
+
+  /// Index-set splitting at a wrap-around: `(tid + c) mod n` (constants,
+  /// 0 <= c < n, lanes 0 .. ub with ub + c <= 2n; e.g. a cyclic right
+  /// neighbour) is `tid + c` below lane n - c and `tid + c - n` from there, so
+  /// each part reads consecutive addresses and can be vectorized. Returns
+  /// whether the loop was rewritten.
+  bool splitAtWrap(scf::ForOp lanes) {
+    Value iv = lanes.getInductionVar();
+    std::optional<int64_t> lower = getConstantIntValue(lanes.getLowerBound());
+    std::optional<int64_t> upper = getConstantIntValue(lanes.getUpperBound());
+    std::optional<int64_t> step = getConstantIntValue(lanes.getStep());
+    if (!lower || !upper || !step || *lower != 0 || *step != 1)
+      return false;
+    for (Operation &op : lanes.getBody()->without_terminator()) {
+      auto rem = dyn_cast<arith::RemUIOp>(op);
+      if (!rem || !rem.getType().isIndex() || rem.use_empty())
+        continue;
+      auto add = rem.getLhs().getDefiningOp<arith::AddIOp>();
+      std::optional<int64_t> n = getConstantIntValue(rem.getRhs());
+      if (!add || !n || *n <= 0)
+        continue;
+      Value other;
+      if (add.getLhs() == iv)
+        other = add.getRhs();
+      else if (add.getRhs() == iv)
+        other = add.getLhs();
+      std::optional<int64_t> c =
+          other ? getConstantIntValue(other) : std::nullopt;
+      if (!c || *c < 0 || *c >= *n || *upper + *c > 2 * *n)
+        continue;
+      Location loc = rem.getLoc();
+      OpBuilder::InsertionGuard guard(builder);
+      int64_t split = *n - *c;
+      if (split >= *upper) {
+        // No lane wraps.
+        rem.getResult().replaceAllUsesWith(add.getResult());
+        return true;
+      }
+      builder.setInsertionPoint(lanes);
+      Value at = arith::ConstantIndexOp::create(builder, loc, split);
+      IRMapping mapping;
+      auto first = cast<scf::ForOp>(builder.clone(*lanes, mapping));
+      first.getUpperBoundMutable().assign(at);
+      if (group && group->laneLoops)
+        group->laneLoops->push_back(first);
+      auto firstRem = cast<arith::RemUIOp>(mapping.lookup(rem.getResult())
+                                               .getDefiningOp());
+      firstRem.getResult().replaceAllUsesWith(firstRem.getLhs());
+      lanes.getLowerBoundMutable().assign(at);
+      builder.setInsertionPoint(rem);
+      rem.getResult().replaceAllUsesWith(
+          arith::SubIOp::create(builder, loc, rem.getLhs(), rem.getRhs())
+              .getResult());
+      return true;
+    }
+    return false;
   }
 
   static arith::CmpIPredicate swapPredicate(arith::CmpIPredicate predicate) {
@@ -632,6 +875,7 @@ private:
   llvm::DenseMap<Value, Value> slotBacked; // loop-carried values and results
   const LaneGroup *group;
   SmallVector<scf::ForOp> innermostLaneLoops; // fission: split candidates
+  SmallVector<scf::ForOp> blockLoops; // fission: barrier-containing loops
   std::string failureReason;
 };
 

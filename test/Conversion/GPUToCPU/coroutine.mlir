@@ -2,8 +2,9 @@
 // RUN: sluice-opt %s --convert-gpu-to-cpu --split-input-file | FileCheck %s --check-prefix=GROUP
 // RUN: sluice-opt %s --convert-gpu-to-cpu="force-coroutines coroutine-lanes=1" --split-input-file | FileCheck %s --check-prefix=FORCED
 
-// A barrier under a condition read from memory: coroutines (one per lane with
-// coroutine-lanes=1, else one per group of 128 lanes).
+// A barrier under a condition each lane reads from its own address (not
+// provably uniform): coroutines (one per lane with coroutine-lanes=1, else one
+// per group of 128 lanes).
 module attributes {gpu.container_module} {
   gpu.module @m {
     gpu.func @divergent(%flags: memref<?xi32>, %out: memref<?xi32>)
@@ -12,7 +13,7 @@ module attributes {gpu.container_module} {
       %zero = arith.constant 0 : i32
       %tid = gpu.thread_id x
       %bid = gpu.block_id x
-      %flag = memref.load %flags[%bid] : memref<?xi32>
+      %flag = memref.load %flags[%tid] : memref<?xi32>
       %on = arith.cmpi ne, %flag, %zero : i32
       scf.if %on {
         %t = arith.index_cast %tid : index to i32
