@@ -1,6 +1,7 @@
 //===- CohortToLLVM.cpp - cohort.launch -> cohort runtime C ABI calls -----===//
 
 #include "sluice/Conversion/Passes.h"
+#include "sluice/Conversion/RuntimeCalls.h"
 #include "sluice/Dialect/Cohort/IR/CohortOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -23,7 +24,8 @@ constexpr int32_t kAllowEarlyResolveFlag = 2;
 class CohortLowering {
 public:
   CohortLowering(ModuleOp module)
-      : module(module), symbols(module), builder(module.getContext()),
+      : module(module), symbols(module), runtime(module, symbols),
+        builder(module.getContext()),
         ptrType(LLVM::LLVMPointerType::get(module.getContext())) {}
 
   LogicalResult run() {
@@ -44,46 +46,12 @@ private:
     return builder.getFunctionType({ptrType, i64(), i64()}, {});
   }
 
-  /// Declares (once) an external function of the runtime's C ABI.
   func::FuncOp declare(StringRef name, FunctionType type) {
-    if (auto existing = symbols.lookup<func::FuncOp>(name))
-      return existing;
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToEnd(module.getBody());
-    auto decl = func::FuncOp::create(builder, module.getLoc(), name, type);
-    decl.setPrivate();
-    symbols.insert(decl);
-    return decl;
+    return runtime.declareFunction(name, type);
   }
 
-  /// Declares (once) an external variadic LLVM function such as dprintf.
-  LLVM::LLVMFuncOp declareVariadic(StringRef name, Type result,
-                                   ArrayRef<Type> fixed) {
-    if (auto existing = symbols.lookup<LLVM::LLVMFuncOp>(name))
-      return existing;
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToEnd(module.getBody());
-    auto decl = LLVM::LLVMFuncOp::create(
-        builder, module.getLoc(), name,
-        LLVM::LLVMFunctionType::get(result, fixed, /*isVarArg=*/true));
-    symbols.insert(decl);
-    return decl;
-  }
-
-  /// Address of a NUL-terminated string constant, deduplicated by symbol.
   Value stringAddress(Location loc, StringRef symbol, StringRef text) {
-    auto global = symbols.lookup<LLVM::GlobalOp>(symbol);
-    if (!global) {
-      OpBuilder::InsertionGuard guard(builder);
-      builder.setInsertionPointToStart(module.getBody());
-      std::string data = (text + Twine('\0')).str();
-      auto type = LLVM::LLVMArrayType::get(builder.getI8Type(), data.size());
-      global = LLVM::GlobalOp::create(builder, loc, type, /*isConstant=*/true,
-                                      LLVM::Linkage::Internal, symbol,
-                                      builder.getStringAttr(data));
-      symbols.insert(global);
-    }
-    return LLVM::AddressOfOp::create(builder, loc, global);
+    return runtime.stringAddress(builder, loc, symbol, text);
   }
 
   /// `@__sluice_cohort_entry_<k>(ptr, i64, i64)` calling `@k(index, index)`.
@@ -151,7 +119,7 @@ private:
                              builder.getFunctionType({ptrType}, {ptrType}));
     auto destroy = declare("sluice_cohort_graph_destroy",
                            builder.getFunctionType({ptrType}, {}));
-    auto dprintf = declareVariadic("dprintf", i32(), {i32(), ptrType});
+    auto dprintf = runtime.declareVariadic("dprintf", i32(), {i32(), ptrType});
     auto exit = declare("exit", builder.getFunctionType({i32()}, {}));
 
     builder.setInsertionPoint(launch);
@@ -207,6 +175,7 @@ private:
 
   ModuleOp module;
   SymbolTable symbols;
+  RuntimeCalls runtime;
   OpBuilder builder;
   Type ptrType;
 };

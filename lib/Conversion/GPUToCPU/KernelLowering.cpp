@@ -13,22 +13,11 @@ using namespace mlir;
 
 namespace sluice::gpu_to_cpu {
 
-func::FuncOp RuntimeDeclarations::declare(StringRef name, FunctionType type) {
-  if (auto existing = symbols.lookup<func::FuncOp>(name))
-    return existing;
-  OpBuilder builder(module.getContext());
-  builder.setInsertionPointToEnd(module.getBody());
-  auto decl = func::FuncOp::create(builder, module.getLoc(), name, type);
-  decl.setPrivate();
-  symbols.insert(decl);
-  return decl;
-}
-
 func::FuncOp RuntimeDeclarations::coroAlloc() {
-  Builder b(module.getContext());
-  auto ptr = LLVM::LLVMPointerType::get(module.getContext());
+  Builder b(getModule().getContext());
+  auto ptr = LLVM::LLVMPointerType::get(getModule().getContext());
   func::FuncOp alloc =
-      declare("sluice_rt_coro_alloc",
+      declareFunction("sluice_rt_coro_alloc",
               b.getFunctionType({b.getI64Type(), b.getI64Type()}, {ptr}));
   // Like malloc: every result is fresh memory of the current block, so LLVM
   // may assume it aliases no kernel argument and no other allocation.
@@ -38,41 +27,25 @@ func::FuncOp RuntimeDeclarations::coroAlloc() {
 }
 
 func::FuncOp RuntimeDeclarations::coroFree() {
-  Builder b(module.getContext());
-  auto ptr = LLVM::LLVMPointerType::get(module.getContext());
-  return declare("sluice_rt_coro_free", b.getFunctionType({ptr}, {}));
+  Builder b(getModule().getContext());
+  auto ptr = LLVM::LLVMPointerType::get(getModule().getContext());
+  return declareFunction("sluice_rt_coro_free", b.getFunctionType({ptr}, {}));
 }
 
 func::FuncOp RuntimeDeclarations::launchBlocks() {
-  Builder b(module.getContext());
-  auto ptr = LLVM::LLVMPointerType::get(module.getContext());
+  Builder b(getModule().getContext());
+  auto ptr = LLVM::LLVMPointerType::get(getModule().getContext());
   FunctionType blockFn = b.getFunctionType({ptr, b.getI64Type()}, {});
-  return declare(
+  return declareFunction(
       "sluice_rt_launch_blocks",
       b.getFunctionType({blockFn, ptr, b.getI64Type(), b.getI32Type()}, {}));
 }
 
 func::FuncOp RuntimeDeclarations::barrierDivergence() {
-  Builder b(module.getContext());
-  auto ptr = LLVM::LLVMPointerType::get(module.getContext());
-  return declare("sluice_rt_barrier_divergence",
+  Builder b(getModule().getContext());
+  auto ptr = LLVM::LLVMPointerType::get(getModule().getContext());
+  return declareFunction("sluice_rt_barrier_divergence",
                  b.getFunctionType({ptr, b.getI64Type()}, {}));
-}
-
-Value RuntimeDeclarations::stringAddress(OpBuilder &builder, Location loc,
-                                         StringRef symbol, StringRef text) {
-  auto global = symbols.lookup<LLVM::GlobalOp>(symbol);
-  if (!global) {
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(module.getBody());
-    std::string data = (text + Twine('\0')).str();
-    auto type = LLVM::LLVMArrayType::get(builder.getI8Type(), data.size());
-    global = LLVM::GlobalOp::create(builder, loc, type, /*isConstant=*/true,
-                                    LLVM::Linkage::Internal, symbol,
-                                    builder.getStringAttr(data));
-    symbols.insert(global);
-  }
-  return LLVM::AddressOfOp::create(builder, loc, global);
 }
 
 LLVM::LLVMStructType argumentRecordType(gpu::GPUFuncOp kernel,

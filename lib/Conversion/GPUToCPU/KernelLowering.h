@@ -10,6 +10,8 @@
 #ifndef SLUICE_LIB_CONVERSION_GPUTOCPU_KERNELLOWERING_H
 #define SLUICE_LIB_CONVERSION_GPUTOCPU_KERNELLOWERING_H
 
+#include "sluice/Conversion/RuntimeCalls.h"
+
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -39,10 +41,9 @@ struct KernelLoweringResult {
 };
 
 /// Declares the runtime's C ABI functions in the host module on first use.
-class RuntimeDeclarations {
+class RuntimeDeclarations : public RuntimeCalls {
 public:
-  RuntimeDeclarations(mlir::ModuleOp module, mlir::SymbolTable &symbols)
-      : module(module), symbols(symbols) {}
+  using RuntimeCalls::RuntimeCalls;
   /// void *sluice_rt_coro_alloc(size_t size, size_t align)
   mlir::func::FuncOp coroAlloc();
   /// void sluice_rt_coro_free(void *frame)
@@ -53,14 +54,6 @@ public:
   /// void sluice_rt_barrier_divergence(const char *kernel, uint64_t
   /// group_lanes)
   mlir::func::FuncOp barrierDivergence();
-  /// Address of a NUL-terminated string constant, deduplicated by symbol.
-  mlir::Value stringAddress(mlir::OpBuilder &builder, mlir::Location loc,
-                            llvm::StringRef symbol, llvm::StringRef text);
-
-private:
-  mlir::func::FuncOp declare(llvm::StringRef name, mlir::FunctionType type);
-  mlir::ModuleOp module;
-  mlir::SymbolTable &symbols;
 };
 
 /// Values every lowering of a kernel body starts from, all at block level of
