@@ -460,14 +460,10 @@ private:
         innermostLaneLoops.push_back(laneLoop);
         return loop;
       }
-      loop.threadId[0] =
-          arith::RemUIOp::create(builder, loc, linear, environment.blockDim[0]);
-      Value rest =
-          arith::DivUIOp::create(builder, loc, linear, environment.blockDim[0]);
-      loop.threadId[1] =
-          arith::RemUIOp::create(builder, loc, rest, environment.blockDim[1]);
-      loop.threadId[2] =
-          arith::DivUIOp::create(builder, loc, rest, environment.blockDim[1]);
+      auto threadId = delinearizeXYZ(builder, loc, linear,
+                                     environment.blockDim[0],
+                                     environment.blockDim[1]);
+      llvm::copy(threadId, loop.threadId);
       return loop;
     }
     SmallVector<unsigned, 3> order;

@@ -48,6 +48,14 @@ func::FuncOp RuntimeDeclarations::barrierDivergence() {
                  b.getFunctionType({ptr, b.getI64Type()}, {}));
 }
 
+std::array<Value, 3> delinearizeXYZ(OpBuilder &builder, Location loc,
+                                    Value linear, Value sizeX, Value sizeY) {
+  Value rest = arith::DivUIOp::create(builder, loc, linear, sizeX);
+  return {arith::RemUIOp::create(builder, loc, linear, sizeX),
+          arith::RemUIOp::create(builder, loc, rest, sizeY),
+          arith::DivUIOp::create(builder, loc, rest, sizeY)};
+}
+
 LLVM::LLVMStructType argumentRecordType(gpu::GPUFuncOp kernel,
                                         const LLVMTypeConverter &converter) {
   SmallVector<Type> fields;
@@ -195,14 +203,9 @@ func::FuncOp createBlockFunction(KernelContext &context, OpBuilder &builder,
   // Linear block -> (x, y, z), x fastest.
   Value block =
       arith::IndexCastOp::create(builder, loc, index, entry->getArgument(1));
-  environment.blockId[0] =
-      arith::RemUIOp::create(builder, loc, block, environment.gridDim[0]);
-  Value rest =
-      arith::DivUIOp::create(builder, loc, block, environment.gridDim[0]);
-  environment.blockId[1] =
-      arith::RemUIOp::create(builder, loc, rest, environment.gridDim[1]);
-  environment.blockId[2] =
-      arith::DivUIOp::create(builder, loc, rest, environment.gridDim[1]);
+  auto blockId = delinearizeXYZ(builder, loc, block, environment.gridDim[0],
+                                environment.gridDim[1]);
+  llvm::copy(blockId, environment.blockId);
   Value lanes = arith::MulIOp::create(builder, loc, environment.blockDim[0],
                                       environment.blockDim[1]);
   environment.laneCount =

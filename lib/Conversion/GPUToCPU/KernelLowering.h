@@ -82,6 +82,13 @@ mlir::LLVM::LLVMStructType
 argumentRecordType(mlir::gpu::GPUFuncOp kernel,
                    const mlir::LLVMTypeConverter &converter);
 
+/// Splits a linear index into (x, y, z) over extents (sizeX, sizeY, *),
+/// x fastest: the order of thread ids within a block and of blocks in a grid.
+std::array<mlir::Value, 3> delinearizeXYZ(mlir::OpBuilder &builder,
+                                          mlir::Location loc,
+                                          mlir::Value linear,
+                                          mlir::Value sizeX, mlir::Value sizeY);
+
 /// `type` without its memory space (workgroup and private attributions).
 mlir::MemRefType stripMemorySpace(mlir::MemRefType type);
 
