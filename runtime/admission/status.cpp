@@ -40,6 +40,10 @@ const char *errorKindName(ErrorKind kind) {
     return "unsupported";
   case ErrorKind::InvalidState:
     return "invalid state";
+  case ErrorKind::DeviceUnavailable:
+    return "device unavailable";
+  case ErrorKind::DeviceError:
+    return "device error";
   }
   return "unknown error";
 }

@@ -29,6 +29,7 @@
 
 #include "WaveProgram.h"
 
+#include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
 #include "sluice/Conversion/Passes.h"
 #include "sluice/Conversion/WaveToGPU/ProgramDescriptor.h"
 #include "sluice/Dialect/Pool/IR/PoolOps.h"
@@ -37,19 +38,24 @@
 #include "sluice/InitAll.h"
 #include "sluice/runtime/c_api.h"
 #include "sluice/runtime/cpu_device.h"
+#include "sluice/runtime/gpu_abi.h"
 #include "sluice/runtime/launch.h"
 #include "sluice/runtime/program.h"
+#include "sluice/runtime/vulkan_device.h"
 #include "sluice/runtime/wavefront.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Target/SPIRV/Serialization.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -286,12 +292,33 @@ uint64_t elementBytes(Type type) {
   return std::max<uint64_t>(1, llvm::PowerOf2Ceil(bytes));
 }
 
+/// The compiled argument convention's constants (runtime/gpu_abi.h).
+rt::GpuKernelLayout kernelLayout(const Descriptor &descriptor) {
+  rt::GpuKernelLayout layout;
+  layout.counterCount = descriptor.counterCount;
+  layout.allocBase = descriptor.allocBase;
+  layout.publishStride = descriptor.publishStride;
+  for (const OwnerEntry &owner : descriptor.owners) {
+    layout.ownerPublishBase.push_back(owner.publishBase);
+    layout.ownerCapacity.push_back(owner.capacity);
+  }
+  return layout;
+}
+
+/// Bytes of one element of a memref<?xT> in the SPIR-V kernels: index is
+/// i32 there, i1 is stored as i8.
+uint64_t spirvElementBytes(Type type) {
+  if (type.isIndex())
+    return 4;
+  return elementBytes(type);
+}
+
 //===----------------------------------------------------------------------===//
 // Host glue: the trampoline every stage runs
 //===----------------------------------------------------------------------===//
 
 struct WaveContext {
-  const Descriptor *descriptor = nullptr;
+  rt::GpuKernelLayout layout;
   std::vector<BlockFunction> blockFunctions; // by global stage
   // Per owner, per payload field: capacity elements indexed by item slot.
   std::vector<std::vector<std::vector<uint64_t>>> payloads;
@@ -307,8 +334,8 @@ struct Scratch {
   std::vector<int32_t> allocLimits;
   std::vector<uint32_t> publishedSlots;
   std::vector<std::vector<uint32_t>> rings;
-  std::vector<uint64_t> ringHeads;
-  int32_t fault[8] = {};
+  int32_t fault[rt::kGpuFaultWords] = {};
+  rt::GpuDispatchViews views;
   std::vector<uint64_t> record;
 };
 
@@ -320,27 +347,12 @@ void pushMemRef(std::vector<uint64_t> &record, const void *data,
   record.insert(record.end(), {address, address, 0, size, 1});
 }
 
-void recordFault(const sluice_rt_kernel_args *args, const int32_t *fault,
-                 uint32_t begin, uint64_t headBase) {
-  uint32_t expected = SLUICE_RT_FAULT_NONE;
-  if (!std::atomic_ref<uint32_t>(args->fault->code)
-           .compare_exchange_strong(expected, uint32_t(fault[0])))
-    return;
-  args->fault->stage = uint32_t(fault[1]);
-  args->fault->invocation = uint32_t(fault[2]) + begin;
-  args->fault->owner = uint32_t(fault[3]);
-  uint64_t value = uint32_t(fault[4]);
-  if (fault[0] == SLUICE_RT_FAULT_POOL_EXHAUSTED)
-    value += headBase; // the kernel counts ring positions from the window
-  args->fault->value = value;
-}
-
 extern "C" void waveStageKernel(const sluice_rt_kernel_args *args,
                                 uint32_t begin, uint32_t end) {
   if (begin >= end)
     return;
   WaveContext &context = *static_cast<WaveContext *>(args->user_data);
-  const Descriptor &descriptor = *context.descriptor;
+  const rt::GpuKernelLayout &layout = context.layout;
   // A dispatch split into several calls shares the free-ring head: the
   // window below must not be read by two calls at once.
   std::unique_lock<std::mutex> lock(context.splitDispatch, std::defer_lock);
@@ -349,36 +361,23 @@ extern "C" void waveStageKernel(const sluice_rt_kernel_args *args,
 
   thread_local Scratch scratch;
   uint32_t count = end - begin;
-  uint32_t ownerCount = uint32_t(descriptor.owners.size());
-  bool mainStage = args->owner == SLUICE_RT_NO_OWNER;
-
-  scratch.counters.assign(std::max<uint32_t>(descriptor.counterCount, 1), 0);
-  scratch.allocLimits.assign(std::max<uint32_t>(ownerCount, 1), 0);
-  scratch.rings.resize(ownerCount);
-  scratch.ringHeads.assign(ownerCount, 0);
-  std::memset(scratch.fault, 0, sizeof(scratch.fault));
+  uint32_t ownerCount = args->owner_count;
+  scratch.counters.resize(std::max<uint32_t>(layout.counterCount, 1));
+  scratch.allocLimits.resize(std::max<uint32_t>(ownerCount, 1));
   scratch.publishedSlots.assign(
-      std::max<uint64_t>(uint64_t(count) * descriptor.publishStride, 1), 0);
+      std::max<uint64_t>(uint64_t(count) * layout.publishStride, 1), 0);
+  scratch.rings.resize(ownerCount);
+  rt::GpuDispatchViews &views = scratch.views;
+  views.rings.resize(ownerCount);
   for (uint32_t o = 0; o < ownerCount; ++o) {
-    std::vector<uint32_t> &ring = scratch.rings[o];
-    const sluice_rt_owner_slots &slots = args->owners[o];
-    uint64_t window = 0;
-    if (mainStage && slots.bound != 0 && slots.capacity != 0) {
-      uint64_t head = std::atomic_ref<uint64_t>(*slots.alloc_head).load();
-      uint64_t available =
-          slots.alloc_limit > head ? slots.alloc_limit - head : 0;
-      window = std::min<uint64_t>(available, uint64_t(count) * slots.bound);
-      // The kernel takes positions modulo its compile-time capacity.
-      window = std::min<uint64_t>(window, descriptor.owners[o].capacity);
-      ring.resize(std::max<uint64_t>(window, 1));
-      for (uint64_t k = 0; k < window; ++k)
-        ring[k] = slots.free_ring[(head + k) % slots.capacity];
-      scratch.ringHeads[o] = head;
-    } else {
-      ring.assign(1, 0);
-    }
-    scratch.allocLimits[o] = int32_t(window);
+    scratch.rings[o].resize(std::max<uint32_t>(layout.ownerCapacity[o], 1));
+    views.rings[o] = scratch.rings[o].data();
   }
+  views.counters = scratch.counters.data();
+  views.allocLimits = scratch.allocLimits.data();
+  views.publishedSlots = scratch.publishedSlots.data();
+  views.fault = scratch.fault;
+  rt::prepareGpuDispatch(layout, *args, count, views);
 
   // The argument record, in the kernel's argument order.
   std::vector<uint64_t> &record = scratch.record;
@@ -395,15 +394,15 @@ extern "C" void waveStageKernel(const sluice_rt_kernel_args *args,
              scratch.publishedSlots.size());
   pushMemRef(record,
              args->published_counts
-                 ? args->published_counts + uint64_t(begin) * args->owner_count
+                 ? args->published_counts + uint64_t(begin) * ownerCount
                  : nullptr,
-             uint64_t(count) * args->owner_count);
+             uint64_t(count) * ownerCount);
   pushMemRef(record, scratch.allocLimits.data(), scratch.allocLimits.size());
-  pushMemRef(record, scratch.fault, 5);
+  pushMemRef(record, scratch.fault, rt::kGpuFaultWords);
   for (uint32_t o = 0; o < ownerCount; ++o) {
     pushMemRef(record, scratch.rings[o].data(), scratch.rings[o].size());
     for (std::vector<uint64_t> &field : context.payloads[o])
-      pushMemRef(record, field.data(), descriptor.owners[o].capacity);
+      pushMemRef(record, field.data(), layout.ownerCapacity[o]);
   }
   for (std::vector<uint64_t> &input : context.inputs)
     pushMemRef(record, input.data(), unknown);
@@ -418,33 +417,7 @@ extern "C" void waveStageKernel(const sluice_rt_kernel_args *args,
     sluice_rt_launch_blocks(reinterpret_cast<sluice_rt_block_fn>(function),
                             record.data(), grid, context.launchWorkers);
   }
-
-  if (scratch.fault[0] != 0)
-    recordFault(args, scratch.fault, begin,
-                uint32_t(scratch.fault[3]) < ownerCount
-                    ? scratch.ringHeads[uint32_t(scratch.fault[3])]
-                    : 0);
-  if (!mainStage)
-    return;
-  for (uint32_t o = 0; o < ownerCount; ++o) {
-    const sluice_rt_owner_slots &slots = args->owners[o];
-    if (slots.bound == 0)
-      continue;
-    uint64_t taken = uint32_t(scratch.counters[descriptor.allocBase + o]);
-    std::atomic_ref<uint64_t>(*slots.alloc_head).fetch_add(taken);
-    uint32_t compileBase = descriptor.owners[o].publishBase;
-    for (uint32_t i = 0; i < count; ++i) {
-      uint64_t invocation = uint64_t(begin) + i;
-      uint32_t published =
-          args->published_counts[invocation * args->owner_count + o];
-      published = std::min(published, slots.bound);
-      for (uint32_t k = 0; k < published; ++k)
-        args->published_slots[invocation * args->publish_stride +
-                              slots.publish_base + k] =
-            scratch.publishedSlots[uint64_t(i) * descriptor.publishStride +
-                                   compileBase + k];
-    }
-  }
+  rt::finishGpuDispatch(layout, *args, begin, count, views);
 }
 
 //===----------------------------------------------------------------------===//
@@ -562,6 +535,219 @@ void wrapKernelBodies(ModuleOp module) {
   });
 }
 
+/// The runtime's program descriptor from the compiled one; every stage gets
+/// the trampoline as its kernel (the Vulkan device runs SPIR-V instead and
+/// never calls it). Checks that the compiled AoS offsets are the runtime's.
+LogicalResult buildRuntimeProgram(const Descriptor &descriptor,
+                                  rt::ProgramDescriptor &program) {
+  program.name = descriptor.name;
+  program.entryStage = descriptor.entryStage;
+  for (const StageEntry &stage : descriptor.mainStages)
+    program.mainStages.push_back({stage.name, waveStageKernel});
+  for (const OwnerEntry &owner : descriptor.owners) {
+    rt::OwnerDesc desc;
+    desc.name = owner.name;
+    desc.capacity = owner.capacity;
+    desc.itemSize = owner.itemSize;
+    for (const StageEntry &stage : owner.stages)
+      desc.stages.push_back({stage.name, waveStageKernel});
+    program.owners.push_back(std::move(desc));
+  }
+  for (const ProducerEntry &producer : descriptor.producers)
+    program.producers.push_back(
+        {producer.stage, producer.owner, producer.bound});
+  program.frameLayout.kind = descriptor.soa
+                                 ? rt::FrameLayoutKind::StructOfArrays
+                                 : rt::FrameLayoutKind::ArrayOfStructs;
+  for (const FieldEntry &field : descriptor.fields)
+    program.frameLayout.fields.push_back({field.name, field.size, field.align});
+
+  if (descriptor.soa)
+    return success();
+  rt::ComputedFrameLayout computed;
+  rt::Status status = rt::computeFrameLayout(program.frameLayout, 1, computed);
+  if (!status.ok())
+    return fail("frame layout: " + status.describe()), failure();
+  bool same = computed.frameStride == descriptor.stride;
+  for (size_t i = 0; i < descriptor.fields.size(); ++i)
+    same = same && computed.fieldOffsets[i] == descriptor.fields[i].offset;
+  if (!same)
+    return fail("the compiled AoS frame layout (stride " +
+                std::to_string(descriptor.stride) +
+                ") differs from the runtime's (stride " +
+                std::to_string(computed.frameStride) + ")"),
+           failure();
+  return success();
+}
+
+/// Stage kernels in global stage order: main stages, then each owner's.
+std::vector<const StageEntry *> globalStages(const Descriptor &descriptor) {
+  std::vector<const StageEntry *> stages;
+  for (const StageEntry &stage : descriptor.mainStages)
+    stages.push_back(&stage);
+  for (const OwnerEntry &owner : descriptor.owners)
+    for (const StageEntry &stage : owner.stages)
+      stages.push_back(&stage);
+  return stages;
+}
+
+/// Lane `lane`'s coroutine argument: the lane id in `bytes` bytes.
+void writeLaneId(unsigned char *base, uint64_t lane, uint64_t bytes) {
+  std::memcpy(base + lane * bytes, &lane, bytes);
+}
+
+int runAndReport(const rt::ProgramDescriptor &program, rt::Device &device,
+                 const Descriptor &descriptor, const WaveRunOptions &options,
+                 bool stateMachine);
+
+/// The CPU backend: convert-gpu-to-cpu, LLVM, the JIT, the CPU device.
+int runOnCPU(ModuleOp module, const Descriptor &descriptor,
+             rt::ProgramDescriptor &program, const WaveRunOptions &options,
+             bool stateMachine) {
+  wrapKernelBodies(module);
+
+  {
+    PassManager pm(module.getContext());
+    pm.addPass(createConvertGPUToCPU());
+    if (failed(pm.run(module)))
+      return 1;
+    // The block functions are looked up by name in the JIT.
+    for (auto function : module.getOps<func::FuncOp>())
+      if (function.getName().starts_with("__sluice_block_"))
+        function.setPublic();
+    PassManager llvmPm(module.getContext());
+    llvmPm.addPass(createSCFToControlFlowPass());
+    llvmPm.addPass(createConvertToLLVMPass());
+    llvmPm.addPass(createReconcileUnrealizedCastsPass());
+    if (failed(llvmPm.run(module)))
+      return 1;
+  }
+  if (options.printLowered)
+    module->print(llvm::outs());
+
+  auto hostMachineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  std::unique_ptr<llvm::TargetMachine> hostMachine;
+  if (hostMachineBuilder) {
+    if (auto machine = hostMachineBuilder->createTargetMachine())
+      hostMachine = std::move(*machine);
+    else
+      llvm::consumeError(machine.takeError());
+  } else {
+    llvm::consumeError(hostMachineBuilder.takeError());
+  }
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0,
+                                hostMachine.get());
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = optimize;
+  engineOptions.jitCodeGenOptLevel =
+      static_cast<llvm::CodeGenOptLevel>(options.optLevel);
+  auto engine = ExecutionEngine::create(module, engineOptions);
+  if (!engine)
+    return fail("JIT compilation failed: " +
+                llvm::toString(engine.takeError()));
+  if (options.symbols)
+    (*engine)->registerSymbols(options.symbols);
+
+  // The runtime's program descriptor.
+  WaveContext context;
+  context.layout = kernelLayout(descriptor);
+  context.launchWorkers = options.workers;
+  auto lookup = [&](const StageEntry &stage) -> BlockFunction {
+    auto address = (*engine)->lookup("__sluice_block_" + stage.kernel);
+    if (!address) {
+      llvm::errs() << "sluice-run: no block function for kernel @"
+                   << stage.kernel << ": "
+                   << llvm::toString(address.takeError()) << "\n";
+      return nullptr;
+    }
+    return reinterpret_cast<BlockFunction>(*address);
+  };
+  for (const StageEntry *stage : globalStages(descriptor)) {
+    BlockFunction function = lookup(*stage);
+    if (!function)
+      return 1;
+    context.blockFunctions.push_back(function);
+  }
+  for (const OwnerEntry &owner : descriptor.owners) {
+    auto &fields = context.payloads.emplace_back();
+    for (Type type : owner.payload) {
+      (void)type; // every element fits in 8 bytes
+      fields.emplace_back(owner.capacity, 0);
+    }
+  }
+  program.userData = &context;
+  for (Type type : descriptor.inputs) {
+    auto &input = context.inputs.emplace_back(options.lanes, 0);
+    // The lowered code reads elementBytes(type) bytes at lane * that size.
+    for (uint32_t lane = 0; lane < options.lanes; ++lane)
+      writeLaneId(reinterpret_cast<unsigned char *>(input.data()), lane,
+                  elementBytes(type));
+  }
+
+  rt::CpuDeviceOptions deviceOptions;
+  deviceOptions.workers = options.workers;
+  // One trampoline call per dispatch; the trampoline runs the gpu blocks.
+  deviceOptions.blockSize = UINT32_MAX;
+  rt::CpuDevice device(deviceOptions);
+  return runAndReport(program, device, descriptor, options, stateMachine);
+}
+
+/// The Vulkan backend: sluice-to-spirv, spirv::serialize, the Vulkan device.
+int runOnVulkan(ModuleOp module, const Descriptor &descriptor,
+                rt::ProgramDescriptor &program, const WaveRunOptions &options,
+                bool stateMachine) {
+  if (stateMachine)
+    return fail("the state-machine schedule runs on the CPU backend only; "
+                "use --schedule=wavefront with --backend=vulkan",
+                2);
+  rt::VulkanProgram vulkan;
+  vulkan.workgroupSize = kBlockLanes;
+  {
+    PassManager pm(module.getContext());
+    SluiceToSPIRVOptions spirvOptions;
+    spirvOptions.workgroupSize = kBlockLanes;
+    buildSluiceToSPIRVPipeline(pm, spirvOptions);
+    if (failed(pm.run(module)))
+      return 1;
+  }
+  auto spv = module.lookupSymbol<spirv::ModuleOp>("__spv__sluice_kernels");
+  if (!spv)
+    return fail("sluice-to-spirv produced no spirv.module for @sluice_kernels");
+  SmallVector<uint32_t> words;
+  if (failed(spirv::serialize(spv, words)))
+    return fail("the stage kernels' spirv.module could not be serialized");
+  if (options.printLowered)
+    spv->print(llvm::outs());
+  vulkan.spirv.assign(words.begin(), words.end());
+  for (const StageEntry *stage : globalStages(descriptor))
+    vulkan.entryPoints.push_back(stage->kernel);
+  vulkan.layout = kernelLayout(descriptor);
+  for (const OwnerEntry &owner : descriptor.owners) {
+    auto &fields = vulkan.payloadElementBytes.emplace_back();
+    for (Type type : owner.payload)
+      fields.push_back(uint32_t(spirvElementBytes(type)));
+  }
+  for (Type type : descriptor.inputs) {
+    uint64_t bytes = spirvElementBytes(type);
+    auto &input = vulkan.inputs.emplace_back(uint64_t(options.lanes) * bytes);
+    for (uint32_t lane = 0; lane < options.lanes; ++lane)
+      writeLaneId(input.data(), lane, bytes);
+  }
+
+  std::unique_ptr<rt::VulkanDevice> device;
+  if (rt::Status status = rt::VulkanDevice::create(std::move(vulkan), device);
+      !status.ok())
+    return fail("vulkan backend: " + status.describe());
+  int exitCode = runAndReport(program, *device, descriptor, options, false);
+  const rt::VulkanDeviceStats &stats = device->stats();
+  llvm::errs() << llvm::format(
+      "sluice-run: vulkan device '%s': %llu dispatches, %.3f ms of GPU time\n",
+      device->deviceName().c_str(), (unsigned long long)stats.dispatches,
+      stats.gpuNanoseconds * 1e-6);
+  return exitCode;
+}
+
 } // namespace
 
 int runWaveProgram(ModuleOp module, const WaveRunOptions &options) {
@@ -629,137 +815,21 @@ int runWaveProgram(ModuleOp module, const WaveRunOptions &options) {
   module->removeAttr(kProgramDescriptorAttrName);
   if (failed(checkKernelSignatures(module, descriptor)))
     return 1;
-  wrapKernelBodies(module);
-
-  {
-    PassManager pm(module.getContext());
-    pm.addPass(createConvertGPUToCPU());
-    if (failed(pm.run(module)))
-      return 1;
-    // The block functions are looked up by name in the JIT.
-    for (auto function : module.getOps<func::FuncOp>())
-      if (function.getName().starts_with("__sluice_block_"))
-        function.setPublic();
-    PassManager llvmPm(module.getContext());
-    llvmPm.addPass(createSCFToControlFlowPass());
-    llvmPm.addPass(createConvertToLLVMPass());
-    llvmPm.addPass(createReconcileUnrealizedCastsPass());
-    if (failed(llvmPm.run(module)))
-      return 1;
-  }
-  if (options.printLowered)
-    module->print(llvm::outs());
-
-  auto hostMachineBuilder = llvm::orc::JITTargetMachineBuilder::detectHost();
-  std::unique_ptr<llvm::TargetMachine> hostMachine;
-  if (hostMachineBuilder) {
-    if (auto machine = hostMachineBuilder->createTargetMachine())
-      hostMachine = std::move(*machine);
-    else
-      llvm::consumeError(machine.takeError());
-  } else {
-    llvm::consumeError(hostMachineBuilder.takeError());
-  }
-  std::function<llvm::Error(llvm::Module *)> optimize =
-      makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0,
-                                hostMachine.get());
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = optimize;
-  engineOptions.jitCodeGenOptLevel =
-      static_cast<llvm::CodeGenOptLevel>(options.optLevel);
-  auto engine = ExecutionEngine::create(module, engineOptions);
-  if (!engine)
-    return fail("JIT compilation failed: " +
-                llvm::toString(engine.takeError()));
-  if (options.symbols)
-    (*engine)->registerSymbols(options.symbols);
-
-  // The runtime's program descriptor.
-  WaveContext context;
-  context.descriptor = &descriptor;
-  context.launchWorkers = options.workers;
-  auto lookup = [&](const StageEntry &stage) -> BlockFunction {
-    auto address = (*engine)->lookup("__sluice_block_" + stage.kernel);
-    if (!address) {
-      llvm::errs() << "sluice-run: no block function for kernel @"
-                   << stage.kernel << ": "
-                   << llvm::toString(address.takeError()) << "\n";
-      return nullptr;
-    }
-    return reinterpret_cast<BlockFunction>(*address);
-  };
   rt::ProgramDescriptor program;
-  program.name = descriptor.name;
-  program.entryStage = descriptor.entryStage;
-  for (const StageEntry &stage : descriptor.mainStages) {
-    BlockFunction function = lookup(stage);
-    if (!function)
-      return 1;
-    context.blockFunctions.push_back(function);
-    program.mainStages.push_back({stage.name, waveStageKernel});
-  }
-  for (const OwnerEntry &owner : descriptor.owners) {
-    rt::OwnerDesc desc;
-    desc.name = owner.name;
-    desc.capacity = owner.capacity;
-    desc.itemSize = owner.itemSize;
-    for (const StageEntry &stage : owner.stages) {
-      BlockFunction function = lookup(stage);
-      if (!function)
-        return 1;
-      context.blockFunctions.push_back(function);
-      desc.stages.push_back({stage.name, waveStageKernel});
-    }
-    program.owners.push_back(std::move(desc));
-    auto &fields = context.payloads.emplace_back();
-    for (Type type : owner.payload) {
-      (void)type; // every element fits in 8 bytes
-      fields.emplace_back(owner.capacity, 0);
-    }
-  }
-  for (const ProducerEntry &producer : descriptor.producers)
-    program.producers.push_back(
-        {producer.stage, producer.owner, producer.bound});
-  program.frameLayout.kind = descriptor.soa
-                                 ? rt::FrameLayoutKind::StructOfArrays
-                                 : rt::FrameLayoutKind::ArrayOfStructs;
-  for (const FieldEntry &field : descriptor.fields)
-    program.frameLayout.fields.push_back({field.name, field.size, field.align});
-  program.userData = &context;
-  for (Type type : descriptor.inputs) {
-    auto &input = context.inputs.emplace_back(options.lanes, 0);
-    for (uint32_t lane = 0; lane < options.lanes; ++lane) {
-      // The lowered code reads elementBytes(type) bytes at lane * that size.
-      unsigned char *base = reinterpret_cast<unsigned char *>(input.data());
-      uint64_t bytes = elementBytes(type);
-      uint64_t value = lane;
-      std::memcpy(base + lane * bytes, &value, bytes);
-    }
-  }
+  if (failed(buildRuntimeProgram(descriptor, program)))
+    return 1;
+  if (options.backend == "vulkan")
+    return runOnVulkan(module, descriptor, program, options, stateMachine);
+  return runOnCPU(module, descriptor, program, options, stateMachine);
+}
 
-  // The compiled AoS offsets must be the runtime's.
-  if (!descriptor.soa) {
-    rt::ComputedFrameLayout computed;
-    rt::Status status =
-        rt::computeFrameLayout(program.frameLayout, 1, computed);
-    if (!status.ok())
-      return fail("frame layout: " + status.describe());
-    bool same = computed.frameStride == descriptor.stride;
-    for (size_t i = 0; i < descriptor.fields.size(); ++i)
-      same = same && computed.fieldOffsets[i] == descriptor.fields[i].offset;
-    if (!same)
-      return fail("the compiled AoS frame layout (stride " +
-                  std::to_string(descriptor.stride) +
-                  ") differs from the runtime's (stride " +
-                  std::to_string(computed.frameStride) + ")");
-  }
+namespace {
 
-  // Run.
-  rt::CpuDeviceOptions deviceOptions;
-  deviceOptions.workers = options.workers;
-  // One trampoline call per dispatch; the trampoline runs the gpu blocks.
-  deviceOptions.blockSize = UINT32_MAX;
-  rt::CpuDevice device(deviceOptions);
+/// Runs `program` on `device` and prints the result (and, with --stats, the
+/// per-stage table). The same text for every backend.
+int runAndReport(const rt::ProgramDescriptor &program, rt::Device &device,
+                 const Descriptor &descriptor, const WaveRunOptions &options,
+                 bool stateMachine) {
   rt::RunResult result;
   if (stateMachine) {
     result =
@@ -820,4 +890,5 @@ int runWaveProgram(ModuleOp module, const WaveRunOptions &options) {
   return 0;
 }
 
+} // namespace
 } // namespace sluice::run

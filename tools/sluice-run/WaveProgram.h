@@ -35,6 +35,7 @@ struct WaveRunOptions {
   bool partialAdmission = true;
   unsigned optLevel = 2;
   bool printLowered = false;
+  std::string backend = "cpu"; // cpu | vulkan
   // The runtime symbols the JIT-compiled code may call.
   std::function<llvm::orc::SymbolMap(llvm::orc::MangleAndInterner)> symbols;
 };

@@ -13,6 +13,7 @@
 #include "sluice/runtime/c_api.h"
 #include "sluice/runtime/cohort/c_api.h"
 #include "sluice/runtime/launch.h"
+#include "sluice/runtime/vulkan_launch.h"
 
 #include "WaveProgram.h"
 
@@ -59,6 +60,11 @@ static cl::opt<unsigned> gpuCoroutineLanes(
     "gpu-coroutine-lanes",
     cl::desc("Lanes per coroutine on the coroutine path (1: one coroutine per lane)"),
     cl::init(128), cl::cat(runCategory));
+static cl::opt<std::string> backend(
+    "backend",
+    cl::desc("Where gpu kernels run: cpu (JIT-compiled, the default) or vulkan "
+             "(SPIR-V on a Vulkan device; SLUICE_VULKAN_DEVICE picks it)"),
+    cl::init("cpu"), cl::cat(runCategory));
 static cl::opt<bool> printLowered("print-lowered",
                                   cl::desc("Print the LLVM-dialect module before running it"),
                                   cl::init(false), cl::cat(runCategory));
@@ -115,6 +121,10 @@ static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner
   add("sluice_rt_now_ns", reinterpret_cast<void *>(&sluice_rt_now_ns));
   add("sluice_rt_bench_reps", reinterpret_cast<void *>(&sluice_rt_bench_reps));
   add("sluice_rt_report_time", reinterpret_cast<void *>(&sluice_rt_report_time));
+  add("sluice_rt_vk_launch_begin", reinterpret_cast<void *>(&sluice_rt_vk_launch_begin));
+  add("sluice_rt_vk_launch_arg", reinterpret_cast<void *>(&sluice_rt_vk_launch_arg));
+  add("sluice_rt_vk_launch_scalar", reinterpret_cast<void *>(&sluice_rt_vk_launch_scalar));
+  add("sluice_rt_vk_launch_end", reinterpret_cast<void *>(&sluice_rt_vk_launch_end));
   return map;
 }
 
@@ -122,10 +132,15 @@ static LogicalResult lowerToLLVM(ModuleOp module) {
   PassManager pm(module.getContext());
   sluice::buildVerificationPipeline(pm);
   pm.addPass(sluice::createConvertCohortToLLVM());
-  sluice::ConvertGPUToCPUOptions gpuOptions;
-  gpuOptions.forceCoroutines = gpuForceCoroutines;
-  gpuOptions.coroutineLanes = gpuCoroutineLanes;
-  pm.addPass(sluice::createConvertGPUToCPU(gpuOptions));
+  if (backend == "vulkan") {
+    // Kernels become SPIR-V constants; launches call the Vulkan launch ABI.
+    pm.addPass(sluice::createConvertGPULaunchToVulkan());
+  } else {
+    sluice::ConvertGPUToCPUOptions gpuOptions;
+    gpuOptions.forceCoroutines = gpuForceCoroutines;
+    gpuOptions.coroutineLanes = gpuCoroutineLanes;
+    pm.addPass(sluice::createConvertGPUToCPU(gpuOptions));
+  }
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
@@ -152,7 +167,23 @@ int main(int argc, char **argv) {
       "cohort graphs run on the cohort executor (one thread per core).\n"
       "Programs print values with `func.func private @sluice_print_i64(i64)`.\n"
       "wave.coroutine programs run on the runtime's wavefront scheduler and CPU\n"
-      "device; --stats prints their per-stage table.\n");
+      "device; --stats prints their per-stage table.\n\n"
+      "--backend=vulkan compiles the gpu kernels to SPIR-V (sluice-to-spirv) and\n"
+      "runs them on a Vulkan device: wave programs on the same wavefront\n"
+      "scheduler through the Vulkan device adapter, host-launched kernels through\n"
+      "the Vulkan launch ABI. Host code and cohort graphs stay on the CPU.\n"
+      "SLUICE_VULKAN_DEVICE=<index|name> picks the device; SLUICE_VULKAN_TIMING=1\n"
+      "prints the GPU time of every launch.\n");
+  if (backend != "cpu" && backend != "vulkan") {
+    llvm::errs() << "sluice-run: --backend must be 'cpu' or 'vulkan', got '" << backend
+                 << "'\n";
+    return 2;
+  }
+  if (backend == "vulkan" && (gpuForceCoroutines || gpuCoroutineLanes.getNumOccurrences())) {
+    llvm::errs() << "sluice-run: --gpu-force-coroutines and --gpu-coroutine-lanes choose "
+                    "how the CPU backend runs kernels; they do not apply to --backend=vulkan\n";
+    return 2;
+  }
   if (optLevel > 3) {
     llvm::errs() << "sluice-run: -O must be 0..3, got " << optLevel << "\n";
     return 2;
@@ -188,6 +219,7 @@ int main(int argc, char **argv) {
     wave.optLevel = optLevel;
     wave.printLowered = printLowered;
     wave.symbols = runtimeSymbols;
+    wave.backend = backend;
     return sluice::run::runWaveProgram(*module, wave);
   }
   auto entry = module->lookupSymbol<func::FuncOp>(entryPoint);

@@ -202,4 +202,44 @@ def ConvertSluiceGPUToSPIRV : Pass<"sluice-gpu-to-spirv", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def ConvertGPULaunchToVulkan : Pass<"convert-gpu-launch-to-vulkan", "::mlir::ModuleOp"> {
+  let summary = "Compile gpu.modules to SPIR-V and turn gpu.launch_func into Vulkan launches";
+  let description = [{
+    The host side of the Vulkan backend for programs that launch kernels
+    themselves (barrier kernels, examples/barrier). Runs the `sluice-to-spirv`
+    pipeline on the module, serializes every `spirv.module` into an
+    `llvm.mlir.global` constant of 32-bit words, and rewrites each
+    `gpu.launch_func` into calls to the runtime's launch ABI
+    (runtime/include/sluice/runtime/vulkan_launch.h):
+
+    ```
+    sluice_rt_vk_launch_begin(words, word_count, "entry")
+    sluice_rt_vk_launch_arg(pointer, bytes)      // per memref operand
+    sluice_rt_vk_launch_scalar(value, bytes)     // per scalar operand
+    sluice_rt_vk_launch_end(gx, gy, gz, bx, by, bz)
+    ```
+
+    Operand *i* is the storage buffer at set 0, binding *i*, as
+    `sluice-gpu-to-spirv` assigns them. A memref operand passes the address
+    of its first element and its size in bytes; the runtime copies the bytes
+    into a device buffer before the launch and back after it. The gpu and
+    spirv modules are erased; what remains is host code for
+    `convert-to-llvm`.
+
+    Rejected with an error at the launch: async launches, dynamic shared
+    memory, memref operands with a non-identity layout or a memory space,
+    memref elements of `index` or `i1` type (their SPIR-V width differs from
+    the host's) and scalar operands that are not integers, floats or index.
+  }];
+  let options = [
+    Option<"workgroupSize", "workgroup-size", "unsigned", /*default=*/"64",
+           "Workgroup size x of kernels without a known block size">
+  ];
+  let statistics = [
+    Statistic<"numLaunches", "launches", "gpu.launch_func ops rewritten">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect"];
+}
+
 #endif // SLUICE_CONVERSION_PASSES_TD

@@ -34,6 +34,8 @@ enum class ErrorKind : uint8_t {
   ArithmeticOverflow = 14,    // A size or alignment computation overflowed.
   Unsupported = 15,           // The device does not implement the request.
   InvalidState = 16,          // The API was used out of order.
+  DeviceUnavailable = 17,     // No Vulkan loader, no device, or not the one asked for.
+  DeviceError = 18,           // A device API call failed (names the call and result).
 };
 static_assert(sizeof(ErrorKind) == 1, "ErrorKind is stored in hot structs");
 

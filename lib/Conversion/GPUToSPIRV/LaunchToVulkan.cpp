@@ -1,0 +1,247 @@
+//===- LaunchToVulkan.cpp - gpu.launch_func to the Vulkan launch ABI ------===//
+//
+// The host half of the Vulkan backend for programs that launch their own
+// kernels. The device half is the sluice-to-spirv pipeline, run here on the
+// whole module; its binaries become constants of the host code, and every
+// launch becomes begin / one call per operand / end on the runtime's launch
+// ABI (runtime/include/sluice/runtime/vulkan_launch.h). Operand i is binding
+// i, the order sluice-gpu-to-spirv gives the interface variables.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
+#include "sluice/Conversion/Passes.h"
+#include "sluice/Conversion/RuntimeCalls.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Target/SPIRV/Serialization.h"
+
+namespace sluice {
+#define GEN_PASS_DEF_CONVERTGPULAUNCHTOVULKAN
+#include "sluice/Conversion/Passes.h.inc"
+} // namespace sluice
+
+using namespace mlir;
+
+namespace {
+
+/// Bytes per element of a memref operand as both sides store it, or 0 when
+/// the host and SPIR-V widths differ (index is i32 in SPIR-V, i1 is not a
+/// storage type).
+unsigned storageBytes(Type element) {
+  if (!element.isIntOrFloat() || element.isInteger(1))
+    return 0;
+  unsigned bits = element.getIntOrFloatBitWidth();
+  return bits == 8 || bits == 16 || bits == 32 || bits == 64 ? bits / 8 : 0;
+}
+
+struct LaunchABI {
+  func::FuncOp begin, arg, scalar, end;
+};
+
+class LaunchRewriter {
+public:
+  LaunchRewriter(ModuleOp module, SymbolTable &symbols)
+      : runtime(module, symbols), ctx(module.getContext()) {
+    Builder b(ctx);
+    Type ptr = LLVM::LLVMPointerType::get(ctx);
+    Type i64 = b.getI64Type();
+    abi.begin = runtime.declareFunction(
+        "sluice_rt_vk_launch_begin", b.getFunctionType({ptr, i64, ptr}, {}));
+    abi.arg = runtime.declareFunction("sluice_rt_vk_launch_arg",
+                                      b.getFunctionType({ptr, i64}, {}));
+    abi.scalar = runtime.declareFunction("sluice_rt_vk_launch_scalar",
+                                         b.getFunctionType({i64, i64}, {}));
+    abi.end = runtime.declareFunction(
+        "sluice_rt_vk_launch_end",
+        b.getFunctionType(SmallVector<Type>(6, i64), {}));
+  }
+
+  /// The words of `spv` as an internal constant global.
+  LLVM::GlobalOp embed(spirv::ModuleOp spv, ArrayRef<uint32_t> words) {
+    OpBuilder builder(ctx);
+    builder.setInsertionPointToStart(runtime.getModule().getBody());
+    StringRef name = spv.getName().value_or("module");
+    name.consume_front("__spv__");
+    Type i32 = builder.getI32Type();
+    auto data = DenseElementsAttr::get(
+        RankedTensorType::get({int64_t(words.size())}, i32), words);
+    return LLVM::GlobalOp::create(
+        builder, spv.getLoc(), LLVM::LLVMArrayType::get(i32, words.size()),
+        /*isConstant=*/true, LLVM::Linkage::Internal,
+        ("__sluice_spirv_" + name).str(), data);
+  }
+
+  LogicalResult rewrite(gpu::LaunchFuncOp launch, LLVM::GlobalOp binary,
+                        uint64_t wordCount) {
+    if (!launch.getAsyncDependencies().empty() || launch.getAsyncToken())
+      return launch.emitError("the Vulkan backend runs launches "
+                              "synchronously; this launch is async");
+    if (launch.getDynamicSharedMemorySize())
+      return launch.emitError("dynamic shared memory is not supported by "
+                              "the Vulkan backend");
+    if (launch.hasClusterSize())
+      return launch.emitError("cluster launches are not supported by the "
+                              "Vulkan backend");
+
+    OpBuilder b(launch);
+    Location loc = launch.getLoc();
+    Type i64 = b.getI64Type();
+    auto toI64 = [&](Value index) -> Value {
+      return arith::IndexCastUIOp::create(b, loc, i64, index);
+    };
+    auto constant = [&](uint64_t value) -> Value {
+      return arith::ConstantIntOp::create(b, loc, i64, int64_t(value));
+    };
+
+    Value words = LLVM::AddressOfOp::create(b, loc, binary);
+    StringRef kernel = launch.getKernelName().getValue();
+    Value entry = runtime.stringAddress(
+        b, loc, ("__sluice_entry_" + launch.getKernelModuleName().getValue() +
+                 "_" + kernel)
+                    .str(),
+        kernel);
+    func::CallOp::create(b, loc, abi.begin,
+                         ValueRange{words, constant(wordCount), entry});
+
+    unsigned position = 0;
+    for (Value operand : launch.getKernelOperands()) {
+      if (failed(passOperand(b, loc, launch, operand, position++, toI64,
+                             constant)))
+        return failure();
+    }
+    func::CallOp::create(
+        b, loc, abi.end,
+        ValueRange{toI64(launch.getGridSizeX()), toI64(launch.getGridSizeY()),
+                   toI64(launch.getGridSizeZ()), toI64(launch.getBlockSizeX()),
+                   toI64(launch.getBlockSizeY()),
+                   toI64(launch.getBlockSizeZ())});
+    launch.erase();
+    return success();
+  }
+
+private:
+  template <typename ToI64, typename Constant>
+  LogicalResult passOperand(OpBuilder &b, Location loc, gpu::LaunchFuncOp launch,
+                            Value operand, unsigned position, ToI64 toI64,
+                            Constant constant) {
+    Type type = operand.getType();
+    Type i64 = b.getI64Type();
+    if (auto memref = dyn_cast<MemRefType>(type)) {
+      unsigned bytes = storageBytes(memref.getElementType());
+      if (bytes == 0)
+        return launch.emitError("operand #")
+               << position << " has element type " << memref.getElementType()
+               << ", whose SPIR-V storage width differs from the host's; use "
+                  "i8/i16/i32/i64 or f16/f32/f64 elements";
+      if (!memref.getLayout().isIdentity() || memref.getMemorySpace())
+        return launch.emitError("operand #")
+               << position << " of type " << memref
+               << " needs an identity layout in the default memory space to "
+                  "be copied to a Vulkan buffer";
+      // Address of the first element (an identity layout has offset 0) and
+      // the bytes of all elements.
+      Value address = toI64(
+          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, operand));
+      Value size = constant(bytes);
+      for (int64_t d = 0; d < memref.getRank(); ++d)
+        size = arith::MulIOp::create(
+            b, loc, size, toI64(memref::DimOp::create(b, loc, operand, d)));
+      Value pointer = LLVM::IntToPtrOp::create(
+          b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
+      func::CallOp::create(b, loc, abi.arg, ValueRange{pointer, size});
+      return success();
+    }
+    Value value;
+    uint64_t bytes = 0;
+    if (type.isIndex()) {
+      value = toI64(operand);
+      bytes = 4; // index is i32 in the SPIR-V kernel
+    } else if (auto integer = dyn_cast<IntegerType>(type);
+               integer && storageBytes(integer)) {
+      bytes = storageBytes(integer);
+      value = integer.getWidth() == 64
+                  ? operand
+                  : Value(arith::ExtUIOp::create(b, loc, i64, operand));
+    } else if (auto real = dyn_cast<FloatType>(type);
+               real && storageBytes(real)) {
+      bytes = storageBytes(real);
+      Value bits = arith::BitcastOp::create(
+          b, loc, b.getIntegerType(real.getWidth()), operand);
+      value = real.getWidth() == 64
+                  ? bits
+                  : Value(arith::ExtUIOp::create(b, loc, i64, bits));
+    } else {
+      return launch.emitError("operand #")
+             << position << " of type " << type
+             << " cannot be passed to a Vulkan kernel";
+    }
+    func::CallOp::create(b, loc, abi.scalar,
+                         ValueRange{value, constant(bytes)});
+    return success();
+  }
+
+  sluice::RuntimeCalls runtime;
+  MLIRContext *ctx;
+  LaunchABI abi;
+};
+
+struct ConvertGPULaunchToVulkanPass
+    : public sluice::impl::ConvertGPULaunchToVulkanBase<
+          ConvertGPULaunchToVulkanPass> {
+  using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    OpPassManager pm(ModuleOp::getOperationName());
+    sluice::buildSluiceToSPIRVPipeline(pm, {});
+    pm.getDependentDialects(registry);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    OpPassManager pm(ModuleOp::getOperationName());
+    sluice::SluiceToSPIRVOptions options;
+    options.workgroupSize = workgroupSize;
+    sluice::buildSluiceToSPIRVPipeline(pm, options);
+    if (failed(runPipeline(pm, module)))
+      return signalPassFailure();
+
+    SymbolTable symbols(module);
+    LaunchRewriter rewriter(module, symbols);
+    llvm::StringMap<std::pair<LLVM::GlobalOp, uint64_t>> binaries;
+    for (auto spv : llvm::make_early_inc_range(module.getOps<spirv::ModuleOp>())) {
+      SmallVector<uint32_t> words;
+      if (failed(spirv::serialize(spv, words))) {
+        spv.emitError("spirv.module could not be serialized");
+        return signalPassFailure();
+      }
+      StringRef name = spv.getName().value_or("");
+      name.consume_front("__spv__");
+      binaries[name] = {rewriter.embed(spv, words), words.size()};
+    }
+
+    SmallVector<gpu::LaunchFuncOp> launches;
+    module.walk([&](gpu::LaunchFuncOp launch) { launches.push_back(launch); });
+    for (gpu::LaunchFuncOp launch : launches) {
+      auto found = binaries.find(launch.getKernelModuleName().getValue());
+      if (found == binaries.end()) {
+        launch.emitError("no SPIR-V module was produced for @")
+            << launch.getKernelModuleName().getValue();
+        return signalPassFailure();
+      }
+      if (failed(rewriter.rewrite(launch, found->second.first,
+                                  found->second.second)))
+        return signalPassFailure();
+      ++numLaunches;
+    }
+    for (Operation &op : llvm::make_early_inc_range(*module.getBody()))
+      if (isa<gpu::GPUModuleOp, spirv::ModuleOp>(op))
+        op.erase();
+    module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+  }
+};
+
+} // namespace

@@ -1,0 +1,462 @@
+//===- host_router.cpp - Host-side protocol of per-invocation devices -----===//
+
+#include "host_router.h"
+
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+namespace sluice::runtime {
+
+//===----------------------------------------------------------------------===//
+// IndexQueue
+//===----------------------------------------------------------------------===//
+
+void IndexQueue::init(uint32_t capacity) {
+  entries_.assign(std::max<uint32_t>(capacity, 1), 0);
+  clear();
+}
+
+bool IndexQueue::push(uint32_t value) {
+  uint32_t capacity = uint32_t(entries_.size());
+  if (size_ == capacity)
+    return false;
+  uint32_t position = head_ + size_;
+  if (position >= capacity)
+    position -= capacity;
+  entries_[position] = value;
+  ++size_;
+  return true;
+}
+
+void IndexQueue::popFront(uint32_t count, uint32_t *out) {
+  uint32_t capacity = uint32_t(entries_.size());
+  uint32_t firstRun = std::min(count, capacity - head_);
+  std::memcpy(out, entries_.data() + head_, firstRun * sizeof(uint32_t));
+  std::memcpy(out + firstRun, entries_.data(),
+              (count - firstRun) * sizeof(uint32_t));
+  head_ += count;
+  if (head_ >= capacity)
+    head_ -= capacity;
+  size_ -= count;
+}
+
+//===----------------------------------------------------------------------===//
+// HostRouter
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+const char *wrongKindHelperName(uint64_t helper) {
+  static const char *const names[] = {
+      "sluice_rt_move_frame", "sluice_rt_finish_frame", "sluice_rt_publish",
+      "sluice_rt_move_item", "sluice_rt_release_item"};
+  return helper < 5 ? names[helper] : "a kernel helper";
+}
+
+} // namespace
+
+HostRouter::HostRouter(std::string deviceLabel, bool hostKernels)
+    : deviceLabel_(std::move(deviceLabel)), hostKernels_(hostKernels) {}
+
+void HostRouter::fail(ErrorKind kind, std::string message) {
+  if (pendingError_.ok())
+    pendingError_ = Status::error(kind, std::move(message));
+}
+
+std::string HostRouter::stageLabel(uint32_t stage) const {
+  return "stage '" + std::string(shape->stageName(stage)) + "'";
+}
+
+std::string HostRouter::ownerLabel(uint32_t owner) const {
+  if (owner >= program->owners.size())
+    return "owner #" + std::to_string(owner);
+  return "owner '" + program->owners[owner].name + "'";
+}
+
+sluice_rt_stage_kernel HostRouter::kernelOf(uint32_t stage) const {
+  const StageRef &ref = shape->stage(stage);
+  if (ref.kind == StageKind::Main)
+    return program->mainStages[stage].kernel;
+  return program->owners[ref.owner].stages[ref.ownerStage].kernel;
+}
+
+Status HostRouter::allocate(const ProgramDescriptor &program,
+                            const ProgramShape &shape, uint32_t framePool,
+                            Memory &memory) {
+  this->program = &program;
+  shapeCopy = shape;
+  this->framePool = framePool;
+  allocated_ = false;
+  Status status = allocateTables(memory);
+  allocated_ = status.ok();
+  if (allocated_)
+    reset();
+  return status;
+}
+
+Status HostRouter::allocateTables(Memory &memory) {
+  const std::string prefix = deviceLabel_ + ": ";
+  for (uint32_t s = 0; hostKernels_ && s < shape->mainStageCount(); ++s)
+    if (!program->mainStages[s].kernel)
+      return Status::error(ErrorKind::InvalidDescriptor,
+                           prefix + "main " + stageLabel(s) + " has no kernel");
+  for (uint32_t o = 0; hostKernels_ && o < shape->ownerCount(); ++o)
+    for (uint32_t i = 0; i < shape->ownerStageCount(o); ++i)
+      if (!program->owners[o].stages[i].kernel)
+        return Status::error(ErrorKind::InvalidDescriptor,
+                             prefix + stageLabel(shape->globalStage(o, i)) +
+                                 " has no kernel");
+  if (framePool == 0)
+    return Status::error(ErrorKind::InvalidArgument,
+                         prefix + "frame pool of 0 frames");
+
+  if (Status status =
+          computeFrameLayout(program->frameLayout, framePool, layout);
+      !status.ok())
+    return status;
+  auto outOfMemory = [&](const std::string &what, uint64_t bytes) {
+    return Status::error(ErrorKind::OutOfMemory,
+                         prefix + "cannot allocate " + what + " (" +
+                             std::to_string(bytes) + " bytes)");
+  };
+  frames = memory.allocateFrames(layout.totalBytes);
+  if (!frames)
+    return outOfMemory("the frame buffer", layout.totalBytes);
+
+  laneOfFrame.assign(framePool, 0);
+  freeFrames.assign(framePool, 0);
+  mainQueues.assign(shape->mainStageCount(), IndexQueue());
+  for (IndexQueue &queue : mainQueues)
+    queue.init(framePool);
+
+  uint32_t largestCapacity = 0;
+  uint32_t largestStride = 0;
+  owners.clear();
+  owners.resize(shape->ownerCount());
+  for (uint32_t o = 0; o < shape->ownerCount(); ++o) {
+    const OwnerDesc &desc = program->owners[o];
+    OwnerStorage &owner = owners[o];
+    owner.capacity = desc.capacity;
+    owner.itemStride = (uint64_t(desc.itemSize) + 15) & ~uint64_t(15);
+    uint64_t payloadBytes = owner.itemStride * desc.capacity;
+    owner.payload = memory.allocatePayload(o, payloadBytes);
+    if (!owner.payload)
+      return outOfMemory("items of " + ownerLabel(o), payloadBytes);
+    owner.freeRing.assign(desc.capacity, 0);
+    owner.stageQueues.assign(desc.stages.size(), IndexQueue());
+    for (IndexQueue &queue : owner.stageQueues)
+      queue.init(desc.capacity);
+    largestCapacity = std::max(largestCapacity, desc.capacity);
+  }
+  for (uint32_t s = 0; s < shape->mainStageCount(); ++s)
+    largestStride = std::max(largestStride, shape->publishStride(s));
+
+  uint32_t maxInvocations = std::max(framePool, largestCapacity);
+  invocations.assign(maxInvocations, 0);
+  nextStage.assign(maxInvocations, SLUICE_RT_UNDECIDED);
+  uint64_t countEntries = uint64_t(framePool) * shape->ownerCount();
+  uint64_t slotEntries = uint64_t(framePool) * largestStride;
+  if (slotEntries > (uint64_t(1) << 32))
+    return outOfMemory("publish records", slotEntries * sizeof(uint32_t));
+  publishedCounts.assign(countEntries, 0);
+  publishedSlots.assign(slotEntries, 0);
+  ownerSlots.assign(shape->ownerCount(), sluice_rt_owner_slots{});
+
+  sluice_rt_kernel_args &args = argsTemplate;
+  args = sluice_rt_kernel_args{};
+  args.lane_ids = laneOfFrame.data();
+  args.frames.base = frames;
+  args.frames.kind = uint32_t(layout.kind);
+  args.frames.field_count = uint32_t(layout.fieldOffsets.size());
+  args.frames.frame_stride = layout.frameStride;
+  args.frames.field_offsets = layout.fieldOffsets.data();
+  args.frames.field_sizes = layout.fieldSizes.data();
+  args.invocations = invocations.data();
+  args.next_stage = nextStage.data();
+  args.owner_count = shape->ownerCount();
+  args.owners = ownerSlots.data();
+  args.published_slots = publishedSlots.data();
+  args.published_counts = publishedCounts.data();
+  args.fault = &fault;
+  args.user_data = program->userData;
+  return Status::success();
+}
+
+void HostRouter::reset() {
+  if (!allocated_)
+    return;
+  for (uint32_t f = 0; f < framePool; ++f)
+    freeFrames[f] = framePool - 1 - f; // frame 0 is refilled first
+  freeFrameCount = framePool;
+  for (IndexQueue &queue : mainQueues)
+    queue.clear();
+  for (uint32_t o = 0; o < owners.size(); ++o) {
+    OwnerStorage &owner = owners[o];
+    for (uint32_t slot = 0; slot < owner.capacity; ++slot)
+      owner.freeRing[slot] = slot;
+    owner.allocHead = 0;
+    owner.freeTail = owner.capacity;
+    for (IndexQueue &queue : owner.stageQueues)
+      queue.clear();
+    owner.live = 0;
+    owner.published = 0;
+    owner.released = 0;
+    sluice_rt_owner_slots &slots = ownerSlots[o];
+    slots.payload = owner.payload;
+    slots.item_stride = owner.itemStride;
+    slots.free_ring = owner.freeRing.data();
+    slots.alloc_head = &owner.allocHead;
+    slots.capacity = owner.capacity;
+  }
+  lanesStarted = 0;
+  lanesFinished = 0;
+  fault = sluice_rt_fault{};
+  pendingError_ = Status::success();
+}
+
+void HostRouter::refill(uint32_t lanes) {
+  if (!pendingError_.ok())
+    return;
+  if (lanes > freeFrameCount) {
+    fail(ErrorKind::InvalidArgument,
+         deviceLabel_ + ": refill of " + std::to_string(lanes) +
+             " lanes but only " + std::to_string(freeFrameCount) +
+             " frames are free");
+    return;
+  }
+  IndexQueue &entry = mainQueues[shape->entryStage()];
+  for (uint32_t i = 0; i < lanes; ++i) {
+    uint32_t frame = freeFrames[--freeFrameCount];
+    laneOfFrame[frame] = uint32_t(lanesStarted++);
+    entry.push(frame); // cannot fail: the queue holds every frame
+  }
+}
+
+void HostRouter::prepareOwnerSlots(std::span<const ProducerEdge> producers) {
+  for (uint32_t o = 0; o < owners.size(); ++o) {
+    ownerSlots[o].bound = 0;
+    ownerSlots[o].publish_base = 0;
+    ownerSlots[o].alloc_limit = owners[o].freeTail;
+  }
+  for (const ProducerEdge &edge : producers) {
+    ownerSlots[edge.owner].bound = edge.bound;
+    ownerSlots[edge.owner].publish_base = edge.publishBase;
+  }
+}
+
+bool HostRouter::takeFault(const sluice_rt_kernel_args &args) {
+  const sluice_rt_fault &fault = *args.fault;
+  if (fault.code == SLUICE_RT_FAULT_NONE)
+    return true;
+  std::string where = stageLabel(fault.stage) + " invocation " +
+                      std::to_string(fault.invocation);
+  switch (fault.code) {
+  case SLUICE_RT_FAULT_BOUND_EXCEEDED:
+    fail(ErrorKind::EmissionBoundExceeded,
+         where + " published item #" + std::to_string(fault.value) + " into " +
+             ownerLabel(fault.owner) + ", but its bound is " +
+             std::to_string(args.owners[fault.owner].bound));
+    break;
+  case SLUICE_RT_FAULT_POOL_EXHAUSTED:
+    fail(ErrorKind::CapacityExceeded,
+         where + " published into " + ownerLabel(fault.owner) +
+             " beyond its free slots (capacity " +
+             std::to_string(owners[fault.owner].capacity) + ")");
+    break;
+  case SLUICE_RT_FAULT_NOT_A_PRODUCER:
+    fail(ErrorKind::EmissionBoundExceeded,
+         where + " published into " + ownerLabel(fault.owner) +
+             ", but the stage declares no emission bound for it");
+    break;
+  case SLUICE_RT_FAULT_WRONG_STAGE_KIND:
+    fail(ErrorKind::InvalidTransition,
+         where + " called " + wrongKindHelperName(fault.value) +
+             ", which belongs to the other stage kind");
+    break;
+  case SLUICE_RT_FAULT_DECIDED_TWICE:
+    fail(ErrorKind::LinearityViolation,
+         where + " decided the outcome of its frame or item twice");
+    break;
+  case SLUICE_RT_FAULT_BAD_INVOCATION:
+    fail(ErrorKind::InvalidArgument,
+         where + " is out of range: the dispatch has " +
+             std::to_string(fault.value) + " invocations");
+    break;
+  default:
+    fail(ErrorKind::InvalidState,
+         where + " recorded unknown fault code " + std::to_string(fault.code));
+  }
+  return false;
+}
+
+bool HostRouter::beginDispatch(uint32_t stage, uint32_t count,
+                               sluice_rt_kernel_args &args) {
+  if (!pendingError_.ok())
+    return false;
+  if (!allocated_ || stage >= shape->totalStageCount()) {
+    fail(ErrorKind::InvalidArgument,
+         deviceLabel_ + ": dispatch of stage " + std::to_string(stage) +
+             (allocated_ ? " out of range" : " before allocate()"));
+    return false;
+  }
+  if (count == 0)
+    return false;
+
+  const StageRef &ref = shape->stage(stage);
+  args = argsTemplate;
+  args.stage = stage;
+  args.count = count;
+  if (ref.kind == StageKind::Main) {
+    IndexQueue &queue = mainQueues[stage];
+    if (count > queue.size()) {
+      fail(ErrorKind::InvalidArgument,
+           deviceLabel_ + ": dispatch of " + std::to_string(count) +
+               " frames at " + stageLabel(stage) + " which holds " +
+               std::to_string(queue.size()));
+      return false;
+    }
+    queue.popFront(count, invocations.data());
+    std::span<const ProducerEdge> producers = shape->producersOf(stage);
+    prepareOwnerSlots(producers);
+    if (!producers.empty())
+      std::fill_n(publishedCounts.begin(), uint64_t(count) * owners.size(), 0);
+    args.owner = SLUICE_RT_NO_OWNER;
+    args.publish_stride = shape->publishStride(stage);
+  } else {
+    IndexQueue &queue = owners[ref.owner].stageQueues[ref.ownerStage];
+    if (count > queue.size()) {
+      fail(ErrorKind::InvalidArgument,
+           deviceLabel_ + ": dispatch of " + std::to_string(count) +
+               " items at " + stageLabel(stage) + " which holds " +
+               std::to_string(queue.size()));
+      return false;
+    }
+    queue.popFront(count, invocations.data());
+    prepareOwnerSlots({});
+    args.owner = ref.owner;
+    args.owner_stage = ref.ownerStage;
+    args.publish_stride = 0;
+  }
+  std::fill_n(nextStage.begin(), count, SLUICE_RT_UNDECIDED);
+  return true;
+}
+
+void HostRouter::finishDispatch(const sluice_rt_kernel_args &args) {
+  if (!takeFault(args))
+    return;
+  if (shape->stage(args.stage).kind == StageKind::Main)
+    routeMain(args);
+  else
+    routeAuxiliary(args);
+}
+
+void HostRouter::routeMain(const sluice_rt_kernel_args &args) {
+  uint32_t stage = args.stage;
+  uint32_t count = args.count;
+  std::span<const ProducerEdge> producers = shape->producersOf(stage);
+  uint32_t mainStages = shape->mainStageCount();
+  uint32_t ownerCount = uint32_t(owners.size());
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t frame = invocations[i];
+    uint32_t next = nextStage[i];
+    if (next == SLUICE_RT_FINISHED) {
+      freeFrames[freeFrameCount++] = frame;
+      ++lanesFinished;
+    } else if (next < mainStages) {
+      mainQueues[next].push(frame);
+    } else if (next == SLUICE_RT_UNDECIDED) {
+      fail(ErrorKind::LinearityViolation,
+           stageLabel(stage) + " invocation " + std::to_string(i) + " (lane " +
+               std::to_string(laneOfFrame[frame]) +
+               ") neither moved nor finished its frame");
+      return;
+    } else {
+      fail(ErrorKind::InvalidTransition,
+           stageLabel(stage) + " moved lane " +
+               std::to_string(laneOfFrame[frame]) + " to main stage " +
+               std::to_string(next) + ", but the program has " +
+               std::to_string(mainStages) + " main stages");
+      return;
+    }
+    for (const ProducerEdge &edge : producers) {
+      OwnerStorage &owner = owners[edge.owner];
+      uint32_t published =
+          publishedCounts[uint64_t(i) * ownerCount + edge.owner];
+      const uint32_t *slots = publishedSlots.data() +
+                              uint64_t(i) * args.publish_stride +
+                              edge.publishBase;
+      for (uint32_t k = 0; k < published; ++k) {
+        if (!owner.stageQueues[0].push(slots[k])) {
+          fail(ErrorKind::CapacityExceeded,
+               deviceLabel_ + ": first stage queue of " +
+                   ownerLabel(edge.owner) + " overflowed its capacity " +
+                   std::to_string(owner.capacity));
+          return;
+        }
+      }
+      owner.live += published;
+      owner.published += published;
+    }
+  }
+}
+
+void HostRouter::routeAuxiliary(const sluice_rt_kernel_args &args) {
+  uint32_t stage = args.stage;
+  uint32_t count = args.count;
+  uint32_t ownerIndex = args.owner;
+  OwnerStorage &owner = owners[ownerIndex];
+  uint32_t ownerStages = uint32_t(owner.stageQueues.size());
+  for (uint32_t i = 0; i < count; ++i) {
+    uint32_t slot = invocations[i];
+    uint32_t next = nextStage[i];
+    if (next == SLUICE_RT_FINISHED) {
+      owner.freeRing[owner.freeTail % owner.capacity] = slot;
+      ++owner.freeTail;
+      --owner.live;
+      ++owner.released;
+    } else if (next < ownerStages) {
+      owner.stageQueues[next].push(slot); // at most `capacity` items live
+    } else if (next == SLUICE_RT_UNDECIDED) {
+      fail(ErrorKind::LinearityViolation,
+           stageLabel(stage) + " invocation " + std::to_string(i) +
+               " (item slot " + std::to_string(slot) +
+               ") neither moved nor released its item");
+      return;
+    } else {
+      fail(ErrorKind::InvalidTransition,
+           stageLabel(stage) + " moved an item to stage " +
+               std::to_string(next) + " of " + ownerLabel(ownerIndex) +
+               ", which has " + std::to_string(ownerStages) + " stages");
+      return;
+    }
+  }
+}
+
+Status HostRouter::readCounts(Observation &out) const {
+  if (!allocated_)
+    return Status::error(ErrorKind::InvalidState,
+                         deviceLabel_ + ": readCounts() before allocate()");
+  // The device waited for its stream: the dispatches have completed.
+  if (!pendingError_.ok())
+    return pendingError_;
+  if (out.stageCounts.size() != shape->totalStageCount())
+    out.resize(*shape);
+  for (uint32_t s = 0; s < shape->mainStageCount(); ++s)
+    out.stageCounts[s] = mainQueues[s].size();
+  for (uint32_t o = 0; o < shape->ownerCount(); ++o) {
+    const OwnerStorage &owner = owners[o];
+    uint32_t base = shape->ownerStageBase(o);
+    for (uint32_t i = 0; i < owner.stageQueues.size(); ++i)
+      out.stageCounts[base + i] = owner.stageQueues[i].size();
+    out.ownerLive[o] = owner.live;
+    out.ownerPublished[o] = owner.published;
+    out.ownerReleased[o] = owner.released;
+  }
+  out.freeFrames = freeFrameCount;
+  out.lanesStarted = lanesStarted;
+  out.lanesFinished = lanesFinished;
+  return Status::success();
+}
+
+} // namespace sluice::runtime

@@ -1,0 +1,183 @@
+//===- host_router.h - Host-side protocol of per-invocation devices -*- C++
+//-*-===//
+//
+// Internal to the runtime (not installed). The host-side bookkeeping shared by
+// every device adapter whose kernels report their outcomes per invocation
+// (next_stage, publish records, the fault record): the free-frame stack, lane
+// ids, per-main-stage frame queues, per owner the free-slot ring and stage
+// queues, the live/published/released counts, the per-dispatch scratch the
+// kernels write, the sluice_rt_kernel_args template, the translation of a
+// recorded fault into a Status, and the routing of outcomes after a kernel in
+// invocation order.
+//
+// The device supplies frame and payload memory (HostRouter::Memory) and runs
+// the kernels. A dispatch is:
+//
+//   sluice_rt_kernel_args args;
+//   if (router.beginDispatch(stage, count, args)) {
+//     ...run router.kernelOf(stage) over [0, args.count) with `args`...
+//     router.finishDispatch(args);
+//   }
+//
+// Errors are sticky: the first one becomes pendingError() until reset(), and
+// readCounts() returns it. Messages start with the device label given to the
+// constructor ("cpu device: ...") where they concern the host side.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SLUICE_RUNTIME_DEVICE_HOST_ROUTER_H
+#define SLUICE_RUNTIME_DEVICE_HOST_ROUTER_H
+
+#include "sluice/runtime/c_api.h"
+#include "sluice/runtime/device.h"
+#include "sluice/runtime/program.h"
+#include "sluice/runtime/status.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace sluice::runtime {
+
+// FIFO of frame or slot indices with a fixed capacity.
+class IndexQueue {
+public:
+  void init(uint32_t capacity);
+  void clear() { head_ = size_ = 0; }
+  uint32_t size() const { return size_; }
+  // false when full.
+  bool push(uint32_t value);
+  // Moves the first `count` entries (count <= size) to `out`.
+  void popFront(uint32_t count, uint32_t *out);
+
+private:
+  std::vector<uint32_t> entries_;
+  uint32_t head_ = 0;
+  uint32_t size_ = 0;
+};
+
+// Host-side state of one capacity owner.
+struct OwnerStorage {
+  uint32_t capacity = 0;
+  uint64_t itemStride = 0;          // itemSize rounded up to 16 bytes
+  unsigned char *payload = nullptr; // capacity * itemStride, device memory
+  // Ring positions [allocHead, freeTail) hold the free slot indices, so
+  // freeTail - allocHead == capacity - live.
+  std::vector<uint32_t> freeRing;
+  uint64_t allocHead = 0; // advanced by kernels through atomic_ref
+  uint64_t freeTail = 0;
+  std::vector<IndexQueue> stageQueues;
+  uint32_t live = 0;
+  uint64_t published = 0;
+  uint64_t released = 0;
+};
+
+class HostRouter {
+public:
+  // Frame and payload memory, supplied by the device during allocate(). Both
+  // return nullptr when out of memory; a previous allocation may be dropped.
+  // The pointers must stay valid until the next allocate().
+  class Memory {
+  public:
+    virtual unsigned char *allocateFrames(uint64_t bytes) = 0;
+    virtual unsigned char *allocatePayload(uint32_t owner, uint64_t bytes) = 0;
+
+  protected:
+    ~Memory() = default;
+  };
+
+  // `deviceLabel` prefixes host-side messages, e.g. "cpu device".
+  // `hostKernels`: the stages' kernels are the descriptor's function pointers
+  // (allocate() checks that each stage has one); false for devices that run
+  // compiled kernels of their own.
+  explicit HostRouter(std::string deviceLabel, bool hostKernels = true);
+  HostRouter(const HostRouter &) = delete;
+  HostRouter &operator=(const HostRouter &) = delete;
+
+  // Checks that every stage has a kernel and the pool is not empty, computes
+  // the frame layout, takes frame and payload memory from `memory`, sizes the
+  // queues and scratch, builds argsTemplate, then reset()s. Keeps a copy of
+  // `shape`; `program` must outlive the router's use of it.
+  Status allocate(const ProgramDescriptor &program, const ProgramShape &shape,
+                  uint32_t framePool, Memory &memory);
+  bool allocated() const { return allocated_; }
+  const ComputedFrameLayout &frameLayout() const { return layout; }
+
+  // Frames free, owners empty, counters 0, no pending error. No-op before a
+  // successful allocate().
+  void reset();
+  // The next `lanes` lanes take free frames at the entry stage.
+  void refill(uint32_t lanes);
+
+  // Pops `count` waiting frames (main stage) or items (auxiliary stage) of
+  // `stage` into `invocations`, prepares the owner slots, zeroes the publish
+  // counts and outcomes, and fills `args` for the kernel. false when there is
+  // nothing to run: an error is pending, the request is invalid (it becomes
+  // the pending error), or `count` is 0.
+  bool beginDispatch(uint32_t stage, uint32_t count,
+                     sluice_rt_kernel_args &args);
+  // After the kernel of beginDispatch() ran over [0, args.count): converts a
+  // recorded fault into the pending error, otherwise routes the outcomes and
+  // published items in invocation order.
+  void finishDispatch(const sluice_rt_kernel_args &args);
+  // The kernel of a global stage.
+  sluice_rt_stage_kernel kernelOf(uint32_t stage) const;
+
+  // Queue and owner counts; the pending error first.
+  Status readCounts(Observation &out) const;
+
+  // Records `message` as the pending error unless one is pending already.
+  void fail(ErrorKind kind, std::string message);
+  const Status &pendingError() const { return pendingError_; }
+  // Converts the fault record *args.fault into the pending error (bounds are
+  // read from args.owners); false if there was a fault.
+  bool takeFault(const sluice_rt_kernel_args &args);
+
+  // "stage 'name'" and "owner 'name'" (or "owner #n") for messages.
+  std::string stageLabel(uint32_t stage) const;
+  std::string ownerLabel(uint32_t owner) const;
+
+  //===--------------------------------------------------------------------===//
+  // State, public for devices that schedule on their own (the CPU
+  // megakernel). Valid after a successful allocate(); only beginDispatch(),
+  // finishDispatch(), refill() and reset() change it otherwise.
+  //===--------------------------------------------------------------------===//
+  const ProgramDescriptor *program = nullptr;
+  ProgramShape shapeCopy; // the router keeps its own tables
+  const ProgramShape *shape = &shapeCopy;
+  uint32_t framePool = 0;
+
+  ComputedFrameLayout layout;
+  unsigned char *frames = nullptr; // layout.totalBytes, device memory
+  std::vector<uint32_t> laneOfFrame;
+  std::vector<uint32_t> freeFrames; // stack of free frame indices
+  uint32_t freeFrameCount = 0;
+  std::vector<IndexQueue> mainQueues;
+  std::vector<OwnerStorage> owners;
+  uint64_t lanesStarted = 0;
+  uint64_t lanesFinished = 0;
+
+  // Per-dispatch scratch, sized once by allocate(); argsTemplate points at it.
+  std::vector<uint32_t> invocations;
+  std::vector<uint32_t> nextStage;
+  std::vector<uint32_t> publishedCounts;
+  std::vector<uint32_t> publishedSlots;
+  std::vector<sluice_rt_owner_slots> ownerSlots;
+  sluice_rt_kernel_args argsTemplate{};
+  sluice_rt_fault fault{};
+
+private:
+  Status allocateTables(Memory &memory);
+  void prepareOwnerSlots(std::span<const ProducerEdge> producers);
+  void routeMain(const sluice_rt_kernel_args &args);
+  void routeAuxiliary(const sluice_rt_kernel_args &args);
+
+  std::string deviceLabel_;
+  bool hostKernels_ = true;
+  bool allocated_ = false;
+  Status pendingError_; // sticky until reset()
+};
+
+} // namespace sluice::runtime
+
+#endif // SLUICE_RUNTIME_DEVICE_HOST_ROUTER_H

@@ -1,0 +1,404 @@
+//===- vulkan_context_test.cpp - Vulkan compute layer and launch ABI ------===//
+//
+// Runs on whatever device the loader offers (Mesa lavapipe on CI machines);
+// skips with the reason when there is none. Expected values come from host
+// loops over the same inputs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sluice/runtime/vulkan.h"
+#include "sluice/runtime/vulkan_launch.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <random>
+
+using namespace sluice::runtime;
+using namespace sluice::runtime::vulkan;
+
+namespace {
+
+std::vector<uint32_t> loadShader(const std::string &name) {
+  std::string path =
+      std::string(SLUICE_VULKAN_TEST_SHADER_DIR) + "/" + name + ".spv";
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  EXPECT_TRUE(file.good()) << "cannot open " << path;
+  std::streamsize bytes = file.tellg();
+  file.seekg(0);
+  std::vector<uint32_t> words(static_cast<size_t>(bytes) / 4);
+  file.read(reinterpret_cast<char *>(words.data()), bytes);
+  return words;
+}
+
+// Kept alive for the process: the launch ABI caches kernels by pointer.
+const std::vector<uint32_t> &cachedShader(const std::string &name) {
+  static std::map<std::string, std::vector<uint32_t>> shaders;
+  auto it = shaders.find(name);
+  if (it == shaders.end())
+    it = shaders.emplace(name, loadShader(name)).first;
+  return it->second;
+}
+
+std::vector<uint32_t> randomWords(size_t count, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint32_t> words(count);
+  for (uint32_t &w : words)
+    w = rng();
+  return words;
+}
+
+uint32_t *words(Buffer &buffer) {
+  return static_cast<uint32_t *>(buffer.data());
+}
+
+class VulkanTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    Status status = Context::create(context);
+    if (!status.ok() && status.kind() == ErrorKind::DeviceUnavailable)
+      GTEST_SKIP() << "no Vulkan device: " << status.describe();
+    ASSERT_TRUE(status.ok()) << status.describe();
+  }
+
+  std::unique_ptr<Buffer> buffer(uint64_t bytes,
+                                 Placement placement = Placement::Device) {
+    std::unique_ptr<Buffer> out;
+    Status status = context->createBuffer(bytes, placement, out);
+    EXPECT_TRUE(status.ok()) << status.describe();
+    return out;
+  }
+  std::unique_ptr<Kernel> kernel(const std::string &name, uint32_t bindings,
+                                 uint32_t pushBytes = 0) {
+    std::unique_ptr<Kernel> out;
+    Status status =
+        context->createKernel(loadShader(name), name, bindings, pushBytes, out);
+    EXPECT_TRUE(status.ok()) << status.describe();
+    return out;
+  }
+  std::unique_ptr<Stream> stream() {
+    std::unique_ptr<Stream> out;
+    Status status = context->createStream(out);
+    EXPECT_TRUE(status.ok()) << status.describe();
+    return out;
+  }
+
+  std::unique_ptr<Context> context;
+};
+
+TEST_F(VulkanTest, ReportsTheDevice) {
+  const DeviceInfo &info = context->info();
+  EXPECT_FALSE(info.name.empty());
+  EXPECT_GE(info.apiVersion, (1u << 22) | (1u << 12)); // 1.1
+  EXPECT_GT(info.maxWorkgroupCount[0], 0u);
+  EXPECT_GT(info.maxWorkgroupInvocations, 0u);
+  std::vector<DeviceInfo> devices;
+  ASSERT_TRUE(Context::listDevices(devices).ok());
+  ASSERT_LT(info.index, devices.size());
+  EXPECT_EQ(devices[info.index].name, info.name);
+  std::printf("device #%u %s (%s), driver '%s', maxWorkgroupCount %u %u %u, "
+              "invocations %u, timestamp period %g ns, shaderInt64 %d\n",
+              info.index, info.name.c_str(), info.type.c_str(),
+              info.driver.c_str(), info.maxWorkgroupCount[0],
+              info.maxWorkgroupCount[1], info.maxWorkgroupCount[2],
+              info.maxWorkgroupInvocations, info.timestampPeriodNs,
+              info.shaderInt64 ? 1 : 0);
+}
+
+TEST_F(VulkanTest, BufferMapRoundTrip) {
+  auto tiny = buffer(0, Placement::Host);
+  ASSERT_TRUE(tiny);
+  EXPECT_EQ(tiny->size(), 16u);
+  auto odd = buffer(10, Placement::Host);
+  EXPECT_EQ(odd->size(), 16u);
+  auto odd2 = buffer(1001, Placement::Device);
+  EXPECT_EQ(odd2->size(), 1004u);
+
+  std::vector<uint32_t> pattern = randomWords(4096, 1);
+  for (Placement placement : {Placement::Device, Placement::Host}) {
+    auto b = buffer(pattern.size() * 4, placement);
+    ASSERT_TRUE(b && b->data());
+    std::memcpy(b->data(), pattern.data(), pattern.size() * 4);
+    EXPECT_EQ(std::memcmp(b->data(), pattern.data(), pattern.size() * 4), 0);
+  }
+}
+
+TEST_F(VulkanTest, DispatchComputesTriplePlusOne) {
+  const size_t n = 1000; // not a multiple of the 64-wide workgroup
+  auto k = kernel("triple_plus_one", 2);
+  auto in = buffer(n * 4), out = buffer(n * 4);
+  std::vector<uint32_t> input = randomWords(n, 2);
+  std::memcpy(in->data(), input.data(), n * 4);
+  std::memset(out->data(), 0, n * 4);
+
+  auto s = stream();
+  Buffer *bindings[] = {in.get(), out.get()};
+  const uint64_t groups[3] = {(n + 63) / 64, 1, 1};
+  s->dispatch(*k, bindings, {}, groups);
+  std::vector<double> ns;
+  Status status = s->submitAndWait(&ns);
+  ASSERT_TRUE(status.ok()) << status.describe();
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_EQ(words(*out)[i], input[i] * 3u + 1u) << "at " << i;
+  if (context->info().timestampPeriodNs > 0) {
+    ASSERT_EQ(ns.size(), 1u);
+    EXPECT_GE(ns[0], 0.0);
+  } else {
+    EXPECT_TRUE(ns.empty());
+  }
+  // Nothing recorded: returns at once.
+  EXPECT_TRUE(s->submitAndWait(&ns).ok());
+  EXPECT_TRUE(ns.empty());
+}
+
+TEST_F(VulkanTest, GridBeyondTheWorkgroupCountLimitIsSplit) {
+  const uint64_t limit = context->info().maxWorkgroupCount[0];
+  const uint64_t groupCount = std::max<uint64_t>(70000, limit + 4465);
+  if (groupCount * 4 > (uint64_t(1) << 30))
+    GTEST_SKIP() << "maxComputeWorkGroupCount.x " << limit
+                 << " needs too large a buffer";
+  const uint64_t slack = 64;
+  auto k = kernel("count_workgroups", 1);
+  auto counts = buffer((groupCount + slack) * 4);
+  std::memset(counts->data(), 0, counts->size());
+  auto s = stream();
+  Buffer *bindings[] = {counts.get()};
+  const uint64_t groups[3] = {groupCount, 1, 1};
+  s->dispatch(*k, bindings, {}, groups);
+  Status status = s->submitAndWait();
+  ASSERT_TRUE(status.ok()) << status.describe();
+  uint64_t wrong = 0;
+  for (uint64_t i = 0; i < groupCount + slack; ++i)
+    wrong += words(*counts)[i] != (i < groupCount ? 1u : 0u);
+  EXPECT_EQ(wrong, 0u) << "of " << groupCount << " workgroups (limit " << limit
+                       << ")";
+}
+
+TEST_F(VulkanTest, DependentDispatchesSeeEachOthersWrites) {
+  const size_t n = 64 * 40;
+  auto triple = kernel("triple_plus_one", 2);
+  auto affine = kernel("affine_push", 1, 8);
+  auto reverse = kernel("reverse_workgroup", 2);
+  auto a = buffer(n * 4), b = buffer(n * 4), c = buffer(n * 4);
+  auto s = stream();
+
+  // Twice, to check the stream is reusable after a wait.
+  for (uint32_t round = 0; round < 2; ++round) {
+    std::vector<uint32_t> input = randomWords(n, 10 + round);
+    std::memcpy(a->data(), input.data(), n * 4);
+    const uint64_t groups[3] = {n / 64, 1, 1};
+    Buffer *ab[] = {a.get(), b.get()};
+    Buffer *bOnly[] = {b.get()};
+    Buffer *bc[] = {b.get(), c.get()};
+    const uint32_t push[2] = {5 + round, 7};
+    s->dispatch(*triple, ab, {}, groups);
+    s->dispatch(*affine, bOnly, std::as_bytes(std::span(push)), groups);
+    s->dispatch(*reverse, bc, {}, groups);
+    std::vector<double> ns;
+    Status status = s->submitAndWait(&ns);
+    ASSERT_TRUE(status.ok()) << status.describe();
+    if (context->info().timestampPeriodNs > 0)
+      EXPECT_EQ(ns.size(), 3u);
+    for (size_t i = 0; i < n; ++i) {
+      size_t block = i / 64, lane = i % 64;
+      uint32_t x = input[block * 64 + 63 - lane];
+      ASSERT_EQ(words(*c)[i], (x * 3u + 1u) * push[0] + push[1])
+          << "round " << round << " at " << i;
+    }
+  }
+}
+
+TEST_F(VulkanTest, PushConstants) {
+  const size_t n = 300;
+  auto k = kernel("affine_push", 1, 8);
+  auto data = buffer(n * 4);
+  std::vector<uint32_t> input = randomWords(n, 3);
+  std::memcpy(data->data(), input.data(), n * 4);
+  auto s = stream();
+  Buffer *bindings[] = {data.get()};
+  const uint32_t push[2] = {0x10001u, 0xdeadbeefu};
+  const uint64_t groups[3] = {(n + 63) / 64, 1, 1};
+  s->dispatch(*k, bindings, std::as_bytes(std::span(push)), groups);
+  Status status = s->submitAndWait();
+  ASSERT_TRUE(status.ok()) << status.describe();
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_EQ(words(*data)[i], input[i] * push[0] + push[1]) << "at " << i;
+
+  // The wrong push constant size is reported, and the stream stays usable.
+  const uint32_t shortPush[1] = {1};
+  s->dispatch(*k, bindings, std::as_bytes(std::span(shortPush)), groups);
+  status = s->submitAndWait();
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument);
+  EXPECT_NE(status.message().find("push constant"), std::string::npos)
+      << status.message();
+  s->dispatch(*k, bindings, std::as_bytes(std::span(push)), groups);
+  EXPECT_TRUE(s->submitAndWait().ok());
+}
+
+TEST_F(VulkanTest, WrongBindingCountIsAnError) {
+  auto k = kernel("triple_plus_one", 2);
+  auto a = buffer(256);
+  auto s = stream();
+  Buffer *one[] = {a.get()};
+  const uint64_t groups[3] = {1, 1, 1};
+  s->dispatch(*k, one, {}, groups);
+  Status status = s->submitAndWait();
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument);
+  EXPECT_NE(status.message().find("has 2 bindings but the dispatch passes 1"),
+            std::string::npos)
+      << status.message();
+
+  Buffer *withNull[] = {a.get(), nullptr};
+  s->dispatch(*k, withNull, {}, groups);
+  status = s->submitAndWait();
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument);
+  EXPECT_NE(status.message().find("null buffer"), std::string::npos);
+}
+
+TEST_F(VulkanTest, BadSpirvIsRejected) {
+  std::vector<uint32_t> shader = loadShader("triple_plus_one");
+  shader[0] = 0x12345678u;
+  std::unique_ptr<Kernel> out;
+  Status status = context->createKernel(shader, "triple_plus_one", 2, 0, out);
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument);
+  EXPECT_NE(status.message().find("not a SPIR-V binary"), std::string::npos);
+  EXPECT_FALSE(out);
+
+  std::vector<uint32_t> tooShort = {0x07230203u, 0x10000u};
+  status = context->createKernel(tooShort, "x", 0, 0, out);
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument);
+
+  status = context->createKernel(loadShader("affine_push"), "affine_push", 1, 6,
+                                 out);
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument); // not a multiple of 4
+}
+
+// Restores SLUICE_VULKAN_DEVICE when a test that sets it ends.
+class DeviceEnv {
+public:
+  DeviceEnv() {
+    const char *old = std::getenv("SLUICE_VULKAN_DEVICE");
+    had_ = old != nullptr;
+    if (old)
+      old_ = old;
+  }
+  ~DeviceEnv() {
+    if (had_)
+      setenv("SLUICE_VULKAN_DEVICE", old_.c_str(), 1);
+    else
+      unsetenv("SLUICE_VULKAN_DEVICE");
+  }
+
+private:
+  bool had_ = false;
+  std::string old_;
+};
+
+TEST_F(VulkanTest, DeviceSelectionByEnvironment) {
+  DeviceEnv restore;
+  const DeviceInfo chosen = context->info();
+
+  setenv("SLUICE_VULKAN_DEVICE", "nosuchdevice", 1);
+  std::unique_ptr<Context> other;
+  Status status = Context::create(other);
+  EXPECT_EQ(status.kind(), ErrorKind::DeviceUnavailable);
+  EXPECT_FALSE(other);
+  const std::string &message = status.message();
+  EXPECT_NE(message.find("SLUICE_VULKAN_DEVICE='nosuchdevice'"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("  #" + std::to_string(chosen.index) + " " +
+                         chosen.name + " (" + chosen.type + ")"),
+            std::string::npos)
+      << message;
+
+  setenv("SLUICE_VULKAN_DEVICE", std::to_string(chosen.index).c_str(), 1);
+  status = Context::create(other);
+  ASSERT_TRUE(status.ok()) << status.describe();
+  EXPECT_EQ(other->info().name, chosen.name);
+  other.reset();
+
+  std::string upper = chosen.name.substr(0, 4);
+  for (char &ch : upper)
+    ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  setenv("SLUICE_VULKAN_DEVICE", upper.c_str(), 1);
+  status = Context::create(other);
+  ASSERT_TRUE(status.ok()) << status.describe();
+  EXPECT_NE(other->info().name.find(chosen.name.substr(0, 4)),
+            std::string::npos);
+
+  setenv("SLUICE_VULKAN_DEVICE", "999", 1);
+  EXPECT_EQ(Context::create(other).kind(), ErrorKind::DeviceUnavailable);
+}
+
+void launchAddScalar(std::vector<uint32_t> &data, uint32_t value,
+                     uint64_t block) {
+  const std::vector<uint32_t> &shader = cachedShader("add_scalar");
+  sluice_rt_vk_launch_begin(shader.data(), shader.size(), "add_scalar");
+  sluice_rt_vk_launch_arg(data.data(), data.size() * 4);
+  sluice_rt_vk_launch_scalar(value, 4);
+  sluice_rt_vk_launch_end((data.size() + block - 1) / block, 1, 1, block, 1, 1);
+}
+
+TEST_F(VulkanTest, LaunchAbiComputesTheResult) {
+  ASSERT_NE(sluice_rt_vk_device_name(), nullptr);
+  std::vector<uint32_t> data = randomWords(100, 4);
+  std::vector<uint32_t> expected = data;
+  for (uint32_t &w : expected)
+    w += 7u + 0x12345u;
+  launchAddScalar(data, 7, 32);
+  // Same array again: the cached buffer is reused and copied in afresh.
+  launchAddScalar(data, 0x12345u, 32);
+  EXPECT_EQ(data, expected);
+
+  // A 2-byte scalar passes only its low bytes.
+  const std::vector<uint32_t> &shader = cachedShader("add_scalar");
+  std::vector<uint32_t> small(40, 1);
+  sluice_rt_vk_launch_begin(shader.data(), shader.size(), "add_scalar");
+  sluice_rt_vk_launch_arg(small.data(), small.size() * 4);
+  sluice_rt_vk_launch_scalar(0xabcd0003u, 2);
+  sluice_rt_vk_launch_end(2, 1, 1, 32, 1, 1);
+  EXPECT_EQ(small, std::vector<uint32_t>(40, 4));
+}
+
+TEST_F(VulkanTest, LaunchAbiLocalSizeMismatchExits) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  std::vector<uint32_t> data(64, 0);
+  EXPECT_EXIT(launchAddScalar(data, 1, 64), ::testing::ExitedWithCode(1),
+              "sluice: vulkan: kernel @add_scalar is launched with block "
+              "64x1x1 but its SPIR-V LocalSize is 32x1x1");
+}
+
+TEST_F(VulkanTest, LaunchAbiUnknownEntryExits) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::vector<uint32_t> &shader = cachedShader("add_scalar");
+  EXPECT_EXIT(
+      {
+        sluice_rt_vk_launch_begin(shader.data(), shader.size(), "nope");
+        sluice_rt_vk_launch_end(1, 1, 1, 32, 1, 1);
+      },
+      ::testing::ExitedWithCode(1),
+      "sluice: vulkan: the SPIR-V module has no entry point named 'nope'");
+}
+
+TEST_F(VulkanTest, LaunchAbiTimingLine) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  std::vector<uint32_t> data(64, 0);
+  // The child process reads SLUICE_VULKAN_TIMING when it creates its context.
+  EXPECT_EXIT(
+      {
+        setenv("SLUICE_VULKAN_TIMING", "1", 1);
+        launchAddScalar(data, 1, 32);
+        std::exit(data[63] == 1 ? 0 : 2);
+      },
+      ::testing::ExitedWithCode(0),
+      "sluice: vulkan: @add_scalar grid 2x1x1 block 32x1x1: gpu .* us, host "
+      "copies .* us");
+}
+
+} // namespace
