@@ -22,4 +22,39 @@ void printStageTable(std::FILE *out, const std::vector<std::string> &names,
   }
 }
 
+void printRunSummary(std::FILE *out, const ProgramDescriptor &program,
+                     const RunResult &result, const RunSummary &summary) {
+  std::vector<std::string> names;
+  for (const StageDesc &stage : program.mainStages)
+    names.push_back(stage.name);
+  for (const OwnerDesc &owner : program.owners)
+    for (const StageDesc &stage : owner.stages)
+      names.push_back(owner.name + "." + stage.name);
+  std::fprintf(out, "%s: %u lanes, %s schedule, %s frames, frame pool %u\n",
+               program.name.c_str(), summary.lanes, summary.schedule,
+               summary.layout, summary.framePool);
+  if (summary.stats) {
+    printStageTable(out, names, result.stages);
+    std::fprintf(out, "iterations: %" PRIu64 "\n", result.iterations);
+  }
+  std::fprintf(out, "lanes finished: %" PRIu64 "\n", result.lanesFinished);
+  size_t base = program.mainStages.size(); // first stage of owner o
+  for (size_t o = 0; o < program.owners.size(); ++o) {
+    uint64_t published = 0, released = 0;
+    for (const ProducerDesc &producer : program.producers)
+      if (producer.owner == o && producer.stage < result.stages.size())
+        published += result.stages[producer.stage].itemsPublished;
+    for (size_t s = 0; s < program.owners[o].stages.size(); ++s)
+      if (base + s < result.stages.size())
+        released += result.stages[base + s].itemsReleased;
+    base += program.owners[o].stages.size();
+    std::fprintf(out,
+                 "owner %s: capacity %u, items published %" PRIu64
+                 ", released %" PRIu64 "\n",
+                 program.owners[o].name.c_str(), program.owners[o].capacity,
+                 published, released);
+  }
+  std::fflush(out);
+}
+
 } // namespace sluice::runtime

@@ -846,44 +846,10 @@ int runAndReport(const rt::ProgramDescriptor &program, rt::Device &device,
     return fail("run of @" + descriptor.name +
                 " failed: " + result.status.describe());
 
-  // Results.
-  std::vector<std::string> names;
-  for (const StageEntry &stage : descriptor.mainStages)
-    names.push_back(stage.name);
-  for (const OwnerEntry &owner : descriptor.owners)
-    for (const StageEntry &stage : owner.stages)
-      names.push_back(owner.name + "." + stage.name);
-  uint64_t published = 0, released = 0;
-  for (const rt::StageStatistics &stage : result.stages) {
-    published += stage.itemsPublished;
-    released += stage.itemsReleased;
-  }
-  std::printf("%s: %u lanes, %s schedule, %s frames, frame pool %u\n",
-              descriptor.name.c_str(), options.lanes, options.schedule.c_str(),
-              options.layout.c_str(), options.framePool);
-  if (options.stats) {
-    rt::printStageTable(stdout, names, result.stages);
-    std::printf("iterations: %" PRIu64 "\n", result.iterations);
-  }
-  std::printf("lanes finished: %" PRIu64 "\n", result.lanesFinished);
-  for (size_t o = 0; o < descriptor.owners.size(); ++o) {
-    uint64_t ownerPublished = 0, ownerReleased = 0;
-    for (const ProducerEntry &producer : descriptor.producers)
-      if (producer.owner == o)
-        ownerPublished += result.stages[producer.stage].itemsPublished;
-    uint32_t base = uint32_t(descriptor.mainStages.size());
-    for (size_t p = 0; p < o; ++p)
-      base += uint32_t(descriptor.owners[p].stages.size());
-    for (size_t s = 0; s < descriptor.owners[o].stages.size(); ++s)
-      ownerReleased += result.stages[base + s].itemsReleased;
-    std::printf("owner %s: capacity %u, items published %" PRIu64
-                ", released %" PRIu64 "\n",
-                descriptor.owners[o].name.c_str(),
-                descriptor.owners[o].capacity, ownerPublished, ownerReleased);
-  }
-  (void)published;
-  (void)released;
-  std::fflush(stdout);
+  rt::RunSummary summary{options.lanes, options.schedule.c_str(),
+                         options.layout.c_str(), options.framePool,
+                         options.stats};
+  rt::printRunSummary(stdout, program, result, summary);
   if (result.lanesFinished != options.lanes)
     return fail(std::to_string(result.lanesFinished) + " of " +
                 std::to_string(options.lanes) + " lanes finished");

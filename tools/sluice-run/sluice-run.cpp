@@ -100,6 +100,13 @@ extern "C" void sluice_print_i64(int64_t value) {
   std::fflush(stdout);
 }
 
+/// `func.func private @sluice_print_f64(f64)`: 17 significant digits, so a
+/// printed value identifies its bits.
+extern "C" void sluice_print_f64(double value) {
+  std::printf("%.17g\n", value);
+  std::fflush(stdout);
+}
+
 /// The runtime entry points generated code may call, by unmangled name.
 static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
   llvm::orc::SymbolMap map;
@@ -108,6 +115,7 @@ static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner
                            llvm::JITSymbolFlags::Exported};
   };
   add("sluice_print_i64", reinterpret_cast<void *>(&sluice_print_i64));
+  add("sluice_print_f64", reinterpret_cast<void *>(&sluice_print_f64));
   add("sluice_cohort_graph_create", reinterpret_cast<void *>(&sluice_cohort_graph_create));
   add("sluice_cohort_graph_destroy", reinterpret_cast<void *>(&sluice_cohort_graph_destroy));
   add("sluice_cohort_add_task", reinterpret_cast<void *>(&sluice_cohort_add_task));
@@ -165,7 +173,8 @@ int main(int argc, char **argv) {
       "sluice-run: JIT-compile a Sluice program and run it on the CPU.\n\n"
       "The program's compile-time contracts are proven first (sluice-verify);\n"
       "cohort graphs run on the cohort executor (one thread per core).\n"
-      "Programs print values with `func.func private @sluice_print_i64(i64)`.\n"
+      "Programs print values with `func.func private @sluice_print_i64(i64)`\n"
+      "and `@sluice_print_f64(f64)` (17 significant digits).\n"
       "wave.coroutine programs run on the runtime's wavefront scheduler and CPU\n"
       "device; --stats prints their per-stage table.\n\n"
       "--backend=vulkan compiles the gpu kernels to SPIR-V (sluice-to-spirv) and\n"

@@ -39,6 +39,25 @@ namespace sluice::runtime {
 void printStageTable(std::FILE *out, const std::vector<std::string> &names,
                      const std::vector<StageStatistics> &stages);
 
+struct RunResult;
+
+// The header line of a run report.
+struct RunSummary {
+  uint32_t lanes = 0;
+  const char *schedule = "wavefront";
+  const char *layout = "soa";
+  uint32_t framePool = 0;
+  bool stats = false; // add the per-stage table and the iteration count
+};
+
+// What `sluice-run` and `sluice-vulkan-run` print after a wave program's run:
+// "<program>: N lanes, ..." , with `stats` the stage table and "iterations:",
+// then "lanes finished: N" and per owner its capacity, items published (by
+// its producers) and released (by its stages). The same text for every
+// device, so runs on two backends compare line by line.
+void printRunSummary(std::FILE *out, const ProgramDescriptor &program,
+                     const RunResult &result, const RunSummary &summary);
+
 class ChromeTraceRecorder;
 
 enum class Schedule : uint8_t { Wavefront = 0, StateMachine = 1 };
