@@ -132,6 +132,7 @@ static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner
   add("sluice_rt_vk_launch_begin", reinterpret_cast<void *>(&sluice_rt_vk_launch_begin));
   add("sluice_rt_vk_launch_arg", reinterpret_cast<void *>(&sluice_rt_vk_launch_arg));
   add("sluice_rt_vk_launch_scalar", reinterpret_cast<void *>(&sluice_rt_vk_launch_scalar));
+  add("sluice_rt_vk_launch_scratch", reinterpret_cast<void *>(&sluice_rt_vk_launch_scratch));
   add("sluice_rt_vk_launch_end", reinterpret_cast<void *>(&sluice_rt_vk_launch_end));
   return map;
 }

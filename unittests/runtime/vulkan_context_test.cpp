@@ -97,17 +97,20 @@ TEST_F(VulkanTest, ReportsTheDevice) {
   EXPECT_GE(info.apiVersion, (1u << 22) | (1u << 12)); // 1.1
   EXPECT_GT(info.maxWorkgroupCount[0], 0u);
   EXPECT_GT(info.maxWorkgroupInvocations, 0u);
+  EXPECT_GE(info.maxSharedMemoryBytes, 16384u); // the Vulkan minimum
+  EXPECT_GE(info.maxStorageBufferRange, uint64_t(1) << 27);
   std::vector<DeviceInfo> devices;
   ASSERT_TRUE(Context::listDevices(devices).ok());
   ASSERT_LT(info.index, devices.size());
   EXPECT_EQ(devices[info.index].name, info.name);
   std::printf("device #%u %s (%s), driver '%s', maxWorkgroupCount %u %u %u, "
-              "invocations %u, timestamp period %g ns, shaderInt64 %d\n",
+              "invocations %u, shared memory %u bytes, timestamp period %g "
+              "ns, shaderInt64 %d\n",
               info.index, info.name.c_str(), info.type.c_str(),
               info.driver.c_str(), info.maxWorkgroupCount[0],
               info.maxWorkgroupCount[1], info.maxWorkgroupCount[2],
-              info.maxWorkgroupInvocations, info.timestampPeriodNs,
-              info.shaderInt64 ? 1 : 0);
+              info.maxWorkgroupInvocations, info.maxSharedMemoryBytes,
+              info.timestampPeriodNs, info.shaderInt64 ? 1 : 0);
 }
 
 TEST_F(VulkanTest, BufferMapRoundTrip) {
@@ -118,6 +121,12 @@ TEST_F(VulkanTest, BufferMapRoundTrip) {
   EXPECT_EQ(odd->size(), 16u);
   auto odd2 = buffer(1001, Placement::Device);
   EXPECT_EQ(odd2->size(), 1004u);
+
+  // DeviceOnly memory is mapped only where it is host-visible anyway.
+  auto deviceOnly = buffer(1001, Placement::DeviceOnly);
+  ASSERT_TRUE(deviceOnly);
+  EXPECT_EQ(deviceOnly->size(), 1004u);
+  EXPECT_EQ(deviceOnly->hostVisible(), deviceOnly->data() != nullptr);
 
   std::vector<uint32_t> pattern = randomWords(4096, 1);
   for (Placement placement : {Placement::Device, Placement::Host}) {
@@ -177,6 +186,137 @@ TEST_F(VulkanTest, GridBeyondTheWorkgroupCountLimitIsSplit) {
     wrong += words(*counts)[i] != (i < groupCount ? 1u : 0u);
   EXPECT_EQ(wrong, 0u) << "of " << groupCount << " workgroups (limit " << limit
                        << ")";
+}
+
+TEST_F(VulkanTest, MultiDimensionalGridBeyondTheLimitIsAnError) {
+  const DeviceInfo &info = context->info();
+  auto k = kernel("count_workgroups", 1);
+  auto counts = buffer(256);
+  auto s = stream();
+  Buffer *bindings[] = {counts.get()};
+  const uint64_t wideX[3] = {uint64_t(info.maxWorkgroupCount[0]) + 1, 2, 1};
+  s->dispatch(*k, bindings, {}, wideX);
+  Status status = s->submitAndWait();
+  EXPECT_EQ(status.kind(), ErrorKind::Unsupported);
+  const std::string limits = std::to_string(info.maxWorkgroupCount[0]) + "x" +
+                             std::to_string(info.maxWorkgroupCount[1]) + "x" +
+                             std::to_string(info.maxWorkgroupCount[2]);
+  EXPECT_NE(status.message().find("kernel 'count_workgroups' grid " +
+                                  std::to_string(wideX[0]) +
+                                  "x2x1 exceeds the device's "
+                                  "maxComputeWorkGroupCount " +
+                                  limits),
+            std::string::npos)
+      << status.message();
+
+  // y beyond its limit is never split either; z = 3 with x beyond the limit.
+  const uint64_t tallY[3] = {1, uint64_t(info.maxWorkgroupCount[1]) + 1, 1};
+  s->dispatch(*k, bindings, {}, tallY);
+  EXPECT_EQ(s->submitAndWait().kind(), ErrorKind::Unsupported);
+  const uint64_t wideXz[3] = {uint64_t(info.maxWorkgroupCount[0]) + 1, 1, 3};
+  s->dispatch(*k, bindings, {}, wideXz);
+  EXPECT_EQ(s->submitAndWait().kind(), ErrorKind::Unsupported);
+
+  // The stream stays usable; an empty grid dispatches nothing.
+  std::memset(counts->data(), 0, counts->size());
+  const uint64_t empty[3] = {uint64_t(info.maxWorkgroupCount[0]) + 1, 0, 2};
+  s->dispatch(*k, bindings, {}, empty);
+  const uint64_t small[3] = {3, 1, 1};
+  s->dispatch(*k, bindings, {}, small);
+  ASSERT_TRUE(s->submitAndWait().ok());
+  EXPECT_EQ(words(*counts)[0], 1u);
+  EXPECT_EQ(words(*counts)[2], 1u);
+  EXPECT_EQ(words(*counts)[3], 0u);
+}
+
+TEST_F(VulkanTest, CopiesAndDispatchesRunInStreamOrder) {
+  const size_t n = 64 * 30 + 17;
+  const uint64_t bytes = n * 4;
+  auto k = kernel("triple_plus_one", 2);
+  auto upload = buffer(bytes, Placement::Host);
+  auto download = buffer(bytes, Placement::Host);
+  auto a = buffer(bytes, Placement::DeviceOnly);
+  auto b = buffer(bytes, Placement::DeviceOnly);
+  ASSERT_TRUE(upload && download && a && b);
+  auto s = stream();
+  const uint64_t groups[3] = {(n + 63) / 64, 1, 1};
+  Buffer *ab[] = {a.get(), b.get()};
+
+  // Twice, to check the stream is reusable after copies.
+  for (uint32_t round = 0; round < 2; ++round) {
+    std::vector<uint32_t> input = randomWords(n, 20 + round);
+    std::memcpy(upload->data(), input.data(), bytes);
+    std::memset(download->data(), 0xff, bytes);
+    // host -> a, a -> b (f), b -> a (device copy), a -> b (f), b -> host.
+    s->copy(*upload, 0, *a, 0, bytes);
+    s->dispatch(*k, ab, {}, groups);
+    s->copy(*b, 0, *a, 0, bytes);
+    s->dispatch(*k, ab, {}, groups);
+    s->copy(*b, 0, *download, 0, bytes);
+    std::vector<double> dispatchNs, copyNs;
+    Status status = s->submitAndWait(&dispatchNs, &copyNs);
+    ASSERT_TRUE(status.ok()) << status.describe();
+    if (context->info().timestampPeriodNs > 0) {
+      EXPECT_EQ(dispatchNs.size(), 2u);
+      EXPECT_EQ(copyNs.size(), 3u);
+    } else {
+      EXPECT_TRUE(dispatchNs.empty() && copyNs.empty());
+    }
+    const uint32_t *result = words(*download);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(result[i], (input[i] * 3u + 1u) * 3u + 1u)
+          << "round " << round << " at " << i;
+  }
+
+  // Offsets: the middle of `upload` lands at the start of `download`.
+  std::vector<uint32_t> input = randomWords(n, 30);
+  std::memcpy(upload->data(), input.data(), bytes);
+  std::memset(download->data(), 0, bytes);
+  s->copy(*upload, 40, *a, 8, 100);
+  s->copy(*a, 8, *download, 0, 100);
+  ASSERT_TRUE(s->submitAndWait().ok());
+  EXPECT_EQ(std::memcmp(download->data(), input.data() + 10, 100), 0);
+  EXPECT_EQ(words(*download)[25], 0u);
+}
+
+TEST_F(VulkanTest, BadCopiesAreErrors) {
+  auto a = buffer(64, Placement::Host), b = buffer(64, Placement::DeviceOnly);
+  auto s = stream();
+  s->copy(*a, 0, *b, 8, 60);
+  Status status = s->submitAndWait();
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument);
+  EXPECT_NE(status.message().find("copy of 60 bytes at destination offset 8 "
+                                  "exceeds the destination buffer of 64 bytes"),
+            std::string::npos)
+      << status.message();
+  s->copy(*a, UINT64_MAX, *b, 0, 2);
+  status = s->submitAndWait();
+  EXPECT_NE(status.message().find("source offset"), std::string::npos)
+      << status.message();
+  s->copy(*a, 0, *a, 16, 32);
+  status = s->submitAndWait();
+  EXPECT_NE(status.message().find("overlaps itself"), std::string::npos)
+      << status.message();
+
+  std::unique_ptr<Context> other;
+  ASSERT_TRUE(Context::create(other).ok());
+  std::unique_ptr<Buffer> foreign;
+  ASSERT_TRUE(other->createBuffer(64, Placement::Host, foreign).ok());
+  s->copy(*foreign, 0, *b, 0, 16);
+  status = s->submitAndWait();
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument);
+  EXPECT_NE(status.message().find("another Vulkan context"), std::string::npos)
+      << status.message();
+  foreign.reset();
+  other.reset();
+
+  // The first error wins and the stream stays usable; 0 bytes is a no-op.
+  std::memset(a->data(), 7, 64);
+  s->copy(*a, 64, *b, 64, 0);
+  s->copy(*a, 0, *b, 0, 64);
+  s->copy(*b, 0, *a, 32, 16);
+  ASSERT_TRUE(s->submitAndWait().ok());
+  EXPECT_EQ(words(*a)[8], 0x07070707u);
 }
 
 TEST_F(VulkanTest, DependentDispatchesSeeEachOthersWrites) {
@@ -340,7 +480,8 @@ void launchAddScalar(std::vector<uint32_t> &data, uint32_t value,
                      uint64_t block) {
   const std::vector<uint32_t> &shader = cachedShader("add_scalar");
   sluice_rt_vk_launch_begin(shader.data(), shader.size(), "add_scalar");
-  sluice_rt_vk_launch_arg(data.data(), data.size() * 4);
+  sluice_rt_vk_launch_arg(data.data(), data.size() * 4,
+                          SLUICE_RT_VK_READ | SLUICE_RT_VK_WRITE);
   sluice_rt_vk_launch_scalar(value, 4);
   sluice_rt_vk_launch_end((data.size() + block - 1) / block, 1, 1, block, 1, 1);
 }
@@ -360,10 +501,109 @@ TEST_F(VulkanTest, LaunchAbiComputesTheResult) {
   const std::vector<uint32_t> &shader = cachedShader("add_scalar");
   std::vector<uint32_t> small(40, 1);
   sluice_rt_vk_launch_begin(shader.data(), shader.size(), "add_scalar");
-  sluice_rt_vk_launch_arg(small.data(), small.size() * 4);
+  sluice_rt_vk_launch_arg(small.data(), small.size() * 4,
+                          SLUICE_RT_VK_READ | SLUICE_RT_VK_WRITE);
   sluice_rt_vk_launch_scalar(0xabcd0003u, 2);
   sluice_rt_vk_launch_end(2, 1, 1, 32, 1, 1);
   EXPECT_EQ(small, std::vector<uint32_t>(40, 4));
+}
+
+TEST_F(VulkanTest, LaunchAbiHonoursAccessFlags) {
+  // READ only: the kernel adds to the array on the device, but nothing is
+  // copied back.
+  const std::vector<uint32_t> &addScalar = cachedShader("add_scalar");
+  std::vector<uint32_t> data = randomWords(96, 5);
+  const std::vector<uint32_t> original = data;
+  sluice_rt_vk_launch_begin(addScalar.data(), addScalar.size(), "add_scalar");
+  sluice_rt_vk_launch_arg(data.data(), data.size() * 4, SLUICE_RT_VK_READ);
+  sluice_rt_vk_launch_scalar(9, 4);
+  sluice_rt_vk_launch_end(3, 1, 1, 32, 1, 1);
+  EXPECT_EQ(data, original);
+
+  // The device buffer kept the kernel's result; READ|WRITE copies in afresh
+  // (the unchanged host array), so the result is original + 1, not + 10.
+  sluice_rt_vk_launch_begin(addScalar.data(), addScalar.size(), "add_scalar");
+  sluice_rt_vk_launch_arg(data.data(), data.size() * 4,
+                          SLUICE_RT_VK_READ | SLUICE_RT_VK_WRITE);
+  sluice_rt_vk_launch_scalar(1, 4);
+  sluice_rt_vk_launch_end(3, 1, 1, 32, 1, 1);
+  for (size_t i = 0; i < data.size(); ++i)
+    ASSERT_EQ(data[i], original[i] + 1u) << "at " << i;
+
+  // READ input, WRITE-only output: the output's stale host contents do not
+  // matter and the result comes back.
+  const std::vector<uint32_t> &triple = cachedShader("triple_plus_one");
+  const size_t n = 200;
+  std::vector<uint32_t> in = randomWords(n, 6), out(n, 0xdeadbeefu);
+  sluice_rt_vk_launch_begin(triple.data(), triple.size(), "triple_plus_one");
+  sluice_rt_vk_launch_arg(in.data(), n * 4, SLUICE_RT_VK_READ);
+  sluice_rt_vk_launch_arg(out.data(), n * 4, SLUICE_RT_VK_WRITE);
+  sluice_rt_vk_launch_end((n + 63) / 64, 1, 1, 64, 1, 1);
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], in[i] * 3u + 1u) << "at " << i;
+
+  // Access 0 binds only: neither array is copied in either direction.
+  std::vector<uint32_t> other = randomWords(n, 7);
+  const std::vector<uint32_t> otherCopy = other, outCopy = out;
+  sluice_rt_vk_launch_begin(triple.data(), triple.size(), "triple_plus_one");
+  sluice_rt_vk_launch_arg(other.data(), n * 4, 0);
+  sluice_rt_vk_launch_arg(out.data(), n * 4, 0);
+  sluice_rt_vk_launch_end((n + 63) / 64, 1, 1, 64, 1, 1);
+  EXPECT_EQ(other, otherCopy);
+  EXPECT_EQ(out, outCopy);
+}
+
+TEST_F(VulkanTest, LaunchAbiBadAccessFlagsExit) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::vector<uint32_t> &shader = cachedShader("add_scalar");
+  std::vector<uint32_t> data(32, 0);
+  EXPECT_EXIT(
+      {
+        sluice_rt_vk_launch_begin(shader.data(), shader.size(), "add_scalar");
+        sluice_rt_vk_launch_arg(data.data(), 128, 4);
+      },
+      ::testing::ExitedWithCode(1),
+      "sluice: vulkan: kernel @add_scalar argument 0 has access flags 4");
+}
+
+// Runs scratch_private on a gx x gy grid of 32-wide workgroups; every
+// invocation must find its own 16-byte scratch slot.
+void launchScratch(uint64_t gx, uint64_t gy) {
+  const std::vector<uint32_t> &shader = cachedShader("scratch_private");
+  const size_t n = gx * gy * 32;
+  std::vector<uint32_t> out(n, 0);
+  sluice_rt_vk_launch_begin(shader.data(), shader.size(), "scratch_private");
+  sluice_rt_vk_launch_arg(out.data(), n * 4, SLUICE_RT_VK_WRITE);
+  sluice_rt_vk_launch_scratch(16);
+  sluice_rt_vk_launch_end(gx, gy, 1, 32, 1, 1);
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], uint32_t(28 * i + 6))
+        << "at " << i << " of grid " << gx << "x" << gy;
+}
+
+TEST_F(VulkanTest, LaunchAbiScratch) {
+  launchScratch(2, 1);
+  // A larger grid grows the cached scratch buffer; a smaller one reuses it.
+  launchScratch(5, 3);
+  launchScratch(1, 2);
+}
+
+TEST_F(VulkanTest, LaunchAbiScratchOverflowExits) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::vector<uint32_t> &shader = cachedShader("scratch_private");
+  std::vector<uint32_t> out(32, 0);
+  EXPECT_EXIT(
+      {
+        sluice_rt_vk_launch_begin(shader.data(), shader.size(),
+                                  "scratch_private");
+        sluice_rt_vk_launch_arg(out.data(), 128, SLUICE_RT_VK_WRITE);
+        sluice_rt_vk_launch_scratch(uint64_t(1) << 40);
+        sluice_rt_vk_launch_end(uint64_t(1) << 20, 1, 1, 32, 1, 1);
+      },
+      ::testing::ExitedWithCode(1),
+      "sluice: vulkan: kernel @scratch_private scratch of 1099511627776 bytes "
+      "per invocation for 33554432 invocations: 1099511627776 \\* 33554432 "
+      "overflows 64 bits");
 }
 
 TEST_F(VulkanTest, LaunchAbiLocalSizeMismatchExits) {
@@ -397,8 +637,8 @@ TEST_F(VulkanTest, LaunchAbiTimingLine) {
         std::exit(data[63] == 1 ? 0 : 2);
       },
       ::testing::ExitedWithCode(0),
-      "sluice: vulkan: @add_scalar grid 2x1x1 block 32x1x1: gpu .* us, host "
-      "copies .* us");
+      "sluice: vulkan: @add_scalar grid 2x1x1 block 32x1x1: gpu .* us, copies "
+      "in [0-9.]+\\+.* us / out [0-9.]+\\+.* us \\(host\\+device\\)");
 }
 
 } // namespace

@@ -171,6 +171,10 @@ def ConvertSluiceGPUToSPIRV : Pass<"sluice-gpu-to-spirv", "::mlir::ModuleOp"> {
       are shifted out of their word and stored with `memref.atomic_rmw`
       andi/ori (the word is shared with other frames' fields);
     - workgroup attributions become `Workgroup` `spirv.GlobalVariable`s;
+      private attributions `Function` variables, except those larger than
+      `max-private-bytes` per invocation, which become trailing
+      storage-buffer arguments (scratch memory, one slice per invocation of
+      the grid, indexed by the invocation's global linear id);
     - memory spaces map to storage classes (none: StorageBuffer, workgroup:
       Workgroup, private: Function);
     - `spirv.entry_point_abi`: the workgroup size is the kernel's
@@ -191,7 +195,10 @@ def ConvertSluiceGPUToSPIRV : Pass<"sluice-gpu-to-spirv", "::mlir::ModuleOp"> {
     Option<"spirvVersion", "spirv-version", "std::string", /*default=*/"\"1.3\"",
            "SPIR-V version of the target environment (1.0 .. 1.3)">,
     Option<"int64", "int64", "bool", /*default=*/"true",
-           "Allow the Int64 capability (frame offsets are i64)">
+           "Allow the Int64 capability (frame offsets are i64)">,
+    Option<"maxPrivateBytes", "max-private-bytes", "unsigned", /*default=*/"16384",
+           "Private arrays larger than this (bytes per invocation) move to a "
+           "trailing scratch storage-buffer argument">
   ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Kernels converted">,
@@ -200,6 +207,27 @@ def ConvertSluiceGPUToSPIRV : Pass<"sluice-gpu-to-spirv", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::spirv::SPIRVDialect", "::mlir::scf::SCFDialect",
                            "::mlir::ub::UBDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect"];
+}
+
+def SluiceSPIRVPushConstants : Pass<"sluice-spirv-push-constants", "::mlir::spirv::ModuleOp"> {
+  let summary = "Move scalar kernel arguments into each entry point's push-constant block";
+  let description = [{
+    Runs after `spirv-lower-abi-attrs` (the `sluice-to-spirv` pipeline does).
+    A scalar kernel argument is then a one-member StorageBuffer block
+    (`!spirv.struct<(T [0])>` at its binding); this pass gathers the scalar
+    blocks each entry point reads into one `PushConstant` block named
+    `@<entry>_push_constants`, members in binding order at their natural
+    alignment (offset rounded up to the scalar's size), and rewrites the
+    access chains that read them. The other arguments keep their bindings;
+    the binding of a moved scalar is unused. The host pushes the scalars
+    (vkCmdPushConstants) in that layout: for the wave kernels the 4-byte
+    invocation count, for a launch the scalar operands in order.
+  }];
+  let statistics = [
+    Statistic<"numBlocks", "push-constant-blocks", "Push-constant blocks created">,
+    Statistic<"numMoved", "scalars-moved", "Scalar argument blocks moved">
+  ];
+  let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
 }
 
 def ConvertGPULaunchToVulkan : Pass<"convert-gpu-launch-to-vulkan", "::mlir::ModuleOp"> {
@@ -214,10 +242,17 @@ def ConvertGPULaunchToVulkan : Pass<"convert-gpu-launch-to-vulkan", "::mlir::Mod
 
     ```
     sluice_rt_vk_launch_begin(words, word_count, "entry")
-    sluice_rt_vk_launch_arg(pointer, bytes)      // per memref operand
-    sluice_rt_vk_launch_scalar(value, bytes)     // per scalar operand
+    sluice_rt_vk_launch_arg(pointer, bytes, access) // per memref operand
+    sluice_rt_vk_launch_scalar(value, bytes)        // per scalar operand
+    sluice_rt_vk_launch_scratch(bytes)              // per scratch argument
     sluice_rt_vk_launch_end(gx, gy, gz, bx, by, bz)
     ```
+
+    `access` says whether the kernel may read (1) and write (2) the memref:
+    every used argument is copied in, only written ones are copied back. A
+    private array larger than `max-private-bytes` becomes a scratch argument
+    (see sluice-gpu-to-spirv); the runtime allocates its bytes per
+    invocation for every invocation of the grid.
 
     Operand *i* is the storage buffer at set 0, binding *i*, as
     `sluice-gpu-to-spirv` assigns them. A memref operand passes the address
@@ -233,7 +268,10 @@ def ConvertGPULaunchToVulkan : Pass<"convert-gpu-launch-to-vulkan", "::mlir::Mod
   }];
   let options = [
     Option<"workgroupSize", "workgroup-size", "unsigned", /*default=*/"64",
-           "Workgroup size x of kernels without a known block size">
+           "Workgroup size x of kernels without a known block size">,
+    Option<"maxPrivateBytes", "max-private-bytes", "unsigned", /*default=*/"16384",
+           "Private arrays larger than this (bytes per invocation) move to "
+           "scratch buffers">
   ];
   let statistics = [
     Statistic<"numLaunches", "launches", "gpu.launch_func ops rewritten">

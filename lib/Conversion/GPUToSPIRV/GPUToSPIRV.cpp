@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
 #include "sluice/Conversion/Passes.h"
 
 #include "mlir/AsmParser/AsmParser.h"
@@ -30,6 +31,7 @@
 #include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/Dialect/SPIRV/Transforms/SPIRVConversion.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/CFGToSCF.h"
@@ -249,20 +251,107 @@ FailureOr<unsigned> rewriteFrameAccess(gpu::GPUFuncOp func) {
   return rewritten;
 }
 
+/// The invocation's index in the whole grid, for scratch memory:
+/// ((bid.z * grid.y + bid.y) * grid.x + bid.x) * block size + the thread's
+/// linear id in its block.
+Value globalInvocationIndex(OpBuilder &b, Location loc) {
+  auto dim = [&](auto op, gpu::Dimension d) -> Value {
+    return decltype(op)::create(b, loc, d);
+  };
+  using gpu::Dimension;
+  auto mul = [&](Value x, Value y) -> Value {
+    return arith::MulIOp::create(b, loc, x, y);
+  };
+  auto add = [&](Value x, Value y) -> Value {
+    return arith::AddIOp::create(b, loc, x, y);
+  };
+  Value bx = dim(gpu::BlockDimOp(), Dimension::x);
+  Value by = dim(gpu::BlockDimOp(), Dimension::y);
+  Value bz = dim(gpu::BlockDimOp(), Dimension::z);
+  Value thread = add(dim(gpu::ThreadIdOp(), Dimension::x),
+                     mul(bx, add(dim(gpu::ThreadIdOp(), Dimension::y),
+                                 mul(by, dim(gpu::ThreadIdOp(), Dimension::z)))));
+  Value block = add(
+      dim(gpu::BlockIdOp(), Dimension::x),
+      mul(dim(gpu::GridDimOp(), Dimension::x),
+          add(dim(gpu::BlockIdOp(), Dimension::y),
+              mul(dim(gpu::GridDimOp(), Dimension::y),
+                  dim(gpu::BlockIdOp(), Dimension::z)))));
+  return add(mul(block, mul(bx, mul(by, bz))), thread);
+}
+
+/// A private attribution of more than `maxPrivateBytes` per invocation would
+/// be a huge Function-storage array, which drivers place in their own scratch
+/// or refuse (NVIDIA fails pipeline creation for 32 KiB). It becomes a
+/// trailing storage-buffer argument instead, one slice of
+/// `shape.numElements()` elements per invocation at
+/// globalInvocationIndex() * numElements; every load and store is re-indexed.
+/// The host passes a scratch buffer there (sluice_rt_vk_launch_scratch).
+LogicalResult moveToScratch(gpu::GPUFuncOp func, BlockArgument attribution,
+                            MemRefType type, Value &base, OpBuilder &entry) {
+  Location loc = func.getLoc();
+  auto scratchType = MemRefType::get({ShapedType::kDynamic},
+                                     type.getElementType());
+  unsigned position = func.getNumArguments();
+  if (failed(func.insertArgument(position, scratchType, DictionaryAttr(), loc)))
+    return func.emitOpError("cannot add a scratch argument");
+  Value scratch = func.getArgument(position);
+  if (!base)
+    base = arith::MulIOp::create(
+        entry, loc, globalInvocationIndex(entry, loc),
+        arith::ConstantIndexOp::create(entry, loc, type.getNumElements()));
+  SmallVector<int64_t> strides = computeSuffixProduct(type.getShape());
+  SmallVector<Operation *> users(attribution.getUsers());
+  for (Operation *user : users) {
+    auto load = dyn_cast<memref::LoadOp>(user);
+    auto store = dyn_cast<memref::StoreOp>(user);
+    if (!load && !store)
+      return user->emitOpError("uses a private array of ")
+             << type.getNumElements() * (type.getElementTypeBitWidth() / 8)
+             << " bytes per invocation, which moves to scratch memory; only "
+                "memref.load and memref.store can be rewritten there";
+    OpBuilder b(user);
+    ValueRange indices = load ? load.getIndices() : store.getIndices();
+    Value index = base;
+    for (auto [i, stride] : llvm::zip(indices, strides))
+      index = arith::AddIOp::create(
+          b, loc, index,
+          arith::MulIOp::create(b, loc, i,
+                                arith::ConstantIndexOp::create(b, loc, stride)));
+    if (load)
+      load->replaceAllUsesWith(
+          memref::LoadOp::create(b, loc, scratch, ValueRange{index}));
+    else
+      memref::StoreOp::create(b, loc, store.getValueToStore(), scratch,
+                              ValueRange{index});
+    user->erase();
+  }
+  return success();
+}
+
 /// Workgroup attributions become module-scope `memref.global`s (converted to
 /// Workgroup `spirv.GlobalVariable`s below) read through `memref.get_global`;
-/// private attributions become `memref.alloca`s (Function variables).
-LogicalResult hoistWorkgroupAttributions(gpu::GPUFuncOp func) {
+/// private attributions become `memref.alloca`s (Function variables), or
+/// scratch-buffer arguments when they exceed `maxPrivateBytes`.
+LogicalResult hoistWorkgroupAttributions(gpu::GPUFuncOp func,
+                                         uint64_t maxPrivateBytes) {
   OpBuilder moduleBuilder(func);
   OpBuilder bodyBuilder = OpBuilder::atBlockBegin(&func.front());
   // Private attributions: Function-storage variables (memref.alloca).
   SmallVector<BlockArgument> privates(func.getPrivateAttributions());
+  Value scratchBase;
   for (auto [index, attribution] : llvm::enumerate(privates)) {
     auto type = cast<MemRefType>(attribution.getType());
     if (!type.hasStaticShape() || !type.getLayout().isIdentity())
       return func.emitOpError("private attribution ")
              << index << " of type " << type
              << " has no static identity-layout shape";
+    if (sluice::privateAttributionBytes(type) > maxPrivateBytes) {
+      if (failed(moveToScratch(func, attribution, type, scratchBase,
+                               bodyBuilder)))
+        return failure();
+      continue;
+    }
     type = MemRefType::get(
         type.getShape(), type.getElementType(), MemRefLayoutAttrInterface(),
         spirv::StorageClassAttr::get(func.getContext(),
@@ -474,7 +563,7 @@ struct ConvertSluiceGPUToSPIRVPass
   prepareKernel(gpu::GPUFuncOp func, StringRef moduleName,
                 const llvm::StringMap<SmallVector<int32_t, 3>> &sizes) {
     MLIRContext *ctx = func.getContext();
-    if (failed(hoistWorkgroupAttributions(func)))
+    if (failed(hoistWorkgroupAttributions(func, maxPrivateBytes)))
       return failure();
     FailureOr<unsigned> accesses = rewriteFrameAccess(func);
     if (failed(accesses))
@@ -570,3 +659,23 @@ struct ConvertSluiceGPUToSPIRVPass
 };
 
 } // namespace
+
+uint64_t sluice::privateAttributionBytes(MemRefType type) {
+  Type element = type.getElementType();
+  // index is i32 in the SPIR-V kernels.
+  uint64_t bytes =
+      element.isIndex() ? 4 : std::max<uint64_t>(1, element.getIntOrFloatBitWidth() / 8);
+  return type.hasStaticShape() ? bytes * type.getNumElements() : 0;
+}
+
+SmallVector<uint64_t> sluice::scratchArguments(gpu::GPUFuncOp kernel,
+                                               uint64_t maxPrivateBytes) {
+  SmallVector<uint64_t> bytes;
+  for (BlockArgument attribution : kernel.getPrivateAttributions()) {
+    auto type = cast<MemRefType>(attribution.getType());
+    if (type.getLayout().isIdentity() &&
+        privateAttributionBytes(type) > maxPrivateBytes)
+      bytes.push_back(privateAttributionBytes(type));
+  }
+  return bytes;
+}

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Target/SPIRV/Serialization.h"
 
 namespace sluice {
@@ -38,7 +39,39 @@ unsigned storageBytes(Type element) {
 }
 
 struct LaunchABI {
-  func::FuncOp begin, arg, scalar, end;
+  func::FuncOp begin, arg, scalar, scratch, end;
+};
+
+// Access bits of sluice_rt_vk_launch_arg (vulkan_launch.h).
+constexpr uint64_t kRead = 1, kWrite = 2;
+
+/// What the kernel may do with memref argument `value`: 0 unused, read, or
+/// read and write. A written argument is also copied in, since the kernel
+/// may write only part of it.
+uint64_t accessOf(Value value) {
+  uint64_t access = 0;
+  SmallVector<Value> worklist{value};
+  while (!worklist.empty()) {
+    Value memref = worklist.pop_back_val();
+    for (Operation *user : memref.getUsers()) {
+      if (isa<memref::LoadOp>(user)) {
+        access |= kRead;
+      } else if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+                 view && view.getViewSource() == memref) {
+        worklist.push_back(view->getResult(0));
+      } else {
+        access |= kRead | kWrite; // stores, atomics, calls: conservatively
+      }
+    }
+  }
+  return access;
+}
+
+/// The per-kernel facts a launch needs from the kernel before it is
+/// converted.
+struct KernelInfo {
+  SmallVector<uint64_t> access;  // per argument
+  SmallVector<uint64_t> scratch; // bytes per invocation, per scratch argument
 };
 
 class LaunchRewriter {
@@ -51,7 +84,9 @@ public:
     abi.begin = runtime.declareFunction(
         "sluice_rt_vk_launch_begin", b.getFunctionType({ptr, i64, ptr}, {}));
     abi.arg = runtime.declareFunction("sluice_rt_vk_launch_arg",
-                                      b.getFunctionType({ptr, i64}, {}));
+                                      b.getFunctionType({ptr, i64, i64}, {}));
+    abi.scratch = runtime.declareFunction("sluice_rt_vk_launch_scratch",
+                                          b.getFunctionType({i64}, {}));
     abi.scalar = runtime.declareFunction("sluice_rt_vk_launch_scalar",
                                          b.getFunctionType({i64, i64}, {}));
     abi.end = runtime.declareFunction(
@@ -75,7 +110,7 @@ public:
   }
 
   LogicalResult rewrite(gpu::LaunchFuncOp launch, LLVM::GlobalOp binary,
-                        uint64_t wordCount) {
+                        uint64_t wordCount, const KernelInfo &kernelInfo) {
     if (!launch.getAsyncDependencies().empty() || launch.getAsyncToken())
       return launch.emitError("the Vulkan backend runs launches "
                               "synchronously; this launch is async");
@@ -108,10 +143,15 @@ public:
 
     unsigned position = 0;
     for (Value operand : launch.getKernelOperands()) {
-      if (failed(passOperand(b, loc, launch, operand, position++, toI64,
-                             constant)))
+      uint64_t access = position < kernelInfo.access.size()
+                            ? kernelInfo.access[position]
+                            : kRead | kWrite;
+      if (failed(passOperand(b, loc, launch, operand, position++, access,
+                             toI64, constant)))
         return failure();
     }
+    for (uint64_t bytes : kernelInfo.scratch)
+      func::CallOp::create(b, loc, abi.scratch, ValueRange{constant(bytes)});
     func::CallOp::create(
         b, loc, abi.end,
         ValueRange{toI64(launch.getGridSizeX()), toI64(launch.getGridSizeY()),
@@ -125,8 +165,8 @@ public:
 private:
   template <typename ToI64, typename Constant>
   LogicalResult passOperand(OpBuilder &b, Location loc, gpu::LaunchFuncOp launch,
-                            Value operand, unsigned position, ToI64 toI64,
-                            Constant constant) {
+                            Value operand, unsigned position, uint64_t access,
+                            ToI64 toI64, Constant constant) {
     Type type = operand.getType();
     Type i64 = b.getI64Type();
     if (auto memref = dyn_cast<MemRefType>(type)) {
@@ -151,7 +191,8 @@ private:
             b, loc, size, toI64(memref::DimOp::create(b, loc, operand, d)));
       Value pointer = LLVM::IntToPtrOp::create(
           b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
-      func::CallOp::create(b, loc, abi.arg, ValueRange{pointer, size});
+      func::CallOp::create(b, loc, abi.arg,
+                           ValueRange{pointer, size, constant(access)});
       return success();
     }
     Value value;
@@ -202,9 +243,24 @@ struct ConvertGPULaunchToVulkanPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Argument access and scratch arguments, read off the kernels before
+    // the conversion.
+    llvm::StringMap<KernelInfo> kernels;
+    module.walk([&](gpu::GPUFuncOp kernel) {
+      auto gpuModule = kernel->getParentOfType<gpu::GPUModuleOp>();
+      if (!kernel.isKernel() || !gpuModule)
+        return;
+      KernelInfo &info =
+          kernels[(gpuModule.getName() + "::" + kernel.getName()).str()];
+      for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i)
+        info.access.push_back(accessOf(kernel.getArgument(i)));
+      info.scratch = sluice::scratchArguments(kernel, maxPrivateBytes);
+    });
+
     OpPassManager pm(ModuleOp::getOperationName());
     sluice::SluiceToSPIRVOptions options;
     options.workgroupSize = workgroupSize;
+    options.maxPrivateBytes = maxPrivateBytes;
     sluice::buildSluiceToSPIRVPipeline(pm, options);
     if (failed(runPipeline(pm, module)))
       return signalPassFailure();
@@ -232,8 +288,11 @@ struct ConvertGPULaunchToVulkanPass
             << launch.getKernelModuleName().getValue();
         return signalPassFailure();
       }
+      std::string kernel = (launch.getKernelModuleName().getValue() + "::" +
+                            launch.getKernelName().getValue())
+                               .str();
       if (failed(rewriter.rewrite(launch, found->second.first,
-                                  found->second.second)))
+                                  found->second.second, kernels[kernel])))
         return signalPassFailure();
       ++numLaunches;
     }

@@ -16,11 +16,13 @@ void sluice::buildSluiceToSPIRVPipeline(OpPassManager &pm,
   ConvertSluiceGPUToSPIRVOptions convert;
   convert.workgroupSize = options.workgroupSize;
   convert.spirvVersion = options.spirvVersion;
+  convert.maxPrivateBytes = options.maxPrivateBytes;
   pm.addPass(createConvertSluiceGPUToSPIRV(convert));
   OpPassManager &spv = pm.nest<spirv::ModuleOp>();
   spv.addPass(createCanonicalizerPass());
   spv.addPass(createCSEPass());
   spv.addPass(spirv::createSPIRVLowerABIAttributesPass());
+  spv.addPass(createSluiceSPIRVPushConstants());
   spv.addPass(spirv::createSPIRVUpdateVCEPass());
 }
 

@@ -82,6 +82,7 @@ namespace {
   X(vkCmdBindDescriptorSets)                                                   \
   X(vkCmdPushConstants)                                                        \
   X(vkCmdPipelineBarrier)                                                      \
+  X(vkCmdCopyBuffer)                                                           \
   X(vkCmdDispatchBase)
 
 struct Functions {
@@ -298,6 +299,8 @@ DeviceInfo describeDevice(ContextState &state, VkPhysicalDevice physical,
   for (int d = 0; d < 3; ++d)
     info.maxWorkgroupCount[d] = props.limits.maxComputeWorkGroupCount[d];
   info.maxWorkgroupInvocations = props.limits.maxComputeWorkGroupInvocations;
+  info.maxSharedMemoryBytes = props.limits.maxComputeSharedMemorySize;
+  info.maxStorageBufferRange = props.limits.maxStorageBufferRange;
   uint32_t timestampBits = 0;
   if (computeQueueFamily(state, physical, &timestampBits) != UINT32_MAX &&
       timestampBits > 0)
@@ -387,24 +390,43 @@ Status selectDevice(ContextState &state,
   return Status::success();
 }
 
-// Memory type indices allowed by `typeBits`, host-visible and host-coherent,
-// those with all of `preferred` first.
+// Memory type indices allowed by `typeBits` for `placement`, best first.
+// Device and Host need host-visible, host-coherent memory and prefer
+// device-local and host-cached memory respectively; DeviceOnly takes any type,
+// device-local without host-visible first, then device-local, then the rest.
 std::vector<uint32_t> memoryCandidates(const ContextState &state,
-                                       uint32_t typeBits,
-                                       VkMemoryPropertyFlags preferred) {
-  const VkMemoryPropertyFlags required = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                         VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  std::vector<uint32_t> first, second;
+                                       uint32_t typeBits, Placement placement) {
+  const VkMemoryPropertyFlags hostAccess = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                           VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  std::vector<uint32_t> ranked[3];
   for (uint32_t i = 0; i < state.memory.memoryTypeCount; ++i) {
     if (!(typeBits & (1u << i)))
       continue;
     VkMemoryPropertyFlags flags = state.memory.memoryTypes[i].propertyFlags;
-    if ((flags & required) != required)
-      continue;
-    ((flags & preferred) == preferred ? first : second).push_back(i);
+    bool deviceLocal = (flags & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0;
+    bool hostVisible = (flags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0;
+    int rank = 0;
+    switch (placement) {
+    case Placement::DeviceOnly:
+      rank = deviceLocal ? (hostVisible ? 1 : 0) : 2;
+      break;
+    case Placement::Device:
+    case Placement::Host: {
+      if ((flags & hostAccess) != hostAccess)
+        continue;
+      VkMemoryPropertyFlags preferred =
+          placement == Placement::Device ? VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT
+                                         : VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
+      rank = (flags & preferred) == preferred ? 0 : 1;
+      break;
+    }
+    }
+    ranked[rank].push_back(i);
   }
-  first.insert(first.end(), second.begin(), second.end());
-  return first;
+  std::vector<uint32_t> out;
+  for (const std::vector<uint32_t> &list : ranked)
+    out.insert(out.end(), list.begin(), list.end());
+  return out;
 }
 
 constexpr uint32_t kSetsPerDescriptorPool = 64;
@@ -418,15 +440,19 @@ struct StreamState {
   VkFence fence = VK_NULL_HANDLE;
   std::vector<VkDescriptorPool> descriptorPools;
   size_t currentDescriptorPool = 0;
-  // Each pool holds two timestamps for kDispatchesPerQueryPool dispatch calls;
-  // pools are added rather than grown because a recording references them.
+  // Each pool holds two timestamps for kDispatchesPerQueryPool timed commands
+  // (dispatch calls and copies); pools are added rather than grown because a
+  // recording references them.
   std::vector<VkQueryPool> queryPools;
   bool timestamps = false;
   bool recording = false;
   // Set when a wait failed: the work may still be in flight, so the command
   // buffer can be neither reset nor reused.
   bool broken = false;
-  uint32_t dispatchCalls = 0;
+  // Timed commands recorded so far; timedIsCopy[i] says whether the i-th is
+  // a copy (else a dispatch call).
+  uint32_t timedCommands = 0;
+  std::vector<bool> timedIsCopy;
   Status error;
 
   ~StreamState() {
@@ -526,14 +552,64 @@ struct StreamState {
   // Returns the stream to the idle state: nothing recorded, pools reset.
   void reset() {
     const Functions &fn = context->fn;
-    if (recording || dispatchCalls > 0)
+    if (recording || timedCommands > 0)
       fn.vkResetCommandBuffer(commands, 0);
     for (VkDescriptorPool pool : descriptorPools)
       fn.vkResetDescriptorPool(context->device, pool, 0);
     currentDescriptorPool = 0;
     recording = false;
-    dispatchCalls = 0;
+    timedCommands = 0;
+    timedIsCopy.clear();
     error = Status::success();
+  }
+
+  // Starts the command buffer if needed and orders the next command after
+  // everything before it: host writes before the first command, compute and
+  // transfer writes before every later one, for compute and transfer reads
+  // and writes alike (dispatches and copies in any order).
+  Status beginCommand() {
+    constexpr VkPipelineStageFlags kWork =
+        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    constexpr VkAccessFlags kWrites =
+        VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    constexpr VkAccessFlags kReadsWrites =
+        kWrites | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
+    if (!recording) {
+      VkCommandBufferBeginInfo begin{};
+      begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+      begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+      VkResult result = context->fn.vkBeginCommandBuffer(commands, &begin);
+      if (result != VK_SUCCESS)
+        return vkError("vkBeginCommandBuffer", result);
+      recording = true;
+      barrier(VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, kWork,
+              kReadsWrites);
+    } else {
+      barrier(kWork, kWrites, kWork, kReadsWrites);
+    }
+    return Status::success();
+  }
+
+  // Writes the start timestamp of the next timed command; `pool` and
+  // `firstQuery` receive its pair of queries (pool null: not timed).
+  Status startTimer(VkPipelineStageFlagBits stage, VkQueryPool &pool,
+                    uint32_t &firstQuery) {
+    pool = VK_NULL_HANDLE;
+    firstQuery = 0;
+    if (!timestamps)
+      return Status::success();
+    if (Status status = queryPoolFor(timedCommands, pool); !status.ok())
+      return status;
+    firstQuery = 2 * (timedCommands % kDispatchesPerQueryPool);
+    context->fn.vkCmdWriteTimestamp(commands, stage, pool, firstQuery);
+    return Status::success();
+  }
+  void stopTimer(bool isCopy, VkPipelineStageFlagBits stage, VkQueryPool pool,
+                 uint32_t firstQuery) {
+    if (pool != VK_NULL_HANDLE)
+      context->fn.vkCmdWriteTimestamp(commands, stage, pool, firstQuery + 1);
+    ++timedCommands;
+    timedIsCopy.push_back(isCopy);
   }
 };
 
@@ -664,16 +740,15 @@ Status Context::createBuffer(uint64_t bytes, Placement placement,
 
   VkMemoryRequirements requirements{};
   fn.vkGetBufferMemoryRequirements(state.device, handle, &requirements);
-  VkMemoryPropertyFlags preferred = placement == Placement::Device
-                                        ? VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT
-                                        : VK_MEMORY_PROPERTY_HOST_CACHED_BIT;
   std::vector<uint32_t> candidates =
-      memoryCandidates(state, requirements.memoryTypeBits, preferred);
+      memoryCandidates(state, requirements.memoryTypeBits, placement);
   if (candidates.empty())
     return Status::error(ErrorKind::Unsupported,
-                         "Vulkan device " + state.info.name +
-                             " has no host-visible, host-coherent memory type "
-                             "for a storage buffer");
+                         "Vulkan device " + state.info.name + " has no " +
+                             (placement == Placement::DeviceOnly
+                                  ? ""
+                                  : "host-visible, host-coherent ") +
+                             "memory type for a storage buffer");
   // A small device-local host-visible heap (BAR without resizable BAR) runs
   // out first; the next candidate is plain host memory.
   VkDeviceMemory memory = VK_NULL_HANDLE;
@@ -708,11 +783,17 @@ Status Context::createBuffer(uint64_t bytes, Placement placement,
   result = fn.vkBindBufferMemory(state.device, handle, memory, 0);
   if (result != VK_SUCCESS)
     return vkError("vkBindBufferMemory", result);
-  result = fn.vkMapMemory(state.device, memory, 0, VK_WHOLE_SIZE, 0,
-                          &buffer->mapped_);
-  if (result != VK_SUCCESS) {
-    buffer->mapped_ = nullptr;
-    return vkError("vkMapMemory", result);
+  // DeviceOnly buffers are mapped only when the memory obtained allows it.
+  const VkMemoryPropertyFlags hostAccess = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
+                                           VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  if ((state.memory.memoryTypes[typeIndex].propertyFlags & hostAccess) ==
+      hostAccess) {
+    result = fn.vkMapMemory(state.device, memory, 0, VK_WHOLE_SIZE, 0,
+                            &buffer->mapped_);
+    if (result != VK_SUCCESS) {
+      buffer->mapped_ = nullptr;
+      return vkError("vkMapMemory", result);
+    }
   }
   out = std::move(buffer);
   return Status::success();
@@ -948,23 +1029,30 @@ void Stream::dispatch(const Kernel &kernel, std::span<Buffer *const> bindings,
 
   const ContextState &context = *s.context;
   const Functions &fn = context.fn;
-  VkCommandBuffer cmd = s.commands;
-  if (!s.recording) {
-    VkCommandBufferBeginInfo begin{};
-    begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    VkResult result = fn.vkBeginCommandBuffer(cmd, &begin);
-    if (result != VK_SUCCESS)
-      return fail(vkError("vkBeginCommandBuffer", result));
-    s.recording = true;
-    s.barrier(VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT,
-              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
-  } else {
-    s.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-              VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-              VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+  // Only a one-dimensional grid is split (along x): generated code linearizes
+  // block ids from NumWorkgroups, which a split would make the chunk's.
+  uint64_t limit[3];
+  for (int d = 0; d < 3; ++d)
+    limit[d] =
+        std::max<uint32_t>(context.limits.maxComputeWorkGroupCount[d], 1);
+  bool empty = groups[0] == 0 || groups[1] == 0 || groups[2] == 0;
+  bool oneDimensional = groups[1] == 1 && groups[2] == 1;
+  if (!empty && !oneDimensional &&
+      (groups[0] > limit[0] || groups[1] > limit[1] || groups[2] > limit[2])) {
+    auto grid = std::to_string(groups[0]) + "x" + std::to_string(groups[1]) +
+                "x" + std::to_string(groups[2]);
+    auto limits = std::to_string(limit[0]) + "x" + std::to_string(limit[1]) +
+                  "x" + std::to_string(limit[2]);
+    return fail(Status::error(
+        ErrorKind::Unsupported,
+        "kernel '" + name + "' grid " + grid +
+            " exceeds the device's maxComputeWorkGroupCount " + limits +
+            "; only a one-dimensional grid (y = z = 1) is split along x"));
   }
+
+  VkCommandBuffer cmd = s.commands;
+  if (Status status = s.beginCommand(); !status.ok())
+    return fail(std::move(status));
 
   VkDescriptorSet set = VK_NULL_HANDLE;
   if (kernel.bindings_ > 0) {
@@ -993,13 +1081,10 @@ void Stream::dispatch(const Kernel &kernel, std::span<Buffer *const> bindings,
 
   VkQueryPool queries = VK_NULL_HANDLE;
   uint32_t firstQuery = 0;
-  if (s.timestamps) {
-    if (Status status = s.queryPoolFor(s.dispatchCalls, queries); !status.ok())
-      return fail(std::move(status));
-    firstQuery = 2 * (s.dispatchCalls % kDispatchesPerQueryPool);
-    fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries,
-                           firstQuery);
-  }
+  if (Status status = s.startTimer(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                   queries, firstQuery);
+      !status.ok())
+    return fail(std::move(status));
   VkPipelineLayout layout = toHandle<VkPipelineLayout>(kernel.layout_);
   fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
                        toHandle<VkPipeline>(kernel.pipeline_));
@@ -1010,33 +1095,82 @@ void Stream::dispatch(const Kernel &kernel, std::span<Buffer *const> bindings,
     fn.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
                           static_cast<uint32_t>(pushConstants.size()),
                           pushConstants.data());
-  // Chunks of at most maxComputeWorkGroupCount per dimension; the base keeps
-  // WorkgroupId global.
-  uint64_t limit[3];
-  for (int d = 0; d < 3; ++d)
-    limit[d] =
-        std::max<uint32_t>(context.limits.maxComputeWorkGroupCount[d], 1);
-  if (groups[0] > 0 && groups[1] > 0 && groups[2] > 0) {
-    for (uint64_t z = 0; z < groups[2]; z += limit[2])
-      for (uint64_t y = 0; y < groups[1]; y += limit[1])
-        for (uint64_t x = 0; x < groups[0]; x += limit[0])
-          fn.vkCmdDispatchBase(
-              cmd, static_cast<uint32_t>(x), static_cast<uint32_t>(y),
-              static_cast<uint32_t>(z),
-              static_cast<uint32_t>(std::min(limit[0], groups[0] - x)),
-              static_cast<uint32_t>(std::min(limit[1], groups[1] - y)),
-              static_cast<uint32_t>(std::min(limit[2], groups[2] - z)));
+  // Chunks of at most maxComputeWorkGroupCount.x (only a one-dimensional
+  // grid gets here beyond the limit); the base keeps WorkgroupId global.
+  if (!empty) {
+    for (uint64_t x = 0; x < groups[0]; x += limit[0])
+      fn.vkCmdDispatchBase(
+          cmd, static_cast<uint32_t>(x), 0, 0,
+          static_cast<uint32_t>(std::min(limit[0], groups[0] - x)),
+          static_cast<uint32_t>(groups[1]), static_cast<uint32_t>(groups[2]));
   }
-  if (s.timestamps)
-    fn.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries,
-                           firstQuery + 1);
-  ++s.dispatchCalls;
+  s.stopTimer(false, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries, firstQuery);
 }
 
-Status Stream::submitAndWait(std::vector<double> *dispatchNs) {
+void Stream::copy(Buffer &source, uint64_t sourceOffset, Buffer &destination,
+                  uint64_t destinationOffset, uint64_t bytes) {
+  StreamState &s = *state_;
+  if (!s.error.ok() || s.broken)
+    return; // The first error wins; submitAndWait reports it.
+  auto fail = [&](Status status) { s.error = std::move(status); };
+  if (source.context_->state_.get() != s.context ||
+      destination.context_->state_.get() != s.context)
+    return fail(Status::error(ErrorKind::InvalidArgument,
+                              std::string("copy ") +
+                                  (source.context_->state_.get() != s.context
+                                       ? "source"
+                                       : "destination") +
+                                  " buffer belongs to another Vulkan context"));
+  auto outOfBounds = [&](uint64_t offset, uint64_t size) {
+    return offset > size || bytes > size - offset;
+  };
+  auto describe = [&](const char *what, uint64_t offset, uint64_t size) {
+    return std::string("copy of ") + std::to_string(bytes) + " bytes at " +
+           what + " offset " + std::to_string(offset) + " exceeds the " + what +
+           " buffer of " + std::to_string(size) + " bytes";
+  };
+  if (outOfBounds(sourceOffset, source.size_))
+    return fail(Status::error(ErrorKind::InvalidArgument,
+                              describe("source", sourceOffset, source.size_)));
+  if (outOfBounds(destinationOffset, destination.size_))
+    return fail(Status::error(
+        ErrorKind::InvalidArgument,
+        describe("destination", destinationOffset, destination.size_)));
+  if (bytes == 0)
+    return;
+  if (&source == &destination && sourceOffset < destinationOffset + bytes &&
+      destinationOffset < sourceOffset + bytes)
+    return fail(Status::error(
+        ErrorKind::InvalidArgument,
+        "copy of " + std::to_string(bytes) + " bytes within one buffer from " +
+            std::to_string(sourceOffset) + " to " +
+            std::to_string(destinationOffset) + " overlaps itself"));
+
+  if (Status status = s.beginCommand(); !status.ok())
+    return fail(std::move(status));
+  VkQueryPool queries = VK_NULL_HANDLE;
+  uint32_t firstQuery = 0;
+  if (Status status =
+          s.startTimer(VK_PIPELINE_STAGE_TRANSFER_BIT, queries, firstQuery);
+      !status.ok())
+    return fail(std::move(status));
+  VkBufferCopy region{};
+  region.srcOffset = sourceOffset;
+  region.dstOffset = destinationOffset;
+  region.size = bytes;
+  s.context->fn.vkCmdCopyBuffer(s.commands, toHandle<VkBuffer>(source.buffer_),
+                                toHandle<VkBuffer>(destination.buffer_), 1,
+                                &region);
+  s.stopTimer(true, VK_PIPELINE_STAGE_TRANSFER_BIT, queries, firstQuery);
+}
+
+Status Stream::submitAndWait(std::vector<double> *dispatchNs,
+                             std::vector<double> *copyNs) {
   StreamState &s = *state_;
   if (dispatchNs)
     dispatchNs->clear();
+  if (copyNs)
+    copyNs->clear();
   const ContextState &context = *s.context;
   const Functions &fn = context.fn;
   if (s.broken)
@@ -1049,7 +1183,9 @@ Status Stream::submitAndWait(std::vector<double> *dispatchNs) {
     s.reset();
     return error;
   }
-  s.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+  s.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
             VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
   VkResult result = fn.vkEndCommandBuffer(s.commands);
   if (result != VK_SUCCESS) {
@@ -1076,29 +1212,35 @@ Status Stream::submitAndWait(std::vector<double> *dispatchNs) {
   fn.vkResetFences(context.device, 1, &s.fence);
 
   Status status;
-  if (s.timestamps && dispatchNs) {
+  if (s.timestamps && (dispatchNs || copyNs)) {
     uint64_t mask = context.timestampValidBits >= 64
                         ? UINT64_MAX
                         : (uint64_t(1) << context.timestampValidBits) - 1;
     std::vector<uint64_t> ticks(2 * kDispatchesPerQueryPool);
-    for (uint32_t call = 0; call < s.dispatchCalls && status.ok();
+    for (uint32_t call = 0; call < s.timedCommands && status.ok();
          call += kDispatchesPerQueryPool) {
       uint32_t inPool =
-          std::min(s.dispatchCalls - call, kDispatchesPerQueryPool);
+          std::min(s.timedCommands - call, kDispatchesPerQueryPool);
       result = fn.vkGetQueryPoolResults(
           context.device, s.queryPools[call / kDispatchesPerQueryPool], 0,
           2 * inPool, ticks.size() * sizeof(uint64_t), ticks.data(),
           sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
       if (result != VK_SUCCESS) {
         status = vkError("vkGetQueryPoolResults", result);
-        dispatchNs->clear();
+        if (dispatchNs)
+          dispatchNs->clear();
+        if (copyNs)
+          copyNs->clear();
         break;
       }
       for (uint32_t i = 0; i < inPool; ++i) {
         uint64_t elapsed =
             ((ticks[2 * i + 1] & mask) - (ticks[2 * i] & mask)) & mask;
-        dispatchNs->push_back(static_cast<double>(elapsed) *
-                              context.info.timestampPeriodNs);
+        std::vector<double> *into =
+            s.timedIsCopy[call + i] ? copyNs : dispatchNs;
+        if (into)
+          into->push_back(static_cast<double>(elapsed) *
+                          context.info.timestampPeriodNs);
       }
     }
   }

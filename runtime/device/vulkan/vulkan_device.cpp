@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <span>
 
 namespace sluice::runtime {
 
@@ -103,8 +104,11 @@ Status VulkanDevice::create(VulkanProgram program,
   bindingCount += uint32_t(d.program.inputs.size());
   for (const std::string &entry : d.program.entryPoints) {
     std::unique_ptr<vk::Kernel> kernel;
+    // The invocation count is the kernels' one push constant
+    // (sluice-spirv-push-constants); its binding stays in the layout, unused.
     if (Status status = d.context->createKernel(d.program.spirv, entry,
-                                                bindingCount, 0, kernel);
+                                                bindingCount,
+                                                sizeof(uint32_t), kernel);
         !status.ok())
       return status;
     d.kernels.push_back(std::move(kernel));
@@ -236,7 +240,6 @@ void VulkanDevice::Impl::runDispatch(uint32_t stage, uint32_t count) {
     return;
   uint32_t ownerCount = args.owner_count;
   // Host -> device: what this dispatch reads. The stream is idle here.
-  *static_cast<uint32_t *>(this->count->data()) = count;
   std::memcpy(invocations->data(), args.invocations, count * sizeof(uint32_t));
   std::memcpy(laneIds->data(), router.laneOfFrame.data(),
               router.laneOfFrame.size() * sizeof(uint32_t));
@@ -249,7 +252,8 @@ void VulkanDevice::Impl::runDispatch(uint32_t stage, uint32_t count) {
   uint64_t groups[3] = {(uint64_t(count) + program.workgroupSize - 1) /
                             program.workgroupSize,
                         1, 1};
-  stream->dispatch(*kernels[stage], bindings, {}, groups);
+  stream->dispatch(*kernels[stage], bindings,
+                   std::as_bytes(std::span<const uint32_t>(&count, 1)), groups);
   if (Status status = stream->submitAndWait(&dispatchNs); !status.ok()) {
     router.fail(status.kind(), "vulkan device: " + router.stageLabel(stage) +
                                    ": " + status.message());

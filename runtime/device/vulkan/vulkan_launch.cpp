@@ -68,9 +68,18 @@ Context &context() {
 constexpr size_t kMaxCachedBuffers = 256;
 
 struct Argument {
-  void *data = nullptr; // null: a scalar
-  uint64_t bytes = 0;
-  uint64_t value = 0;
+  enum Kind : uint8_t { Memref, Scalar, Scratch } kind = Memref;
+  void *data = nullptr;
+  uint64_t bytes = 0;  // memref and scalar size; scratch bytes per invocation
+  uint64_t value = 0;  // scalar value
+  uint64_t access = 0; // memref SLUICE_RT_VK_READ / SLUICE_RT_VK_WRITE
+};
+
+// A memref's device-only buffer and its host-visible staging buffer (made on
+// first need: an access-0 argument has none).
+struct MemrefBuffers {
+  std::unique_ptr<Buffer> device;
+  std::unique_ptr<Buffer> staging;
 };
 
 struct LaunchState {
@@ -80,9 +89,11 @@ struct LaunchState {
   bool open = false;
   std::vector<Argument> args;
   std::unique_ptr<Stream> stream;
-  // Memref buffers by (host pointer, size); scalar buffers by position.
-  std::map<std::pair<void *, uint64_t>, std::unique_ptr<Buffer>> buffers;
+  // Memref buffers by (host pointer, size); scalar and scratch buffers by
+  // position among the scalars / scratch calls of a launch.
+  std::map<std::pair<void *, uint64_t>, MemrefBuffers> buffers;
   std::vector<std::unique_ptr<Buffer>> scalars;
+  std::vector<std::unique_ptr<Buffer>> scratch;
 };
 
 LaunchState &launchState() {
@@ -139,6 +150,23 @@ void findLocalSize(const uint32_t *words, uint64_t count,
     fatal("entry point @" + entry + " has no LocalSize execution mode");
 }
 
+// The push-constant block the compiler builds from a kernel's scalar
+// arguments (sluice-spirv-push-constants): the scalars in argument order,
+// each at its natural alignment. The range is rounded up to 4 bytes.
+std::vector<std::byte> pushConstants(const LaunchState &launch) {
+  std::vector<std::byte> block;
+  for (const Argument &arg : launch.args) {
+    if (arg.kind != Argument::Scalar)
+      continue;
+    size_t offset = (block.size() + arg.bytes - 1) / arg.bytes * arg.bytes;
+    block.resize(offset + arg.bytes);
+    // Little-endian: the low `bytes` bytes come first.
+    std::memcpy(block.data() + offset, &arg.value, arg.bytes);
+  }
+  block.resize((block.size() + 3) / 4 * 4);
+  return block;
+}
+
 const Global::CachedKernel &kernelFor(const LaunchState &launch) {
   Global &g = global();
   uint32_t bindings = static_cast<uint32_t>(launch.args.size());
@@ -151,34 +179,58 @@ const Global::CachedKernel &kernelFor(const LaunchState &launch) {
   findLocalSize(launch.spirv, launch.words, launch.entry, cached.localSize);
   Status status = context().createKernel(
       std::span<const uint32_t>(launch.spirv, launch.words), launch.entry,
-      bindings, 0, cached.kernel);
+      bindings, uint32_t(pushConstants(launch).size()), cached.kernel);
   if (!status.ok())
     fatal("cannot create kernel @" + launch.entry + ": " + status.describe());
   return g.kernels.emplace(key, std::move(cached)).first->second;
 }
 
-Buffer &bufferFor(LaunchState &launch, void *data, uint64_t bytes) {
-  auto key = std::make_pair(data, bytes);
-  auto it = launch.buffers.find(key);
-  if (it != launch.buffers.end())
-    return *it->second;
+std::unique_ptr<Buffer> makeBuffer(uint64_t bytes, Placement placement,
+                                   const char *what) {
   std::unique_ptr<Buffer> buffer;
-  Status status = context().createBuffer(bytes, Placement::Device, buffer);
+  Status status = context().createBuffer(bytes, placement, buffer);
   if (!status.ok())
-    fatal("cannot create a buffer of " + std::to_string(bytes) +
-          " bytes: " + status.describe());
-  return *launch.buffers.emplace(key, std::move(buffer)).first->second;
+    fatal(std::string("cannot create a ") + what + " buffer of " +
+          std::to_string(bytes) + " bytes: " + status.describe());
+  return buffer;
+}
+
+// The device buffer of a memref, with its staging buffer when `staged`.
+MemrefBuffers &buffersFor(LaunchState &launch, void *data, uint64_t bytes,
+                          bool staged) {
+  MemrefBuffers &entry = launch.buffers[std::make_pair(data, bytes)];
+  if (!entry.device)
+    entry.device = makeBuffer(bytes, Placement::DeviceOnly, "device");
+  if (staged && !entry.staging)
+    entry.staging = makeBuffer(bytes, Placement::Host, "staging");
+  return entry;
 }
 
 Buffer &scalarBuffer(LaunchState &launch, size_t position) {
-  while (launch.scalars.size() <= position) {
-    std::unique_ptr<Buffer> buffer;
-    Status status = context().createBuffer(16, Placement::Device, buffer);
-    if (!status.ok())
-      fatal("cannot create a scalar buffer: " + status.describe());
-    launch.scalars.push_back(std::move(buffer));
-  }
+  while (launch.scalars.size() <= position)
+    launch.scalars.push_back(makeBuffer(16, Placement::Host, "scalar"));
   return *launch.scalars[position];
+}
+
+// a * b, or exits naming the overflowing product.
+uint64_t checkedMultiply(uint64_t a, uint64_t b, const std::string &what) {
+  uint64_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product))
+    fatal(what + ": " + std::to_string(a) + " * " + std::to_string(b) +
+          " overflows 64 bits");
+  return product;
+}
+
+// The scratch buffer at `position`, at least `bytes` large.
+Buffer &scratchBuffer(LaunchState &launch, size_t position, uint64_t bytes) {
+  if (launch.scratch.size() <= position)
+    launch.scratch.resize(position + 1);
+  std::unique_ptr<Buffer> &buffer = launch.scratch[position];
+  if (!buffer || buffer->size() < bytes) {
+    buffer.reset(); // Free the old one before allocating the larger one.
+    buffer = makeBuffer(bytes, Placement::DeviceOnly, "scratch");
+  }
+  return *buffer;
 }
 
 LaunchState &openLaunch(const char *call) {
@@ -207,15 +259,34 @@ void sluice_rt_vk_launch_begin(const uint32_t *spirv, uint64_t words,
   launch.open = true;
 }
 
-void sluice_rt_vk_launch_arg(void *data, uint64_t bytes) {
+void sluice_rt_vk_launch_arg(void *data, uint64_t bytes, uint64_t access) {
   LaunchState &launch = openLaunch("sluice_rt_vk_launch_arg");
   if (!data && bytes > 0)
     fatal("kernel @" + launch.entry + " argument " +
           std::to_string(launch.args.size()) + " is a null memref of " +
           std::to_string(bytes) + " bytes");
-  // A null pointer marks scalars; an empty memref gets a dummy address.
+  if (access & ~uint64_t(SLUICE_RT_VK_READ | SLUICE_RT_VK_WRITE))
+    fatal("kernel @" + launch.entry + " argument " +
+          std::to_string(launch.args.size()) + " has access flags " +
+          std::to_string(access) +
+          "; expected a mask of SLUICE_RT_VK_READ (1) and SLUICE_RT_VK_WRITE "
+          "(2)");
+  // An empty memref gets a dummy address (its cache key).
   static char emptyMemref;
-  launch.args.push_back({data ? data : &emptyMemref, bytes, 0});
+  Argument arg;
+  arg.kind = Argument::Memref;
+  arg.data = data ? data : &emptyMemref;
+  arg.bytes = bytes;
+  arg.access = access;
+  launch.args.push_back(arg);
+}
+
+void sluice_rt_vk_launch_scratch(uint64_t bytes_per_invocation) {
+  LaunchState &launch = openLaunch("sluice_rt_vk_launch_scratch");
+  Argument arg;
+  arg.kind = Argument::Scratch;
+  arg.bytes = bytes_per_invocation;
+  launch.args.push_back(arg);
 }
 
 void sluice_rt_vk_launch_scalar(uint64_t value, uint64_t bytes) {
@@ -224,7 +295,11 @@ void sluice_rt_vk_launch_scalar(uint64_t value, uint64_t bytes) {
     fatal("kernel @" + launch.entry + " scalar argument " +
           std::to_string(launch.args.size()) + " has " + std::to_string(bytes) +
           " bytes; expected 1, 2, 4 or 8");
-  launch.args.push_back({nullptr, bytes, value});
+  Argument arg;
+  arg.kind = Argument::Scalar;
+  arg.bytes = bytes;
+  arg.value = value;
+  launch.args.push_back(arg);
 }
 
 void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
@@ -252,54 +327,121 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
   if (launch.buffers.size() + launch.args.size() > kMaxCachedBuffers)
     launch.buffers.clear();
 
+  // Scratch is sized by the whole grid's invocation count.
+  uint64_t invocations = 0;
+  bool hasScratch = false;
+  for (const Argument &arg : launch.args)
+    hasScratch |= arg.kind == Argument::Scratch;
+  if (hasScratch) {
+    std::string what = "kernel @" + launch.entry + " scratch size";
+    invocations = checkedMultiply(gx, gy, what);
+    invocations = checkedMultiply(invocations, gz, what);
+    invocations = checkedMultiply(invocations, bx, what);
+    invocations = checkedMultiply(invocations, by, what);
+    invocations = checkedMultiply(invocations, bz, what);
+  }
+
   using Clock = std::chrono::steady_clock;
-  Clock::duration copyTime{};
-  auto copyStart = Clock::now();
+  Clock::duration hostIn{}; // memcpy host -> staging only, not allocation
   std::vector<Buffer *> bindings;
-  std::vector<std::pair<Buffer *, const Argument *>> memrefs;
-  size_t scalarCount = 0;
+  struct Transfer {
+    const Argument *arg;
+    Buffer *device;
+    Buffer *staging;
+  };
+  std::vector<Transfer> copyIn, copyOut;
+  size_t scalarCount = 0, scratchCount = 0;
   for (const Argument &arg : launch.args) {
-    if (arg.data) {
-      Buffer &buffer = bufferFor(launch, arg.data, arg.bytes);
-      std::memcpy(buffer.data(), arg.data, arg.bytes);
-      bindings.push_back(&buffer);
-      memrefs.emplace_back(&buffer, &arg);
-    } else {
+    switch (arg.kind) {
+    case Argument::Memref: {
+      bool in = arg.access & SLUICE_RT_VK_READ;
+      bool out = arg.access & SLUICE_RT_VK_WRITE;
+      MemrefBuffers &buffers =
+          buffersFor(launch, arg.data, arg.bytes, (in || out) && arg.bytes);
+      bindings.push_back(buffers.device.get());
+      if (arg.bytes == 0)
+        break;
+      Transfer transfer{&arg, buffers.device.get(), buffers.staging.get()};
+      if (in) {
+        auto start = Clock::now();
+        std::memcpy(transfer.staging->data(), arg.data, arg.bytes);
+        hostIn += Clock::now() - start;
+        copyIn.push_back(transfer);
+      }
+      if (out)
+        copyOut.push_back(transfer);
+      break;
+    }
+    case Argument::Scalar: {
       Buffer &buffer = scalarBuffer(launch, scalarCount++);
       std::memset(buffer.data(), 0, buffer.size());
       // Little-endian: the low `bytes` bytes come first.
       std::memcpy(buffer.data(), &arg.value, arg.bytes);
       bindings.push_back(&buffer);
+      break;
+    }
+    case Argument::Scratch: {
+      uint64_t bytes = checkedMultiply(
+          arg.bytes, invocations,
+          "kernel @" + launch.entry + " scratch of " +
+              std::to_string(arg.bytes) + " bytes per invocation for " +
+              std::to_string(invocations) + " invocations");
+      uint64_t range = ctx.info().maxStorageBufferRange;
+      if (bytes > range)
+        fatal("kernel @" + launch.entry + " needs " + std::to_string(bytes) +
+              " bytes of scratch (" + std::to_string(arg.bytes) +
+              " bytes per invocation * " + std::to_string(invocations) +
+              " invocations) but the device binds at most " +
+              std::to_string(range) + " bytes per storage buffer");
+      bindings.push_back(&scratchBuffer(launch, scratchCount++, bytes));
+      break;
+    }
     }
   }
-  copyTime += Clock::now() - copyStart;
 
+  Stream &stream = *launch.stream;
+  for (const Transfer &t : copyIn)
+    stream.copy(*t.staging, 0, *t.device, 0, t.arg->bytes);
   const uint64_t groups[3] = {gx, gy, gz};
-  launch.stream->dispatch(*cached.kernel, bindings, {}, groups);
-  std::vector<double> gpuNs;
-  Status status = launch.stream->submitAndWait(&gpuNs);
+  std::vector<std::byte> push = pushConstants(launch);
+  stream.dispatch(*cached.kernel, bindings, push, groups);
+  for (const Transfer &t : copyOut)
+    stream.copy(*t.device, 0, *t.staging, 0, t.arg->bytes);
+  std::vector<double> gpuNs, copyNs;
+  Status status = stream.submitAndWait(&gpuNs, &copyNs);
   if (!status.ok())
     fatal("kernel @" + launch.entry + " failed: " + status.describe());
 
-  copyStart = Clock::now();
-  for (auto &[buffer, arg] : memrefs)
-    std::memcpy(arg->data, buffer->data(), arg->bytes);
-  copyTime += Clock::now() - copyStart;
+  auto hostOutStart = Clock::now();
+  for (const Transfer &t : copyOut)
+    std::memcpy(t.arg->data, t.staging->data(), t.arg->bytes);
+  auto hostOut = Clock::now() - hostOutStart;
 
   if (global().timing) {
-    double copyUs = std::chrono::duration<double, std::micro>(copyTime).count();
-    char gpu[32] = "n/a";
+    using Micro = std::chrono::duration<double, std::micro>;
+    char gpu[32] = "n/a", deviceIn[32] = "n/a", deviceOut[32] = "n/a";
     if (!gpuNs.empty())
       std::snprintf(gpu, sizeof(gpu), "%.3f", gpuNs[0] / 1000.0);
+    // copyNs holds the copies in, then the copies out, in recording order.
+    if (copyNs.size() == copyIn.size() + copyOut.size()) {
+      double in = 0, out = 0;
+      for (size_t i = 0; i < copyNs.size(); ++i)
+        (i < copyIn.size() ? in : out) += copyNs[i];
+      std::snprintf(deviceIn, sizeof(deviceIn), "%.3f", in / 1000.0);
+      std::snprintf(deviceOut, sizeof(deviceOut), "%.3f", out / 1000.0);
+    }
     std::fprintf(stderr,
                  "sluice: vulkan: @%s grid %llux%llux%llu block %llux%llux%llu"
-                 ": gpu %s us, host copies %.3f us\n",
+                 ": gpu %s us, copies in %.3f+%s us / out %.3f+%s us "
+                 "(host+device)\n",
                  launch.entry.c_str(), static_cast<unsigned long long>(gx),
                  static_cast<unsigned long long>(gy),
                  static_cast<unsigned long long>(gz),
                  static_cast<unsigned long long>(bx),
                  static_cast<unsigned long long>(by),
-                 static_cast<unsigned long long>(bz), gpu, copyUs);
+                 static_cast<unsigned long long>(bz), gpu,
+                 Micro(hostIn).count(), deviceIn, Micro(hostOut).count(),
+                 deviceOut);
   }
 }
 

@@ -9,6 +9,7 @@
 #ifndef SLUICE_CONVERSION_GPUTOSPIRV_SPIRVBACKEND_H
 #define SLUICE_CONVERSION_GPUTOSPIRV_SPIRVBACKEND_H
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -26,7 +27,22 @@ struct SluiceToSPIRVOptions
       *this, "spirv-version",
       llvm::cl::desc("SPIR-V version of the target environment"),
       llvm::cl::init("1.3")};
+  Option<unsigned> maxPrivateBytes{
+      *this, "max-private-bytes",
+      llvm::cl::desc("Private arrays larger than this (bytes per invocation) "
+                     "move to a scratch storage buffer"),
+      llvm::cl::init(16384)};
 };
+
+/// Bytes per invocation of a private attribution in the SPIR-V kernel
+/// (index elements are 4 bytes there); 0 for a dynamic shape.
+uint64_t privateAttributionBytes(mlir::MemRefType type);
+
+/// Per private attribution of `kernel` that sluice-gpu-to-spirv moves to a
+/// scratch buffer (more than `maxPrivateBytes`), in order, its bytes per
+/// invocation. Those buffers are the kernel's trailing arguments.
+llvm::SmallVector<uint64_t> scratchArguments(mlir::gpu::GPUFuncOp kernel,
+                                             uint64_t maxPrivateBytes);
 
 /// sluice-check-spirv, sluice-gpu-to-spirv, then on every spirv.module
 /// spirv-lower-abi-attrs and spirv-update-vce.

@@ -11,16 +11,24 @@
 // discrete GPU, then integrated, virtual, CPU (Mesa lavapipe), other. The
 // device needs a queue family with compute.
 //
-// Memory: every buffer is host-visible and host-coherent and stays mapped.
-// Placement::Device prefers memory that is also device-local (resizable BAR on
-// discrete GPUs), Placement::Host prefers host-cached memory (counts the host
-// reads back).
+// Memory: Placement::Device and Placement::Host buffers are host-visible and
+// host-coherent and stay mapped. Placement::Device prefers memory that is also
+// device-local (resizable BAR on discrete GPUs; host reads of it are uncached
+// and slow), Placement::Host prefers host-cached memory (fast host reads: use
+// it for staging). Placement::DeviceOnly prefers device-local memory that is
+// not host-visible (VRAM proper), then any device-local memory, then any
+// memory; it is mapped only when the type obtained happens to be host-visible
+// and host-coherent (integrated GPUs, lavapipe), so data() may be null: move
+// its contents with Stream::copy. Every buffer can be a copy source and
+// destination.
 //
 // Work is recorded into a Stream (one command buffer) and submitted with a
-// fence; consecutive dispatches are separated by compute-to-compute memory
-// barriers, the first by a host-write-to-shader barrier, the last followed by a
-// shader-write-to-host-read barrier. Each dispatch is timed with timestamp
-// queries when the queue supports them.
+// fence. Commands (dispatches and copies) run in recording order: each one
+// after the first is preceded by a global memory barrier from compute and
+// transfer writes to compute and transfer reads and writes; the first is
+// preceded by a host-write barrier and the last followed by a barrier making
+// compute and transfer writes visible to host reads. Each dispatch call (and
+// each copy) is timed with timestamp queries when the queue supports them.
 //
 // Lifetime: Buffers, Kernels and Streams hold a pointer to their Context and
 // must be destroyed before it. A Stream is used by one thread at a time;
@@ -50,15 +58,20 @@ struct DeviceInfo {
   bool shaderInt64 = false;
   uint32_t maxWorkgroupCount[3] = {0, 0, 0};
   uint32_t maxWorkgroupInvocations = 0;
-  double timestampPeriodNs = 0; // 0: no timestamps on the compute queue
+  uint32_t maxSharedMemoryBytes = 0;  // maxComputeSharedMemorySize
+  uint64_t maxStorageBufferRange = 0; // largest storage buffer binding
+  double timestampPeriodNs = 0;       // 0: no timestamps on the compute queue
 };
 
-enum class Placement : uint8_t { Device, Host };
+// Where a buffer's memory lives; see the header comment. DeviceOnly buffers may
+// be unmapped (Buffer::data() null).
+enum class Placement : uint8_t { Device, Host, DeviceOnly };
 
 class Context;
 
-// A storage buffer, mapped for its whole life. Sizes are rounded up to a
-// multiple of 4 bytes, at least 16.
+// A storage buffer; host-visible ones are mapped for their whole life, and
+// data() is null for one that is not mapped (Placement::DeviceOnly). Sizes are
+// rounded up to a multiple of 4 bytes, at least 16.
 class Buffer {
 public:
   ~Buffer();
@@ -67,6 +80,7 @@ public:
   void *data() const { return mapped_; }
   uint64_t size() const { return size_; }
   bool deviceLocal() const { return deviceLocal_; }
+  bool hostVisible() const { return mapped_ != nullptr; }
 
 private:
   friend class Context;
@@ -106,25 +120,39 @@ private:
   uint64_t pipeline_ = 0; // VkPipeline
 };
 
-// An in-order batch of dispatches: record, submit, wait; then reusable.
+// An in-order batch of dispatches and copies: record, submit, wait; then
+// reusable.
 class Stream {
 public:
   ~Stream();
   Stream(const Stream &) = delete;
   Stream &operator=(const Stream &) = delete;
 
-  // Records a dispatch of `groups` workgroups. A grid beyond the device's
-  // maxComputeWorkGroupCount is split into several dispatches with base
-  // offsets (vkCmdDispatchBase), so WorkgroupId is the id in the whole grid.
-  // Errors (binding count, push constant size, buffer null) are reported by
-  // submitAndWait().
+  // Records a dispatch of `groups` workgroups. A one-dimensional grid (y and z
+  // 1) beyond the device's maxComputeWorkGroupCount.x is split into several
+  // dispatches with base offsets (vkCmdDispatchBase), so WorkgroupId.x is the
+  // id in the whole grid. Multi-dimensional grids are never split (generated
+  // code linearizes block ids assuming NumWorkgroups is the whole grid): any
+  // dimension beyond its limit is then an error naming the kernel, the grid
+  // and the limit. Errors (binding count, push constant size, buffer null,
+  // grid) are reported by submitAndWait().
   void dispatch(const Kernel &kernel, std::span<Buffer *const> bindings,
                 std::span<const std::byte> pushConstants,
                 const uint64_t groups[3]);
+  // Records a copy (vkCmdCopyBuffer) of `bytes` bytes from `source` at
+  // `sourceOffset` to `destination` at `destinationOffset`, ordered with the
+  // other recorded commands. Ranges are checked against Buffer::size(); a
+  // range out of bounds, overlapping ranges within one buffer, or a buffer of
+  // another context is an error reported by submitAndWait(). A copy of 0
+  // bytes records nothing.
+  void copy(Buffer &source, uint64_t sourceOffset, Buffer &destination,
+            uint64_t destinationOffset, uint64_t bytes);
   // Submits what was recorded, waits for the fence, and returns per recorded
-  // dispatch call its GPU time in nanoseconds in `dispatchNs` (empty when the
+  // dispatch call its GPU time in nanoseconds in `dispatchNs`, and per
+  // recorded (nonempty) copy call its time in `copyNs` (both empty when the
   // queue has no timestamps). A stream with nothing recorded returns at once.
-  Status submitAndWait(std::vector<double> *dispatchNs = nullptr);
+  Status submitAndWait(std::vector<double> *dispatchNs = nullptr,
+                       std::vector<double> *copyNs = nullptr);
 
 private:
   friend class Context;

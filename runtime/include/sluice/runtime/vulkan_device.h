@@ -11,7 +11,8 @@
 // - descriptor set 0 holds the kernel arguments of gpu_abi.h as storage
 //   buffers: frames, payload arrays, inputs and field offsets live in device
 //   buffers for the whole run; counters, outcomes, publish records and the
-//   fault are small host-read buffers;
+//   fault are small host-read buffers; the invocation count is a push
+//   constant (its binding, 0, stays in the layout, unused);
 // - dispatch() records the kernel over ceil(count / workgroup) workgroups,
 //   submits it and waits for the fence; the outcomes and counts are read back
 //   and routed before it returns, so readCounts() finds the stream idle.

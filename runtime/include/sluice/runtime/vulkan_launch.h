@@ -1,13 +1,18 @@
 /*===- vulkan_launch.h - C ABI launching barrier kernels on Vulkan -*- C
  *-*-===//
  *
- * Generated host code launches one SPIR-V kernel as: begin, then one arg or
- * scalar call per kernel argument in order (binding i is the i-th call), then
- * end. A process-wide Vulkan context is created on first use; the launch state
- * is per thread. Memref arguments are copied into device buffers before the
- * launch and back after it (buffers are cached per (pointer, size)). Errors
- * print "sluice: vulkan: <message>" and exit(1): generated code has no error
- * path. SLUICE_VULKAN_TIMING=1 prints one line of GPU and copy time per launch.
+ * Generated host code launches one SPIR-V kernel as: begin, then one arg,
+ * scalar or scratch call per kernel binding in order (binding i is the i-th
+ * call), then end. A process-wide Vulkan context is created on first use; the
+ * launch state is per thread. Each memref argument lives in a device-only
+ * buffer (VRAM) with a host-cached staging buffer, both cached per (pointer,
+ * size): an argument the kernel may read is copied host -> staging -> device
+ * before the dispatch, one it may write is copied device -> staging -> host
+ * after it (the access flags below). Errors print "sluice: vulkan: <message>"
+ * and exit(1): generated code has no error path. SLUICE_VULKAN_TIMING=1
+ * prints one line per launch: "sluice: vulkan: @entry grid GXxGYxGZ block
+ * BXxBYxBZ: gpu <us> us, copies in <host>+<device> us / out <host>+<device> us
+ * (host+device)" (<device> is n/a without timestamps).
  *
  *===----------------------------------------------------------------------===*/
 #ifndef SLUICE_RUNTIME_VULKAN_LAUNCH_H
@@ -23,10 +28,21 @@ extern "C" {
  * (spirv pointer, entry). */
 void sluice_rt_vk_launch_begin(const uint32_t *spirv, uint64_t words,
                                const char *entry);
-/* A memref: `bytes` bytes at `data` are copied in before and out after. */
-void sluice_rt_vk_launch_arg(void *data, uint64_t bytes);
+#define SLUICE_RT_VK_READ 1u  /* the kernel may read the argument */
+#define SLUICE_RT_VK_WRITE 2u /* the kernel may write it */
+/* A memref of `bytes` bytes at `data`. `access` is a mask of the flags above:
+ * READ copies it in before the dispatch, WRITE copies it back after (so a
+ * WRITE-only argument's device contents are undefined before the kernel runs,
+ * and whatever the kernel does not write comes back undefined), 0 binds the
+ * buffer only. Other bits are an error. */
+void sluice_rt_vk_launch_arg(void *data, uint64_t bytes, uint64_t access);
 /* A scalar: its low `bytes` bytes (1, 2, 4 or 8) as a one-member buffer. */
 void sluice_rt_vk_launch_scalar(uint64_t value, uint64_t bytes);
+/* A device-only buffer of bytes_per_invocation * (gx*gy*gz*bx*by*bz) bytes,
+ * contents undefined, for the kernel's scratch (private arrays moved out of
+ * registers). Sized at end, when the grid is known; cached and grown across
+ * launches of the thread. */
+void sluice_rt_vk_launch_scratch(uint64_t bytes_per_invocation);
 /* Dispatches gx*gy*gz workgroups; (bx, by, bz) must equal the entry point's
  * LocalSize. Returns when the results are back in host memory. */
 void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,

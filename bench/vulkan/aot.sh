@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Compiles every examples/barrier/*.mlir ahead of time into two standalone
+# executables that need neither MLIR nor LLVM at run time (so they run on a
+# machine that has a GPU driver but no compiler, like the H200 machine):
+#
+#   OUT/<example>-cpu     kernels through convert-gpu-to-cpu (the CPU backend)
+#   OUT/<example>-vulkan  kernels as SPIR-V, launched through the Vulkan ABI
+#
+# and, for the wave example, OUT/shadow_pool/ (program.json + .spv) for
+# sluice-vulkan-run. The host code is the same MLIR the JIT of sluice-run
+# compiles, lowered with the same passes, translated to LLVM IR and compiled
+# with clang -O2 -march=x86-64-v3.
+#
+#   bash bench/vulkan/aot.sh BUILD OUT
+set -euo pipefail
+build=${1:?usage: aot.sh BUILD OUT}
+out=${2:?usage: aot.sh BUILD OUT}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bin=$build/bin
+mkdir -p "$out"
+libs=("$build/runtime/libSluiceRuntimeVulkan.a" "$build/runtime/launch/libSluiceLaunch.a"
+      "$build/runtime/libSluiceRuntime.a")
+for example in "$root"/examples/barrier/*.mlir; do
+  name=$(basename "$example" .mlir)
+  for backend in cpu vulkan; do
+    if [ $backend = cpu ]; then gpu=--convert-gpu-to-cpu; else gpu=--convert-gpu-launch-to-vulkan; fi
+    "$bin/sluice-opt" --sluice-verify $gpu --convert-scf-to-cf --convert-to-llvm \
+        --reconcile-unrealized-casts "$example" |
+      "$bin/sluice-translate" --mlir-to-llvmir |
+      sed -e 's/@main(/@sluice_program_main(/g' > "$out/$name-$backend.ll"
+    clang++-22 -O2 -march=x86-64-v3 -fuse-ld=lld -Wno-override-module \
+      "$out/$name-$backend.ll" -x c "$root/bench/vulkan/driver.c" -x none "${libs[@]}" \
+      -ldl -lpthread -o "$out/$name-$backend"
+    rm "$out/$name-$backend.ll"
+  done
+done
+rm -rf "$out/shadow_pool"
+"$bin/sluice-opt" --wave-split --convert-wave-to-gpu --sluice-to-spirv "$root/examples/shadow_pool.mlir" |
+  "$bin/sluice-translate" --sluice-to-spirv-bin --sluice-spirv-dir="$out/shadow_pool" > /dev/null
+cp "$bin/sluice-vulkan-run" "$out/"
+ls "$out"

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The H200 run of the Vulkan backend (closing-note figures). Expects the
+# executables of bench/vulkan/aot.sh in $1 (default .aot) and the Vulkan
+# loader unpacked (.gl, see /work/.library/device/README.md). For each barrier
+# example: the printed values of the CPU and the Vulkan executable, then
+# SLUICE_BENCH_REPS timed launches of each (fastest, "sluice-time <reps> <ns>",
+# host wall time including the Vulkan copies) and the per-launch GPU time
+# from timestamp queries. Then the shadow pool under sluice-vulkan-run.
+set -uo pipefail
+aot=${1:-.aot}
+reps=${SLUICE_BENCH_REPS:-5}
+cd "$aot"
+echo "== devices"; ./sluice-vulkan-run --list-devices
+nproc
+for name in reduction scan transpose data_dependent_loop big_state; do
+  echo "== $name"
+  echo "cpu:    $(./$name-cpu | tr '\n' ' ')"
+  echo "vulkan: $(./$name-vulkan | tr '\n' ' ')"
+  echo "cpu timing:    $(SLUICE_BENCH_REPS=$reps ./$name-cpu 2>&1 | grep sluice-time)"
+  SLUICE_BENCH_REPS=$reps SLUICE_VULKAN_TIMING=1 ./$name-vulkan 2>&1 | grep -E "sluice-time|gpu" | tail -4
+done
+for args in "--lanes=4096 --frame-pool=1024" "--lanes=262144 --frame-pool=1024" "--lanes=262144 --frame-pool=16384"; do
+  echo "== shadow_pool $args"
+  ./sluice-vulkan-run shadow_pool $args --stats --repeat=3
+done
