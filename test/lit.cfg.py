@@ -22,8 +22,13 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.sluice_tools_dir, append_path=True)
 
-tools = ["sluice-opt", "sluice-translate", "sluice-run"]
+tools = ["sluice-opt", "sluice-translate", "sluice-run", "sluice-vulkan-run"]
 llvm_config.add_tool_substitutions(tools, [config.sluice_tools_dir])
+
+# The ASan+UBSan build of sluice-vulkan-run (SLUICE_ENABLE_SANITIZER_TESTS).
+if os.path.exists(os.path.join(config.sluice_tools_dir, "sluice-vulkan-run-asan")):
+    config.available_features.add("sluice-vulkan-run-asan")
+    llvm_config.add_tool_substitutions(["sluice-vulkan-run-asan"], [config.sluice_tools_dir])
 
 # SPIR-V validator and disassembler (SPIRV-Tools, from PATH), for test/Target/SPIRV.
 spirv_tools = ["spirv-val", "spirv-dis"]

@@ -24,6 +24,9 @@
 //    by item slot (the runtime's own payload buffer is not used).
 // 3. Run the wavefront scheduler or the state-machine schedule on the CPU
 //    device and print the result (and, with --stats, the per-stage table).
+// With --backend=vulkan, steps 1 and 2 end at sluice-to-spirv and
+// spirv::serialize instead, and the wavefront scheduler runs on the Vulkan
+// device (runOnVulkan); the printed result is the same text.
 //
 //===----------------------------------------------------------------------===//
 

@@ -2,12 +2,16 @@
 //-*-===//
 //
 // sluice-run's path for `wave.coroutine` programs: wave-split ->
-// convert-wave-to-gpu -> convert-gpu-to-cpu -> LLVM, JIT, then the runtime's
-// wavefront scheduler (or its state-machine schedule) on the CPU device. The
-// program descriptor the runtime runs is built from the `sluice.program`
-// module attribute; every stage kernel is the lowered gpu kernel's block
-// function behind one host trampoline with the `sluice_rt_stage_kernel`
-// signature.
+// convert-wave-to-gpu, then per backend
+// - cpu: convert-gpu-to-cpu -> LLVM, JIT, then the runtime's wavefront
+//   scheduler (or its state-machine schedule) on the CPU device; every stage
+//   kernel is the lowered gpu kernel's block function behind one host
+//   trampoline with the `sluice_rt_stage_kernel` signature;
+// - vulkan: sluice-to-spirv -> spirv::serialize, then the same wavefront
+//   scheduler on the Vulkan device (runtime/vulkan_device.h).
+// The program descriptor the runtime runs is built from the `sluice.program`
+// module attribute; both backends translate the compiled kernels' arguments
+// with runtime/gpu_abi.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SLUICE_TOOLS_SLUICE_RUN_WAVEPROGRAM_H

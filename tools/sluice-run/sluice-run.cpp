@@ -1,4 +1,4 @@
-//===- sluice-run.cpp - JIT-compile and run a Sluice program on the CPU ---===//
+//===- sluice-run.cpp - JIT-compile and run a Sluice program -------------===//
 //
 // Parses a .mlir program, proves its compile-time contracts (sluice-verify),
 // lowers cohort graphs to the cohort executor's C ABI and everything else to
@@ -171,7 +171,7 @@ int main(int argc, char **argv) {
   }
   cl::ParseCommandLineOptions(
       int(arguments.size()), arguments.data(),
-      "sluice-run: JIT-compile a Sluice program and run it on the CPU.\n\n"
+      "sluice-run: JIT-compile a Sluice program and run it (CPU or Vulkan backend).\n\n"
       "The program's compile-time contracts are proven first (sluice-verify);\n"
       "cohort graphs run on the cohort executor (one thread per core).\n"
       "Programs print values with `func.func private @sluice_print_i64(i64)`\n"
@@ -189,9 +189,11 @@ int main(int argc, char **argv) {
                  << "'\n";
     return 2;
   }
-  if (backend == "vulkan" && (gpuForceCoroutines || gpuCoroutineLanes.getNumOccurrences())) {
-    llvm::errs() << "sluice-run: --gpu-force-coroutines and --gpu-coroutine-lanes choose "
-                    "how the CPU backend runs kernels; they do not apply to --backend=vulkan\n";
+  if (backend == "vulkan" &&
+      (gpuForceCoroutines || gpuCoroutineLanes.getNumOccurrences() || waveWorkers.getNumOccurrences())) {
+    llvm::errs() << "sluice-run: --gpu-force-coroutines, --gpu-coroutine-lanes and --workers "
+                    "choose how the CPU backend runs kernels; they do not apply to "
+                    "--backend=vulkan\n";
     return 2;
   }
   if (optLevel > 3) {

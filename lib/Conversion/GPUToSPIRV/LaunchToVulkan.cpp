@@ -38,6 +38,42 @@ unsigned storageBytes(Type element) {
   return bits == 8 || bits == 16 || bits == 32 || bits == 64 ? bits / 8 : 0;
 }
 
+/// What the Vulkan backend cannot launch, checked before the kernels are
+/// converted so the error is at the launch, not deep in the SPIR-V lowering.
+LogicalResult checkLaunch(gpu::LaunchFuncOp launch) {
+  if (!launch.getAsyncDependencies().empty() || launch.getAsyncToken())
+    return launch.emitError("the Vulkan backend runs launches "
+                            "synchronously; this launch is async");
+  if (launch.getDynamicSharedMemorySize())
+    return launch.emitError("dynamic shared memory is not supported by "
+                            "the Vulkan backend");
+  if (launch.hasClusterSize())
+    return launch.emitError("cluster launches are not supported by the "
+                            "Vulkan backend");
+  for (auto [position, operand] : llvm::enumerate(launch.getKernelOperands())) {
+    Type type = operand.getType();
+    if (auto memref = dyn_cast<MemRefType>(type)) {
+      if (storageBytes(memref.getElementType()) == 0)
+        return launch.emitError("operand #")
+               << position << " has element type " << memref.getElementType()
+               << ", whose SPIR-V storage width differs from the host's; use "
+                  "i8/i16/i32/i64 or f16/f32/f64 elements";
+      if (!memref.getLayout().isIdentity() || memref.getMemorySpace())
+        return launch.emitError("operand #")
+               << position << " of type " << memref
+               << " needs an identity layout in the default memory space to "
+                  "be copied to a Vulkan buffer";
+      continue;
+    }
+    if (!type.isIndex() && !(type.isIntOrFloat() && storageBytes(type)))
+      return launch.emitError("operand #")
+             << position << " of type " << type
+             << " cannot be passed to a Vulkan kernel (scalars: integers, "
+                "floats and index of 8 to 64 bits)";
+  }
+  return success();
+}
+
 struct LaunchABI {
   func::FuncOp begin, arg, scalar, scratch, end;
 };
@@ -111,16 +147,6 @@ public:
 
   LogicalResult rewrite(gpu::LaunchFuncOp launch, LLVM::GlobalOp binary,
                         uint64_t wordCount, const KernelInfo &kernelInfo) {
-    if (!launch.getAsyncDependencies().empty() || launch.getAsyncToken())
-      return launch.emitError("the Vulkan backend runs launches "
-                              "synchronously; this launch is async");
-    if (launch.getDynamicSharedMemorySize())
-      return launch.emitError("dynamic shared memory is not supported by "
-                              "the Vulkan backend");
-    if (launch.hasClusterSize())
-      return launch.emitError("cluster launches are not supported by the "
-                              "Vulkan backend");
-
     OpBuilder b(launch);
     Location loc = launch.getLoc();
     Type i64 = b.getI64Type();
@@ -171,16 +197,6 @@ private:
     Type i64 = b.getI64Type();
     if (auto memref = dyn_cast<MemRefType>(type)) {
       unsigned bytes = storageBytes(memref.getElementType());
-      if (bytes == 0)
-        return launch.emitError("operand #")
-               << position << " has element type " << memref.getElementType()
-               << ", whose SPIR-V storage width differs from the host's; use "
-                  "i8/i16/i32/i64 or f16/f32/f64 elements";
-      if (!memref.getLayout().isIdentity() || memref.getMemorySpace())
-        return launch.emitError("operand #")
-               << position << " of type " << memref
-               << " needs an identity layout in the default memory space to "
-                  "be copied to a Vulkan buffer";
       // Address of the first element (an identity layout has offset 0) and
       // the bytes of all elements.
       Value address = toI64(
@@ -215,9 +231,7 @@ private:
                   ? bits
                   : Value(arith::ExtUIOp::create(b, loc, i64, bits));
     } else {
-      return launch.emitError("operand #")
-             << position << " of type " << type
-             << " cannot be passed to a Vulkan kernel";
+      llvm_unreachable("checkLaunch admits no other operand type");
     }
     func::CallOp::create(b, loc, abi.scalar,
                          ValueRange{value, constant(bytes)});
@@ -243,6 +257,12 @@ struct ConvertGPULaunchToVulkanPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    WalkResult checked = module.walk([](gpu::LaunchFuncOp launch) {
+      return failed(checkLaunch(launch)) ? WalkResult::interrupt()
+                                         : WalkResult::advance();
+    });
+    if (checked.wasInterrupted())
+      return signalPassFailure();
     // Argument access and scratch arguments, read off the kernels before
     // the conversion.
     llvm::StringMap<KernelInfo> kernels;

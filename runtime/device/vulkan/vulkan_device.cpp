@@ -266,8 +266,11 @@ void VulkanDevice::Impl::runDispatch(uint32_t stage, uint32_t count) {
   // Device -> host: outcomes and publish counts, then the shared translation
   // and routing.
   std::memcpy(args.next_stage, nextStage->data(), count * sizeof(uint32_t));
-  std::memcpy(args.published_counts, publishedCounts->data(),
-              uint64_t(count) * ownerCount * sizeof(uint32_t));
+  // Only main stages publish; an item dispatch can hold more invocations
+  // (up to the owner's capacity) than the router's per-frame publish counts.
+  if (args.owner == SLUICE_RT_NO_OWNER)
+    std::memcpy(args.published_counts, publishedCounts->data(),
+                uint64_t(count) * ownerCount * sizeof(uint32_t));
   finishGpuDispatch(program.layout, args, 0, count, views);
   router.finishDispatch(args);
 }
