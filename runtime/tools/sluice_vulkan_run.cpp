@@ -451,9 +451,11 @@ int main(int argc, char **argv) {
   const rt::VulkanDeviceStats &gpu = device->stats();
   std::fprintf(stderr,
                "sluice-vulkan-run: vulkan device '%s': last run %llu "
-               "dispatches, %.3f ms of GPU time; fastest run %.3f ms wall\n",
+               "dispatches, %.3f ms of GPU time, %.3f ms in dispatch() of "
+               "which %.3f ms record+submit+wait; fastest run %.3f ms wall\n",
                device->deviceName().c_str(),
                (unsigned long long)gpu.dispatches, gpu.gpuNanoseconds * 1e-6,
-               best * 1e3);
+               gpu.dispatchNanoseconds * 1e-6,
+               gpu.submitWaitNanoseconds * 1e-6, best * 1e3);
   return result.lanesFinished == lanes ? 0 : 1;
 }

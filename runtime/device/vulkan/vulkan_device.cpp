@@ -6,6 +6,7 @@
 #include "sluice/runtime/vulkan.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <span>
 
@@ -235,6 +236,8 @@ void VulkanDevice::dispatch(uint32_t stage, uint32_t count) {
 }
 
 void VulkanDevice::Impl::runDispatch(uint32_t stage, uint32_t count) {
+  using Clock = std::chrono::steady_clock;
+  auto start = Clock::now();
   sluice_rt_kernel_args args;
   if (!router.beginDispatch(stage, count, args))
     return;
@@ -252,9 +255,14 @@ void VulkanDevice::Impl::runDispatch(uint32_t stage, uint32_t count) {
   uint64_t groups[3] = {(uint64_t(count) + program.workgroupSize - 1) /
                             program.workgroupSize,
                         1, 1};
+  auto submitted = Clock::now();
   stream->dispatch(*kernels[stage], bindings,
                    std::as_bytes(std::span<const uint32_t>(&count, 1)), groups);
-  if (Status status = stream->submitAndWait(&dispatchNs); !status.ok()) {
+  Status waited = stream->submitAndWait(&dispatchNs);
+  stats.submitWaitNanoseconds +=
+      std::chrono::duration<double, std::nano>(Clock::now() - submitted)
+          .count();
+  if (Status status = std::move(waited); !status.ok()) {
     router.fail(status.kind(), "vulkan device: " + router.stageLabel(stage) +
                                    ": " + status.message());
     return;
@@ -273,6 +281,8 @@ void VulkanDevice::Impl::runDispatch(uint32_t stage, uint32_t count) {
                 uint64_t(count) * ownerCount * sizeof(uint32_t));
   finishGpuDispatch(program.layout, args, 0, count, views);
   router.finishDispatch(args);
+  stats.dispatchNanoseconds +=
+      std::chrono::duration<double, std::nano>(Clock::now() - start).count();
 }
 
 Status VulkanDevice::readCounts(Observation &out) {

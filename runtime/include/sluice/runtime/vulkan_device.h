@@ -47,7 +47,9 @@ struct VulkanProgram {
 // Per-run GPU figures.
 struct VulkanDeviceStats {
   uint64_t dispatches = 0;
-  double gpuNanoseconds = 0; // sum of the dispatches' timestamp deltas
+  double gpuNanoseconds = 0;        // sum of the dispatches' timestamp deltas
+  double submitWaitNanoseconds = 0; // host: record, submit, wait for the fence
+  double dispatchNanoseconds = 0;   // host: all of dispatch(), routing included
 };
 
 class VulkanDevice final : public Device {
