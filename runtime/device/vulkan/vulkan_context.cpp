@@ -14,10 +14,12 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <thread>
 #include <type_traits>
 
 namespace sluice::runtime::vulkan {
@@ -67,6 +69,7 @@ namespace {
   X(vkDestroyFence)                                                            \
   X(vkResetFences)                                                             \
   X(vkWaitForFences)                                                           \
+  X(vkGetFenceStatus)                                                          \
   X(vkQueueSubmit)                                                             \
   X(vkCreateDescriptorPool)                                                    \
   X(vkDestroyDescriptorPool)                                                   \
@@ -1204,7 +1207,28 @@ Status Stream::submitAndWait(std::vector<double> *dispatchNs,
     s.reset();
     return vkError("vkQueueSubmit", result);
   }
-  result = fn.vkWaitForFences(context.device, 1, &s.fence, VK_TRUE, UINT64_MAX);
+  // The wavefront scheduler waits for every dispatch, so the wake-up latency
+  // of a blocking wait is on its critical path: poll the fence (yielding the
+  // core) for up to SLUICE_VULKAN_SPIN_US microseconds (default 2000) before
+  // sleeping in vkWaitForFences.
+  result = VK_NOT_READY;
+  static const uint64_t spinMicroseconds = [] {
+    const char *text = std::getenv("SLUICE_VULKAN_SPIN_US");
+    return text ? std::strtoull(text, nullptr, 10) : uint64_t(2000);
+  }();
+  if (spinMicroseconds != 0) {
+    auto deadline = std::chrono::steady_clock::now() +
+                    std::chrono::microseconds(spinMicroseconds);
+    do {
+      result = fn.vkGetFenceStatus(context.device, s.fence);
+      if (result != VK_NOT_READY)
+        break;
+      std::this_thread::yield();
+    } while (std::chrono::steady_clock::now() < deadline);
+  }
+  if (result == VK_NOT_READY)
+    result =
+        fn.vkWaitForFences(context.device, 1, &s.fence, VK_TRUE, UINT64_MAX);
   if (result != VK_SUCCESS) {
     s.broken = true;
     return vkError("vkWaitForFences", result);
