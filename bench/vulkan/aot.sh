@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Compiles every examples/barrier/*.mlir ahead of time into two standalone
+# Compiles every examples/barrier/*.mlir (and two Integration programs) ahead
+# of time into two standalone
 # executables that need neither MLIR nor LLVM at run time (so they run on a
 # machine that has a GPU driver but no compiler, like the H200 machine):
 #
@@ -20,7 +21,10 @@ bin=$build/bin
 mkdir -p "$out"
 libs=("$build/runtime/libSluiceRuntimeVulkan.a" "$build/runtime/launch/libSluiceLaunch.a"
       "$build/runtime/libSluiceRuntime.a")
-for example in "$root"/examples/barrier/*.mlir; do
+# The barrier examples, and the Integration programs with floats, scalar
+# push constants and scratch memory.
+for example in "$root"/examples/barrier/*.mlir "$root"/test/Integration/vulkan-float-kernel.mlir \
+               "$root"/test/Integration/vulkan-push-scratch.mlir; do
   name=$(basename "$example" .mlir)
   for backend in cpu vulkan; do
     if [ $backend = cpu ]; then gpu=--convert-gpu-to-cpu; else gpu=--convert-gpu-launch-to-vulkan; fi

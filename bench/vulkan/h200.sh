@@ -19,6 +19,11 @@ for name in reduction scan transpose data_dependent_loop big_state; do
   echo "cpu timing:    $(SLUICE_BENCH_REPS=$reps ./$name-cpu 2>&1 | grep sluice-time)"
   SLUICE_BENCH_REPS=$reps SLUICE_VULKAN_TIMING=1 ./$name-vulkan 2>&1 | grep -E "sluice-time|gpu" | tail -4
 done
+for name in vulkan-float-kernel vulkan-push-scratch; do
+  echo "== $name"
+  echo "cpu:    $(./$name-cpu | tr '\n' ' ')"
+  echo "vulkan: $(./$name-vulkan | tr '\n' ' ')"
+done
 for args in "--lanes=4096 --frame-pool=1024" "--lanes=262144 --frame-pool=1024" "--lanes=262144 --frame-pool=16384"; do
   echo "== shadow_pool $args"
   ./sluice-vulkan-run shadow_pool $args --stats --repeat=3
