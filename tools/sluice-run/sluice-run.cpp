@@ -130,6 +130,8 @@ static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner
   add("sluice_rt_bench_reps", reinterpret_cast<void *>(&sluice_rt_bench_reps));
   add("sluice_rt_report_time", reinterpret_cast<void *>(&sluice_rt_report_time));
   add("sluice_rt_vk_launch_begin", reinterpret_cast<void *>(&sluice_rt_vk_launch_begin));
+  add("sluice_rt_vk_launch_workgroup_memory",
+      reinterpret_cast<void *>(&sluice_rt_vk_launch_workgroup_memory));
   add("sluice_rt_vk_launch_arg", reinterpret_cast<void *>(&sluice_rt_vk_launch_arg));
   add("sluice_rt_vk_launch_scalar", reinterpret_cast<void *>(&sluice_rt_vk_launch_scalar));
   add("sluice_rt_vk_launch_scratch", reinterpret_cast<void *>(&sluice_rt_vk_launch_scratch));

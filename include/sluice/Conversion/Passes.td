@@ -242,6 +242,7 @@ def ConvertGPULaunchToVulkan : Pass<"convert-gpu-launch-to-vulkan", "::mlir::Mod
 
     ```
     sluice_rt_vk_launch_begin(words, word_count, "entry")
+    sluice_rt_vk_launch_workgroup_memory(bytes)     // if it has any
     sluice_rt_vk_launch_arg(pointer, bytes, access) // per memref operand
     sluice_rt_vk_launch_scalar(value, bytes)        // per scalar operand
     sluice_rt_vk_launch_scratch(bytes)              // per scratch argument

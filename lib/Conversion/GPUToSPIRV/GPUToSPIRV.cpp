@@ -346,7 +346,7 @@ LogicalResult hoistWorkgroupAttributions(gpu::GPUFuncOp func,
       return func.emitOpError("private attribution ")
              << index << " of type " << type
              << " has no static identity-layout shape";
-    if (sluice::privateAttributionBytes(type) > maxPrivateBytes) {
+    if (sluice::attributionBytes(type) > maxPrivateBytes) {
       if (failed(moveToScratch(func, attribution, type, scratchBase,
                                bodyBuilder)))
         return failure();
@@ -660,7 +660,7 @@ struct ConvertSluiceGPUToSPIRVPass
 
 } // namespace
 
-uint64_t sluice::privateAttributionBytes(MemRefType type) {
+uint64_t sluice::attributionBytes(MemRefType type) {
   Type element = type.getElementType();
   // index is i32 in the SPIR-V kernels.
   uint64_t bytes =
@@ -674,8 +674,8 @@ SmallVector<uint64_t> sluice::scratchArguments(gpu::GPUFuncOp kernel,
   for (BlockArgument attribution : kernel.getPrivateAttributions()) {
     auto type = cast<MemRefType>(attribution.getType());
     if (type.getLayout().isIdentity() &&
-        privateAttributionBytes(type) > maxPrivateBytes)
-      bytes.push_back(privateAttributionBytes(type));
+        attributionBytes(type) > maxPrivateBytes)
+      bytes.push_back(attributionBytes(type));
   }
   return bytes;
 }

@@ -75,7 +75,7 @@ LogicalResult checkLaunch(gpu::LaunchFuncOp launch) {
 }
 
 struct LaunchABI {
-  func::FuncOp begin, arg, scalar, scratch, end;
+  func::FuncOp begin, workgroupMemory, arg, scalar, scratch, end;
 };
 
 // Access bits of sluice_rt_vk_launch_arg (vulkan_launch.h).
@@ -108,6 +108,7 @@ uint64_t accessOf(Value value) {
 struct KernelInfo {
   SmallVector<uint64_t> access;  // per argument
   SmallVector<uint64_t> scratch; // bytes per invocation, per scratch argument
+  uint64_t workgroupBytes = 0;   // sum of the workgroup attributions
 };
 
 class LaunchRewriter {
@@ -119,6 +120,8 @@ public:
     Type i64 = b.getI64Type();
     abi.begin = runtime.declareFunction(
         "sluice_rt_vk_launch_begin", b.getFunctionType({ptr, i64, ptr}, {}));
+    abi.workgroupMemory = runtime.declareFunction(
+        "sluice_rt_vk_launch_workgroup_memory", b.getFunctionType({i64}, {}));
     abi.arg = runtime.declareFunction("sluice_rt_vk_launch_arg",
                                       b.getFunctionType({ptr, i64, i64}, {}));
     abi.scratch = runtime.declareFunction("sluice_rt_vk_launch_scratch",
@@ -166,6 +169,9 @@ public:
         kernel);
     func::CallOp::create(b, loc, abi.begin,
                          ValueRange{words, constant(wordCount), entry});
+    if (kernelInfo.workgroupBytes != 0)
+      func::CallOp::create(b, loc, abi.workgroupMemory,
+                           ValueRange{constant(kernelInfo.workgroupBytes)});
 
     unsigned position = 0;
     for (Value operand : launch.getKernelOperands()) {
@@ -275,6 +281,9 @@ struct ConvertGPULaunchToVulkanPass
       for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i)
         info.access.push_back(accessOf(kernel.getArgument(i)));
       info.scratch = sluice::scratchArguments(kernel, maxPrivateBytes);
+      for (BlockArgument attribution : kernel.getWorkgroupAttributions())
+        info.workgroupBytes += sluice::attributionBytes(
+            cast<MemRefType>(attribution.getType()));
     });
 
     OpPassManager pm(ModuleOp::getOperationName());

@@ -87,6 +87,7 @@ struct LaunchState {
   uint64_t words = 0;
   std::string entry;
   bool open = false;
+  uint64_t workgroupBytes = 0;
   std::vector<Argument> args;
   std::unique_ptr<Stream> stream;
   // Memref buffers by (host pointer, size); scalar and scratch buffers by
@@ -256,7 +257,13 @@ void sluice_rt_vk_launch_begin(const uint32_t *spirv, uint64_t words,
   launch.words = words;
   launch.entry = entry;
   launch.args.clear();
+  launch.workgroupBytes = 0;
   launch.open = true;
+}
+
+void sluice_rt_vk_launch_workgroup_memory(uint64_t bytes) {
+  LaunchState &launch = openLaunch("sluice_rt_vk_launch_workgroup_memory");
+  launch.workgroupBytes = bytes;
 }
 
 void sluice_rt_vk_launch_arg(void *data, uint64_t bytes, uint64_t access) {
@@ -307,6 +314,12 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
   LaunchState &launch = openLaunch("sluice_rt_vk_launch_end");
   launch.open = false;
   Context &ctx = context();
+  if (launch.workgroupBytes > ctx.info().maxSharedMemoryBytes)
+    fatal("kernel @" + launch.entry + " uses " +
+          std::to_string(launch.workgroupBytes) +
+          " bytes of workgroup memory, but '" + ctx.info().name +
+          "' allows " + std::to_string(ctx.info().maxSharedMemoryBytes) +
+          " (maxComputeSharedMemorySize)");
   const Global::CachedKernel &cached = kernelFor(launch);
   const uint32_t *local = cached.localSize;
   if (bx != local[0] || by != local[1] || bz != local[2])

@@ -34,9 +34,9 @@ struct SluiceToSPIRVOptions
       llvm::cl::init(16384)};
 };
 
-/// Bytes per invocation of a private attribution in the SPIR-V kernel
-/// (index elements are 4 bytes there); 0 for a dynamic shape.
-uint64_t privateAttributionBytes(mlir::MemRefType type);
+/// Bytes of a (private or workgroup) attribution in the SPIR-V kernel (index
+/// elements are 4 bytes there); 0 for a dynamic shape.
+uint64_t attributionBytes(mlir::MemRefType type);
 
 /// Per private attribution of `kernel` that sluice-gpu-to-spirv moves to a
 /// scratch buffer (more than `maxPrivateBytes`), in order, its bytes per

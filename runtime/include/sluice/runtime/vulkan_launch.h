@@ -28,6 +28,11 @@ extern "C" {
  * (spirv pointer, entry). */
 void sluice_rt_vk_launch_begin(const uint32_t *spirv, uint64_t words,
                                const char *entry);
+/* The kernel's workgroup (shared) memory, when it has any: checked against
+ * the device's maxComputeSharedMemorySize before the pipeline is created, so
+ * a kernel that cannot run there fails with the numbers, not a driver error.
+ * Call after begin, at most once per launch. */
+void sluice_rt_vk_launch_workgroup_memory(uint64_t bytes);
 #define SLUICE_RT_VK_READ 1u  /* the kernel may read the argument */
 #define SLUICE_RT_VK_WRITE 2u /* the kernel may write it */
 /* A memref of `bytes` bytes at `data`. `access` is a mask of the flags above:
