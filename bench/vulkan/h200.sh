@@ -26,5 +26,5 @@ for name in vulkan-float-kernel vulkan-push-scratch; do
 done
 for args in "--lanes=4096 --frame-pool=1024" "--lanes=262144 --frame-pool=1024" "--lanes=262144 --frame-pool=16384"; do
   echo "== shadow_pool $args"
-  ./sluice-vulkan-run shadow_pool $args --stats --repeat=3
+  ./sluice-vulkan-run shadow_pool $args --stats --repeat=10
 done

@@ -3,6 +3,7 @@
 #include "sluice/runtime/vulkan_launch.h"
 #include "sluice/runtime/vulkan.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -234,6 +236,29 @@ Buffer &scratchBuffer(LaunchState &launch, size_t position, uint64_t bytes) {
   return *buffer;
 }
 
+// Copies between host arrays and staging buffers: one thread moves about
+// 5 GB/s (an H200 host took 12 ms for a 64 MiB operand), so large copies are
+// split over up to 8 threads.
+void copyBytes(void *destination, const void *source, uint64_t bytes) {
+  constexpr uint64_t kSplitAbove = uint64_t(4) << 20;
+  unsigned threads = std::min(8u, std::max(1u, std::thread::hardware_concurrency()));
+  if (bytes < kSplitAbove || threads == 1) {
+    std::memcpy(destination, source, bytes);
+    return;
+  }
+  uint64_t chunk = (bytes / threads + 63) & ~uint64_t(63);
+  std::vector<std::thread> workers;
+  auto *to = static_cast<unsigned char *>(destination);
+  const auto *from = static_cast<const unsigned char *>(source);
+  for (uint64_t begin = chunk; begin < bytes; begin += chunk) {
+    uint64_t length = std::min(chunk, bytes - begin);
+    workers.emplace_back([=] { std::memcpy(to + begin, from + begin, length); });
+  }
+  std::memcpy(to, from, std::min(chunk, bytes));
+  for (std::thread &worker : workers)
+    worker.join();
+}
+
 LaunchState &openLaunch(const char *call) {
   LaunchState &launch = launchState();
   if (!launch.open)
@@ -377,7 +402,7 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
       Transfer transfer{&arg, buffers.device.get(), buffers.staging.get()};
       if (in) {
         auto start = Clock::now();
-        std::memcpy(transfer.staging->data(), arg.data, arg.bytes);
+        copyBytes(transfer.staging->data(), arg.data, arg.bytes);
         hostIn += Clock::now() - start;
         copyIn.push_back(transfer);
       }
@@ -427,7 +452,7 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
 
   auto hostOutStart = Clock::now();
   for (const Transfer &t : copyOut)
-    std::memcpy(t.arg->data, t.staging->data(), t.arg->bytes);
+    copyBytes(t.arg->data, t.staging->data(), t.arg->bytes);
   auto hostOut = Clock::now() - hostOutStart;
 
   if (global().timing) {
