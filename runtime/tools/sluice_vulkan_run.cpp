@@ -269,7 +269,7 @@ public:
     program.frameLayout.kind = layout == "soa"
                                    ? rt::FrameLayoutKind::StructOfArrays
                                    : rt::FrameLayoutKind::ArrayOfStructs;
-    std::vector<uint32_t> offsets;
+    std::vector<uint64_t> offsets;
     for (const Json &entry : fields->items) {
       rt::FrameField field;
       uint32_t size = 0, align = 0, offset = 0;
@@ -283,17 +283,13 @@ public:
       program.frameLayout.fields.push_back(field);
     }
     if (layout != "soa") {
-      // The compiled AoS offsets must be the runtime's.
-      rt::ComputedFrameLayout computed;
+      uint32_t stride = 0;
+      if (!number(*frame, "stride", stride))
+        return false;
       rt::Status status =
-          rt::computeFrameLayout(program.frameLayout, 1, computed);
+          rt::checkCompiledFrameLayout(program.frameLayout, stride, offsets);
       if (!status.ok())
-        return fail("frame layout: " + status.describe());
-      for (size_t i = 0; i < offsets.size(); ++i)
-        if (computed.fieldOffsets[i] != offsets[i])
-          return fail("the compiled AoS offset of field '" +
-                      program.frameLayout.fields[i].name +
-                      "' differs from the runtime's");
+        return fail(status.describe());
     }
     return true;
   }

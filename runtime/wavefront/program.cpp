@@ -79,6 +79,24 @@ Status computeFrameLayout(const FrameLayout &layout, uint32_t framePool,
   return Status::success();
 }
 
+Status checkCompiledFrameLayout(const FrameLayout &layout, uint64_t stride,
+                                std::span<const uint64_t> offsets) {
+  ComputedFrameLayout computed;
+  if (Status status = computeFrameLayout(layout, 1, computed); !status.ok())
+    return status;
+  bool same = computed.frameStride == stride &&
+              offsets.size() == computed.fieldOffsets.size();
+  for (size_t i = 0; same && i < offsets.size(); ++i)
+    same = computed.fieldOffsets[i] == offsets[i];
+  if (same)
+    return Status::success();
+  return Status::error(ErrorKind::InvalidDescriptor,
+                       "the compiled AoS frame layout (stride " +
+                           std::to_string(stride) +
+                           ") differs from the runtime's (stride " +
+                           std::to_string(computed.frameStride) + ")");
+}
+
 Status ProgramShape::build(const ProgramDescriptor &program,
                            ProgramShape &out) {
   out = ProgramShape();

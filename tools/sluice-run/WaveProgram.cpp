@@ -56,7 +56,6 @@
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Target/SPIRV/Serialization.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
@@ -287,12 +286,10 @@ private:
   ModuleOp module;
 };
 
-/// Bytes of one element of a memref<?xT> the lowered code indexes.
+/// Bytes of one element of a memref<?xT> the CPU-lowered code indexes: as in
+/// SPIR-V kernel memory, except that index is 64-bit on the host.
 uint64_t elementBytes(Type type) {
-  if (type.isIndex())
-    return 8;
-  uint64_t bytes = (type.getIntOrFloatBitWidth() + 7) / 8;
-  return std::max<uint64_t>(1, llvm::PowerOf2Ceil(bytes));
+  return type.isIndex() ? 8 : spirvStorageBytes(type);
 }
 
 /// The compiled argument convention's constants (runtime/gpu_abi.h).
@@ -306,14 +303,6 @@ rt::GpuKernelLayout kernelLayout(const Descriptor &descriptor) {
     layout.ownerCapacity.push_back(owner.capacity);
   }
   return layout;
-}
-
-/// Bytes of one element of a memref<?xT> in the SPIR-V kernels: index is
-/// i32 there, i1 is stored as i8.
-uint64_t spirvElementBytes(Type type) {
-  if (type.isIndex())
-    return 4;
-  return elementBytes(type);
 }
 
 //===----------------------------------------------------------------------===//
@@ -567,19 +556,13 @@ LogicalResult buildRuntimeProgram(const Descriptor &descriptor,
 
   if (descriptor.soa)
     return success();
-  rt::ComputedFrameLayout computed;
-  rt::Status status = rt::computeFrameLayout(program.frameLayout, 1, computed);
+  std::vector<uint64_t> offsets;
+  for (const FieldEntry &field : descriptor.fields)
+    offsets.push_back(field.offset);
+  rt::Status status = rt::checkCompiledFrameLayout(
+      program.frameLayout, descriptor.stride, offsets);
   if (!status.ok())
-    return fail("frame layout: " + status.describe()), failure();
-  bool same = computed.frameStride == descriptor.stride;
-  for (size_t i = 0; i < descriptor.fields.size(); ++i)
-    same = same && computed.fieldOffsets[i] == descriptor.fields[i].offset;
-  if (!same)
-    return fail("the compiled AoS frame layout (stride " +
-                std::to_string(descriptor.stride) +
-                ") differs from the runtime's (stride " +
-                std::to_string(computed.frameStride) + ")"),
-           failure();
+    return fail(status.describe()), failure();
   return success();
 }
 
@@ -714,12 +697,12 @@ int runOnVulkan(ModuleOp module, const Descriptor &descriptor,
     if (failed(pm.run(module)))
       return 1;
   }
-  auto spv = module.lookupSymbol<spirv::ModuleOp>("__spv__sluice_kernels");
+  spirv::ModuleOp spv = spirvModuleFor(module, "sluice_kernels");
   if (!spv)
     return fail("sluice-to-spirv produced no spirv.module for @sluice_kernels");
   SmallVector<uint32_t> words;
-  if (failed(spirv::serialize(spv, words)))
-    return fail("the stage kernels' spirv.module could not be serialized");
+  if (failed(serializeSPIRV(spv, words)))
+    return 1;
   if (options.printLowered)
     spv->print(llvm::outs());
   vulkan.spirv.assign(words.begin(), words.end());
@@ -729,10 +712,10 @@ int runOnVulkan(ModuleOp module, const Descriptor &descriptor,
   for (const OwnerEntry &owner : descriptor.owners) {
     auto &fields = vulkan.payloadElementBytes.emplace_back();
     for (Type type : owner.payload)
-      fields.push_back(uint32_t(spirvElementBytes(type)));
+      fields.push_back(uint32_t(spirvStorageBytes(type)));
   }
   for (Type type : descriptor.inputs) {
-    uint64_t bytes = spirvElementBytes(type);
+    uint64_t bytes = spirvStorageBytes(type);
     auto &input = vulkan.inputs.emplace_back(uint64_t(options.lanes) * bytes);
     for (uint32_t lane = 0; lane < options.lanes; ++lane)
       writeLaneId(input.data(), lane, bytes);

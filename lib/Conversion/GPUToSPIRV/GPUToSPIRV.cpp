@@ -38,6 +38,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace sluice {
 #define GEN_PASS_DEF_CONVERTSLUICEGPUTOSPIRV
@@ -307,7 +308,7 @@ LogicalResult moveToScratch(gpu::GPUFuncOp func, BlockArgument attribution,
     auto store = dyn_cast<memref::StoreOp>(user);
     if (!load && !store)
       return user->emitOpError("uses a private array of ")
-             << type.getNumElements() * (type.getElementTypeBitWidth() / 8)
+             << sluice::attributionBytes(type)
              << " bytes per invocation, which moves to scratch memory; only "
                 "memref.load and memref.store can be rewritten there";
     OpBuilder b(user);
@@ -660,12 +661,17 @@ struct ConvertSluiceGPUToSPIRVPass
 
 } // namespace
 
+uint64_t sluice::spirvStorageBytes(Type element) {
+  if (element.isIndex())
+    return 4;
+  uint64_t bytes = (element.getIntOrFloatBitWidth() + 7) / 8;
+  return std::max<uint64_t>(1, llvm::PowerOf2Ceil(bytes));
+}
+
 uint64_t sluice::attributionBytes(MemRefType type) {
-  Type element = type.getElementType();
-  // index is i32 in the SPIR-V kernels.
-  uint64_t bytes =
-      element.isIndex() ? 4 : std::max<uint64_t>(1, element.getIntOrFloatBitWidth() / 8);
-  return type.hasStaticShape() ? bytes * type.getNumElements() : 0;
+  return type.hasStaticShape()
+             ? spirvStorageBytes(type.getElementType()) * type.getNumElements()
+             : 0;
 }
 
 SmallVector<uint64_t> sluice::scratchArguments(gpu::GPUFuncOp kernel,

@@ -17,7 +17,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
-#include "mlir/Target/SPIRV/Serialization.h"
 
 namespace sluice {
 #define GEN_PASS_DEF_CONVERTGPULAUNCHTOVULKAN
@@ -137,8 +136,7 @@ public:
   LLVM::GlobalOp embed(spirv::ModuleOp spv, ArrayRef<uint32_t> words) {
     OpBuilder builder(ctx);
     builder.setInsertionPointToStart(runtime.getModule().getBody());
-    StringRef name = spv.getName().value_or("module");
-    name.consume_front("__spv__");
+    StringRef name = sluice::gpuModuleNameOf(spv);
     Type i32 = builder.getI32Type();
     auto data = DenseElementsAttr::get(
         RankedTensorType::get({int64_t(words.size())}, i32), words);
@@ -148,8 +146,9 @@ public:
         ("__sluice_spirv_" + name).str(), data);
   }
 
-  LogicalResult rewrite(gpu::LaunchFuncOp launch, LLVM::GlobalOp binary,
-                        uint64_t wordCount, const KernelInfo &kernelInfo) {
+  /// Rewrites a launch that checkLaunch() admitted.
+  void rewrite(gpu::LaunchFuncOp launch, LLVM::GlobalOp binary,
+               uint64_t wordCount, const KernelInfo &kernelInfo) {
     OpBuilder b(launch);
     Location loc = launch.getLoc();
     Type i64 = b.getI64Type();
@@ -173,14 +172,12 @@ public:
       func::CallOp::create(b, loc, abi.workgroupMemory,
                            ValueRange{constant(kernelInfo.workgroupBytes)});
 
-    unsigned position = 0;
-    for (Value operand : launch.getKernelOperands()) {
+    for (auto [position, operand] :
+         llvm::enumerate(launch.getKernelOperands())) {
       uint64_t access = position < kernelInfo.access.size()
                             ? kernelInfo.access[position]
                             : kRead | kWrite;
-      if (failed(passOperand(b, loc, launch, operand, position++, access,
-                             toI64, constant)))
-        return failure();
+      passOperand(b, loc, operand, access, toI64, constant);
     }
     for (uint64_t bytes : kernelInfo.scratch)
       func::CallOp::create(b, loc, abi.scratch, ValueRange{constant(bytes)});
@@ -191,14 +188,12 @@ public:
                    toI64(launch.getBlockSizeY()),
                    toI64(launch.getBlockSizeZ())});
     launch.erase();
-    return success();
   }
 
 private:
   template <typename ToI64, typename Constant>
-  LogicalResult passOperand(OpBuilder &b, Location loc, gpu::LaunchFuncOp launch,
-                            Value operand, unsigned position, uint64_t access,
-                            ToI64 toI64, Constant constant) {
+  void passOperand(OpBuilder &b, Location loc, Value operand, uint64_t access,
+                   ToI64 toI64, Constant constant) {
     Type type = operand.getType();
     Type i64 = b.getI64Type();
     if (auto memref = dyn_cast<MemRefType>(type)) {
@@ -215,7 +210,7 @@ private:
           b, loc, LLVM::LLVMPointerType::get(b.getContext()), address);
       func::CallOp::create(b, loc, abi.arg,
                            ValueRange{pointer, size, constant(access)});
-      return success();
+      return;
     }
     Value value;
     uint64_t bytes = 0;
@@ -241,7 +236,6 @@ private:
     }
     func::CallOp::create(b, loc, abi.scalar,
                          ValueRange{value, constant(bytes)});
-    return success();
   }
 
   sluice::RuntimeCalls runtime;
@@ -299,13 +293,10 @@ struct ConvertGPULaunchToVulkanPass
     llvm::StringMap<std::pair<LLVM::GlobalOp, uint64_t>> binaries;
     for (auto spv : llvm::make_early_inc_range(module.getOps<spirv::ModuleOp>())) {
       SmallVector<uint32_t> words;
-      if (failed(spirv::serialize(spv, words))) {
-        spv.emitError("spirv.module could not be serialized");
+      if (failed(sluice::serializeSPIRV(spv, words)))
         return signalPassFailure();
-      }
-      StringRef name = spv.getName().value_or("");
-      name.consume_front("__spv__");
-      binaries[name] = {rewriter.embed(spv, words), words.size()};
+      binaries[sluice::gpuModuleNameOf(spv)] = {rewriter.embed(spv, words),
+                                                words.size()};
     }
 
     SmallVector<gpu::LaunchFuncOp> launches;
@@ -320,9 +311,8 @@ struct ConvertGPULaunchToVulkanPass
       std::string kernel = (launch.getKernelModuleName().getValue() + "::" +
                             launch.getKernelName().getValue())
                                .str();
-      if (failed(rewriter.rewrite(launch, found->second.first,
-                                  found->second.second, kernels[kernel])))
-        return signalPassFailure();
+      rewriter.rewrite(launch, found->second.first, found->second.second,
+                       kernels[kernel]);
       ++numLaunches;
     }
     for (Operation &op : llvm::make_early_inc_range(*module.getBody()))

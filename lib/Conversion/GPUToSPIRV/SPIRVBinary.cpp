@@ -26,13 +26,6 @@ using namespace mlir;
 
 namespace {
 
-LogicalResult serializeModule(spirv::ModuleOp module,
-                              SmallVectorImpl<uint32_t> &binary) {
-  if (failed(spirv::serialize(module, binary)))
-    return module.emitError("spirv.module could not be serialized");
-  return success();
-}
-
 LogicalResult writeFile(Location loc, StringRef path,
                         llvm::function_ref<void(llvm::raw_ostream &)> write) {
   std::error_code ec;
@@ -55,7 +48,7 @@ LogicalResult translate(ModuleOp module, llvm::raw_ostream &os, StringRef dir) {
                                 << " spirv.modules; give --sluice-spirv-dir to "
                                    "write one file each";
     SmallVector<uint32_t> binary;
-    if (failed(serializeModule(spvModules.front(), binary)))
+    if (failed(sluice::serializeSPIRV(spvModules.front(), binary)))
       return failure();
     os.write(reinterpret_cast<const char *>(binary.data()),
              binary.size() * sizeof(uint32_t));
@@ -64,12 +57,11 @@ LogicalResult translate(ModuleOp module, llvm::raw_ostream &os, StringRef dir) {
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
     return module.emitError("cannot create ") << dir << ": " << ec.message();
   for (spirv::ModuleOp spv : spvModules) {
-    StringRef name = spv.getName().value_or("module");
-    name.consume_front("__spv__");
+    StringRef name = sluice::gpuModuleNameOf(spv);
     SmallString<128> path(dir);
     llvm::sys::path::append(path, name + ".spv");
     SmallVector<uint32_t> binary;
-    if (failed(serializeModule(spv, binary)) ||
+    if (failed(sluice::serializeSPIRV(spv, binary)) ||
         failed(writeFile(spv.getLoc(), path, [&](llvm::raw_ostream &out) {
           out.write(reinterpret_cast<const char *>(binary.data()),
                     binary.size() * sizeof(uint32_t));
@@ -97,6 +89,23 @@ LogicalResult translate(ModuleOp module, llvm::raw_ostream &os, StringRef dir) {
 }
 
 } // namespace
+
+StringRef sluice::gpuModuleNameOf(spirv::ModuleOp module) {
+  StringRef name = module.getName().value_or("module");
+  name.consume_front("__spv__");
+  return name;
+}
+
+spirv::ModuleOp sluice::spirvModuleFor(ModuleOp module, StringRef gpuModule) {
+  return module.lookupSymbol<spirv::ModuleOp>(("__spv__" + gpuModule).str());
+}
+
+LogicalResult sluice::serializeSPIRV(spirv::ModuleOp module,
+                                     SmallVectorImpl<uint32_t> &binary) {
+  if (failed(spirv::serialize(module, binary)))
+    return module.emitError("spirv.module could not be serialized");
+  return success();
+}
 
 void sluice::registerSPIRVBinaryTranslation() {
   static llvm::cl::opt<std::string> spirvDir(

@@ -10,6 +10,7 @@
 #define SLUICE_CONVERSION_GPUTOSPIRV_SPIRVBACKEND_H
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -34,8 +35,12 @@ struct SluiceToSPIRVOptions
       llvm::cl::init(16384)};
 };
 
-/// Bytes of a (private or workgroup) attribution in the SPIR-V kernel (index
-/// elements are 4 bytes there); 0 for a dynamic shape.
+/// Bytes of one element of type `element` in SPIR-V kernel memory: index is
+/// i32 there, an i1 takes a byte, other widths round up to a power of two.
+uint64_t spirvStorageBytes(mlir::Type element);
+
+/// Bytes of a (private or workgroup) attribution in the SPIR-V kernel; 0 for
+/// a dynamic shape.
 uint64_t attributionBytes(mlir::MemRefType type);
 
 /// Per private attribution of `kernel` that sluice-gpu-to-spirv moves to a
@@ -48,6 +53,18 @@ llvm::SmallVector<uint64_t> scratchArguments(mlir::gpu::GPUFuncOp kernel,
 /// spirv-lower-abi-attrs and spirv-update-vce.
 void buildSluiceToSPIRVPipeline(mlir::OpPassManager &pm,
                                 const SluiceToSPIRVOptions &options);
+
+/// The gpu.module a spirv.module of the pipeline was converted from (the
+/// conversion names it `__spv__<gpu.module>`).
+llvm::StringRef gpuModuleNameOf(mlir::spirv::ModuleOp module);
+
+/// The spirv.module converted from gpu.module `gpuModule`, or null.
+mlir::spirv::ModuleOp spirvModuleFor(mlir::ModuleOp module,
+                                     llvm::StringRef gpuModule);
+
+/// spirv::serialize, with an error at the module when it fails.
+mlir::LogicalResult serializeSPIRV(mlir::spirv::ModuleOp module,
+                                   llvm::SmallVectorImpl<uint32_t> &binary);
 
 /// Registers the `sluice-to-spirv` pipeline.
 void registerSluiceToSPIRVPipeline();

@@ -82,6 +82,11 @@ struct ComputedFrameLayout {
 Status computeFrameLayout(const FrameLayout &layout, uint32_t framePool,
                           ComputedFrameLayout &out);
 
+// The kernels of an AoS program were compiled with a frame stride and field
+// offsets; they must be the ones computeFrameLayout() gives `layout`.
+Status checkCompiledFrameLayout(const FrameLayout &layout, uint64_t stride,
+                                std::span<const uint64_t> offsets);
+
 enum class StageKind : uint8_t { Main = 0, Auxiliary = 1 };
 static_assert(sizeof(StageKind) == 1);
 
