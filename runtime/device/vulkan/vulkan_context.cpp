@@ -438,6 +438,7 @@ constexpr uint32_t kDispatchesPerQueryPool = 64;
 
 struct StreamState {
   ContextState *context = nullptr;
+  std::vector<uint64_t> ticks; // query results, reused by every submit
   VkCommandPool commandPool = VK_NULL_HANDLE;
   VkCommandBuffer commands = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
@@ -1240,7 +1241,8 @@ Status Stream::submitAndWait(std::vector<double> *dispatchNs,
     uint64_t mask = context.timestampValidBits >= 64
                         ? UINT64_MAX
                         : (uint64_t(1) << context.timestampValidBits) - 1;
-    std::vector<uint64_t> ticks(2 * kDispatchesPerQueryPool);
+    std::vector<uint64_t> &ticks = s.ticks;
+    ticks.resize(2 * kDispatchesPerQueryPool);
     for (uint32_t call = 0; call < s.timedCommands && status.ok();
          call += kDispatchesPerQueryPool) {
       uint32_t inPool =

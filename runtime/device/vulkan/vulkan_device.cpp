@@ -61,6 +61,9 @@ struct VulkanDevice::Impl {
   std::vector<vk::Buffer *> bindings; // descriptor set 0, binding i
   GpuDispatchViews views;
   std::vector<double> dispatchNs;
+  // The router's lane ids change only in refill() and reset(); the device
+  // copy is refreshed before the next dispatch after either.
+  bool laneIdsStale = true;
 
   Status buffer(uint64_t bytes, vk::Placement placement, vk::Buffer *&out) {
     std::unique_ptr<vk::Buffer> created;
@@ -142,6 +145,7 @@ Status VulkanDevice::allocate(const ProgramDescriptor &program,
     return status;
   if (Status status = d.allocateArguments(); !status.ok())
     return status;
+  d.laneIdsStale = true;
   noteAllocation();
   return Status::success();
 }
@@ -220,9 +224,13 @@ Status VulkanDevice::Impl::allocateArguments() {
 void VulkanDevice::reset() {
   impl_->router.reset();
   impl_->stats = VulkanDeviceStats{};
+  impl_->laneIdsStale = true;
 }
 
-void VulkanDevice::refill(uint32_t lanes) { impl_->router.refill(lanes); }
+void VulkanDevice::refill(uint32_t lanes) {
+  impl_->router.refill(lanes);
+  impl_->laneIdsStale = true;
+}
 
 void VulkanDevice::dispatch(uint32_t stage, uint32_t count) {
   Impl &d = *impl_;
@@ -244,8 +252,11 @@ void VulkanDevice::Impl::runDispatch(uint32_t stage, uint32_t count) {
   uint32_t ownerCount = args.owner_count;
   // Host -> device: what this dispatch reads. The stream is idle here.
   std::memcpy(invocations->data(), args.invocations, count * sizeof(uint32_t));
-  std::memcpy(laneIds->data(), router.laneOfFrame.data(),
-              router.laneOfFrame.size() * sizeof(uint32_t));
+  if (laneIdsStale) {
+    std::memcpy(laneIds->data(), router.laneOfFrame.data(),
+                router.laneOfFrame.size() * sizeof(uint32_t));
+    laneIdsStale = false;
+  }
   std::fill_n(static_cast<uint32_t *>(nextStage->data()), count,
               SLUICE_RT_UNDECIDED);
   std::fill_n(static_cast<uint32_t *>(publishedCounts->data()),
