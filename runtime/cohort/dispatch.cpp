@@ -212,6 +212,17 @@ GateOutcome Executor::Impl::waitAtGate(RunState &run, int32_t core,
 // Placement: tier-0 launch and early staging.
 //===----------------------------------------------------------------------===//
 
+void Executor::Impl::claimWholeCohort(RunState &run, int32_t task,
+                                      int32_t blocks, const char *when) {
+  BlockRange range =
+      claimBlockRange(run.tasks[task].nextBlock, blocks, blocks);
+  if (range.begin != 0 || range.end != blocks)
+    protocolError(run, "cohort '" + run.graph.tasks[task].name +
+                           "' claimed blocks [" + std::to_string(range.begin) +
+                           ", " + std::to_string(range.end) + ") at " + when +
+                           " instead of all " + std::to_string(blocks));
+}
+
 int Executor::Impl::tryTier0(RunState &run, int32_t self) {
   std::unique_lock<std::mutex> lock(placementMutex_, std::try_to_lock);
   if (!lock.owns_lock())
@@ -243,13 +254,7 @@ int Executor::Impl::tryTier0(RunState &run, int32_t self) {
     return progressed ? 1 : 0;
 
   TaskRecord &record = run.tasks[task];
-  BlockRange range = claimBlockRange(record.nextBlock, blocks, blocks);
-  if (range.begin != 0 || range.end != blocks)
-    protocolError(run, "cohort '" + run.graph.tasks[task].name +
-                           "' claimed blocks [" + std::to_string(range.begin) +
-                           ", " + std::to_string(range.end) +
-                           ") at launch instead of all " +
-                           std::to_string(blocks));
+  claimWholeCohort(run, task, blocks, "launch");
   SlotRef *staged = &run.stagedSlots[run.stagedOffset[task]];
   for (int32_t block = 0; block < blocks; ++block) {
     int32_t core = reserved[block];
@@ -350,13 +355,7 @@ int Executor::Impl::tryStageEarly(RunState &run) {
     return 0;
   }
 
-  BlockRange range = claimBlockRange(record.nextBlock, blocks, blocks);
-  if (range.begin != 0 || range.end != blocks)
-    protocolError(run, "cohort '" + run.graph.tasks[task].name +
-                           "' claimed blocks [" + std::to_string(range.begin) +
-                           ", " + std::to_string(range.end) +
-                           ") at staging instead of all " +
-                           std::to_string(blocks));
+  claimWholeCohort(run, task, blocks, "staging");
   // Payloads and the staged-slot list are complete before any slot is
   // published, so a ringer or a cancel ring sees every doorbell.
   SlotRef *staged = &run.stagedSlots[run.stagedOffset[task]];

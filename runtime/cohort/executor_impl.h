@@ -218,6 +218,10 @@ public:
   void ring(RunState &run, int32_t task, bool cancel);
   void pushTier0(RunState &run, int32_t task);
   void pushReady(RunState &run, int32_t task);
+  // A cohort takes all its blocks in one claim; anything else is a protocol
+  // error naming `when` ("launch", "staging").
+  void claimWholeCohort(RunState &run, int32_t task, int32_t blocks,
+                        const char *when);
   void bumpEpoch();
 
   //--- cold_path.cpp -------------------------------------------------------//
