@@ -1,5 +1,6 @@
 # -*- Python -*-
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -16,6 +17,13 @@ config.substitutions.append(("%sluice_obj_root", config.sluice_obj_root))
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%cc", config.c_compiler))
+# `%expect-exit CODE tool ...` passes iff the tool exits with exactly CODE, so
+# that neither a crash nor another error status can pass for the documented
+# error (`not` accepts any non-zero status).
+config.substitutions.append(
+    ("%expect-exit",
+     "%s %s" % (sys.executable,
+                os.path.join(config.test_source_root, "lit-tools", "expect-exit"))))
 
 llvm_config.with_system_environment(["HOME", "PATH", "TMPDIR", "CCACHE_DIR"])
 llvm_config.use_default_substitutions()

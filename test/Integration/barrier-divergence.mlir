@@ -1,7 +1,7 @@
 // Lanes of one lane-group coroutine that disagree on the trip count of a loop
 // containing a barrier break the barrier rule: the run stops with the kernel's
 // name instead of computing garbage.
-// RUN: not sluice-run %s 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 sluice-run %s 2>&1 | FileCheck %s
 // CHECK: sluice runtime: the lanes of a 128-lane coroutine of kernel odd_trips disagree on a loop bound or branch condition around a barrier; run it with one coroutine per lane (convert-gpu-to-cpu coroutine-lanes=1, sluice-run --gpu-coroutine-lanes=1)
 module attributes {gpu.container_module} {
   gpu.module @kernels {

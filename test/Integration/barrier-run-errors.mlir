@@ -1,8 +1,8 @@
 // Run-time errors of the block launcher stop the program with the values
 // involved.
 // RUN: split-file %s %t
-// RUN: env SLUICE_WORKERS=zero not sluice-run %t/tiny.mlir 2>&1 | FileCheck %s --check-prefix=WORKERS
-// RUN: not sluice-run %t/huge-grid.mlir 2>&1 | FileCheck %s --check-prefix=GRID
+// RUN: env SLUICE_WORKERS=zero %expect-exit 1 sluice-run %t/tiny.mlir 2>&1 | FileCheck %s --check-prefix=WORKERS
+// RUN: %expect-exit 1 sluice-run %t/huge-grid.mlir 2>&1 | FileCheck %s --check-prefix=GRID
 
 // WORKERS: sluice runtime: SLUICE_WORKERS must be 1..1024, got 'zero'
 // GRID: sluice runtime: a launch of 4294967296 blocks exceeds the launcher's limit of 4294967295 blocks

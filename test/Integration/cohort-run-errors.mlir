@@ -1,8 +1,9 @@
-// Run-time and compile-time errors of sluice-run exit non-zero with a message.
+// Run-time and compile-time errors of sluice-run exit with status 1 and a
+// message.
 // RUN: split-file --leading-lines %s %t
-// RUN: not sluice-run %t/too-wide.mlir 2>&1 | FileCheck %s --check-prefix=WIDE
-// RUN: not sluice-run %t/no-entry.mlir 2>&1 | FileCheck %s --check-prefix=ENTRY
-// RUN: not sluice-run %t/bad-kernel-type.mlir 2>&1 | FileCheck %s --check-prefix=KTYPE
+// RUN: %expect-exit 1 sluice-run %t/too-wide.mlir 2>&1 | FileCheck %s --check-prefix=WIDE
+// RUN: %expect-exit 1 sluice-run %t/no-entry.mlir 2>&1 | FileCheck %s --check-prefix=ENTRY
+// RUN: %expect-exit 1 sluice-run %t/bad-kernel-type.mlir 2>&1 | FileCheck %s --check-prefix=KTYPE
 
 //--- too-wide.mlir
 func.func @k(%b: index, %n: index) {

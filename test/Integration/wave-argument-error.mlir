@@ -1,7 +1,7 @@
 // sluice-run gives lane i the argument i; a coroutine that takes anything
 // but one integer cannot be run.
 //
-// RUN: not sluice-run %s --lanes=4 2>&1 | FileCheck %s
+// RUN: %expect-exit 1 sluice-run %s --lanes=4 2>&1 | FileCheck %s
 // CHECK: error: sluice-run passes each lane its lane id as the coroutine's only (integer) argument; @f takes 'f32'
 
 wave.coroutine @f(%x: f32) {

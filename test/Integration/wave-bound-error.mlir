@@ -2,8 +2,8 @@
 // declared emission bound is 2. sluice-run proves the bounds before it
 // lowers anything and stops with the verifier's error.
 //
-// RUN: not sluice-run %s --lanes=4 2>&1 | FileCheck %s
-// CHECK: error: stage 'publish' of @emit may publish 3 item(s) into @sink, more than its declared emission bound 2
+// RUN: %expect-exit 1 sluice-run %s --lanes=4 2>&1 | FileCheck %s
+// CHECK: error: stage 'publish' of @emit may publish 3 item(s) into @sink, more than its declared emission bound 2{{$}}
 // CHECK-NOT: lanes finished
 
 pool.owner @sink capacity 16 stages ["drain"] payload [i32] {

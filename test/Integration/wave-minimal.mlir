@@ -8,7 +8,7 @@
 // CHECK:      c: 5 lanes
 // CHECK:      {{^}}entry {{ *}}{{[0-9]+}} {{ *}}5 {{ *}}0 {{ *}}0 {{ *}}0 {{ *}}0 {{ *}}0{{$}}
 // CHECK-NEXT: iterations:
-// CHECK-NEXT: lanes finished: 5
+// CHECK-NEXT: lanes finished: 5{{$}}
 // CHECK-NOT:  owner
 
 wave.coroutine @c() {

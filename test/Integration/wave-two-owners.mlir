@@ -33,15 +33,15 @@
 // RUN: awk '/^(entry|step|tail|a\.|b\.)/ {print $1, $3, $4, $5}' %t.small | diff %t.wf.counts -
 //
 // CHECK:      walk: 100 lanes
-// CHECK:      {{^}}entry       {{ *}}{{[0-9]+}} {{ *}}100 {{ *}}0 {{ *}}0
-// CHECK-NEXT: {{^}}step        {{ *}}{{[0-9]+}} {{ *}}199 {{ *}}199 {{ *}}0
-// CHECK-NEXT: {{^}}tail        {{ *}}{{[0-9]+}} {{ *}}100 {{ *}}100 {{ *}}0
-// CHECK-NEXT: {{^}}a.first     {{ *}}{{[0-9]+}} {{ *}}199 {{ *}}0 {{ *}}100
-// CHECK-NEXT: {{^}}a.second    {{ *}}{{[0-9]+}} {{ *}}99 {{ *}}0 {{ *}}99
-// CHECK-NEXT: {{^}}b.countdown {{ *}}{{[0-9]+}} {{ *}}250 {{ *}}0 {{ *}}100
-// CHECK:      lanes finished: 100
-// CHECK-NEXT: owner a: capacity 64, items published 199, released 199
-// CHECK-NEXT: owner b: capacity 32, items published 100, released 100
+// CHECK:      {{^}}entry       {{ *}}{{[0-9]+}} {{ *}}100 {{ *}}0 {{ *}}0{{ }}
+// CHECK-NEXT: {{^}}step        {{ *}}{{[0-9]+}} {{ *}}199 {{ *}}199 {{ *}}0{{ }}
+// CHECK-NEXT: {{^}}tail        {{ *}}{{[0-9]+}} {{ *}}100 {{ *}}100 {{ *}}0{{ }}
+// CHECK-NEXT: {{^}}a.first     {{ *}}{{[0-9]+}} {{ *}}199 {{ *}}0 {{ *}}100{{ }}
+// CHECK-NEXT: {{^}}a.second    {{ *}}{{[0-9]+}} {{ *}}99 {{ *}}0 {{ *}}99{{ }}
+// CHECK-NEXT: {{^}}b.countdown {{ *}}{{[0-9]+}} {{ *}}250 {{ *}}0 {{ *}}100{{ }}
+// CHECK:      lanes finished: 100{{$}}
+// CHECK-NEXT: owner a: capacity 64, items published 199, released 199{{$}}
+// CHECK-NEXT: owner b: capacity 32, items published 100, released 100{{$}}
 
 pool.owner @a capacity 64 stages ["first", "second"] payload [i32] {
   pool.handler "first" (%item) {

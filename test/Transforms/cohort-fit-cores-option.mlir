@@ -3,16 +3,16 @@
 // RUN:   --sluice-verify-cohort-fit=cores=2
 // RUN: sluice-opt %s -split-input-file --sluice-verify-cohort-fit=cores=8 \
 // RUN:   | FileCheck %s --check-prefix=EIGHT
-// RUN: not sluice-opt %s -split-input-file --sluice-verify-cohort-fit=cores=-1 2>&1 \
+// RUN: %expect-exit 1 sluice-opt %s -split-input-file --sluice-verify-cohort-fit=cores=-1 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=NEGATIVE
 
-// NEGATIVE: error: option 'cores' must be positive (or 0 to use each graph's own core count), got -1
+// NEGATIVE: error: option 'cores' must be positive (or 0 to use each graph's own core count), got -1{{$}}
 
 func.func @k() {
   return
 }
 // Fits the graph's own 8 cores, but not 2.
-// EIGHT-LABEL: cohort.graph @large cores 8
+// EIGHT-LABEL: cohort.graph @large cores 8 {
 cohort.graph @large cores 8 {
   // expected-error @below {{'cohort.task' op cohort @c has 3 blocks but graph @large has 2 cores: its blocks can never be co-resident}}
   cohort.task @c kernel @k blocks 3 sync_start
@@ -24,7 +24,7 @@ func.func @k() {
   return
 }
 // Does not fit the graph's own 1 core, but fits 2 and 8.
-// EIGHT-LABEL: cohort.graph @small cores 1
+// EIGHT-LABEL: cohort.graph @small cores 1 {
 cohort.graph @small cores 1 {
   cohort.task @c kernel @k blocks 2 sync_start
 }

@@ -13,7 +13,7 @@ func.func @k() {
 // may have more blocks than cores.
 // CHECK-LABEL: cohort.graph @exact cores 4 {
 // CHECK-NEXT:    cohort.task @gate kernel @k blocks 4 sync_start
-// CHECK-NEXT:    cohort.task @wide kernel @k blocks 1000
+// CHECK-NEXT:    cohort.task @wide kernel @k blocks 1000{{$}}
 cohort.graph @exact cores 4 {
   cohort.task @gate kernel @k blocks 4 sync_start
   cohort.task @wide kernel @k blocks 1000

@@ -4,7 +4,7 @@
 // The verifier matches repeated identical diagnostics with one expectation, so
 // count the unmodelled-op errors: one each for @parallel and
 // @suspend_in_parallel, although the latter publishes into two owners.
-// RUN: not sluice-opt %s -split-input-file --sluice-verify-emission-bounds 2>&1 \
+// RUN: %expect-exit 1 sluice-opt %s -split-input-file --sluice-verify-emission-bounds 2>&1 \
 // RUN:   | grep -c "error: 'scf.parallel' op contains" | FileCheck %s --check-prefix=ONCE
 // ONCE: {{^2$}}
 
@@ -18,7 +18,7 @@ pool.owner @o capacity 64 stages ["a"] payload [] {
 // the then-branch only.
 // expected-note @below {{bound declared here}}
 pool.emission_bound @over_entry -> @o max 2
-// expected-error @below {{stage 'entry' of @over_entry may publish 3 item(s) into @o, more than its declared emission bound 2}}
+// expected-error-re @below {{stage 'entry' of @over_entry may publish 3 item(s) into @o, more than its declared emission bound 2{{$}}}}
 wave.coroutine @over_entry(%cond: i1) {
   scf.if %cond {
     // expected-note @below {{publish on the worst path}}
@@ -54,7 +54,7 @@ wave.coroutine @over_stage() {
   pool.publish @o "a"
   scf.for %i = %c0 to %c3 step %c1 {
     pool.publish @o "a"
-    // expected-error @below {{stage 's' of @over_stage may publish 5 item(s) into @o, more than its declared emission bound 4}}
+    // expected-error-re @below {{stage 's' of @over_stage may publish 5 item(s) into @o, more than its declared emission bound 4{{$}}}}
     wave.suspend "s"
     // expected-note @below {{publish on the worst path}}
     pool.publish @o "a"
@@ -83,7 +83,7 @@ pool.owner @o capacity 64 stages ["a"] payload [] {
 // matches identical diagnostics on one line with a single expectation.)
 // expected-note @below {{bound declared here}}
 pool.emission_bound @over_twice -> @o max 1
-// expected-error @below {{stage 'entry' of @over_twice may publish 2 item(s) into @o, more than its declared emission bound 1}}
+// expected-error-re @below {{stage 'entry' of @over_twice may publish 2 item(s) into @o, more than its declared emission bound 1{{$}}}}
 wave.coroutine @over_twice() {
   // expected-note @below {{publish on the worst path}}
   pool.publish @o "a"
@@ -91,7 +91,7 @@ wave.coroutine @over_twice() {
   pool.publish @o "a"
   wave.suspend "fine"
   pool.publish @o "a"
-  // expected-error @below {{stage 'late' of @over_twice may publish 3 item(s) into @o, more than its declared emission bound 1}}
+  // expected-error-re @below {{stage 'late' of @over_twice may publish 3 item(s) into @o, more than its declared emission bound 1{{$}}}}
   wave.suspend "late"
   // expected-note @below {{publish on the worst path}}
   pool.publish @o "a"
@@ -266,7 +266,7 @@ pool.owner @o capacity 64 stages ["a"] payload [] {
 // for: 3 * 1 = 3 > 2.
 // expected-note @below {{bound declared here}}
 pool.emission_bound @declared_for_over -> @o max 2
-// expected-error @below {{stage 'entry' of @declared_for_over may publish 3 item(s) into @o, more than its declared emission bound 2}}
+// expected-error-re @below {{stage 'entry' of @declared_for_over may publish 3 item(s) into @o, more than its declared emission bound 2{{$}}}}
 wave.coroutine @declared_for_over(%n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -288,7 +288,7 @@ pool.owner @o capacity 64 stages ["a"] payload [] {
 // while: before runs at most 3 + 1 = 4 times: 4 > 3.
 // expected-note @below {{bound declared here}}
 pool.emission_bound @declared_while_over -> @o max 3
-// expected-error @below {{stage 'entry' of @declared_while_over may publish 4 item(s) into @o, more than its declared emission bound 3}}
+// expected-error-re @below {{stage 'entry' of @declared_while_over may publish 4 item(s) into @o, more than its declared emission bound 3{{$}}}}
 wave.coroutine @declared_while_over(%cond: i1) {
   scf.while : () -> () {
     // expected-note @below {{publish on the worst path}}

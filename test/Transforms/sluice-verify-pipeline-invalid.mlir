@@ -8,7 +8,7 @@ pool.owner @o capacity 4 stages ["a"] payload [] {
 }
 // expected-note @below {{bound declared here}}
 pool.emission_bound @producer -> @o max 1
-// expected-error @below {{stage 'entry' of @producer may publish 2 item(s) into @o, more than its declared emission bound 1}}
+// expected-error-re @below {{stage 'entry' of @producer may publish 2 item(s) into @o, more than its declared emission bound 1{{$}}}}
 wave.coroutine @producer() {
   // expected-note @below {{publish on the worst path}}
   pool.publish @o "a"

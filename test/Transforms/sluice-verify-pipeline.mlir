@@ -34,7 +34,7 @@ pool.owner @shadow capacity 4 stages ["intersect", "shade"] payload [i32] {
   }
 }
 
-// CHECK-LABEL: pool.emission_bound @path -> @shadow max 2
+// CHECK-LABEL: pool.emission_bound @path -> @shadow max 2{{$}}
 pool.emission_bound @path -> @shadow max 2
 
 // entry: 1 publish; 'bounce': 2 iterations of 1 publish = 2.

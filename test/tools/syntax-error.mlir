@@ -1,5 +1,5 @@
-// Malformed input: the driver reports file:line:col and exits non-zero.
-// RUN: not sluice-opt %s -split-input-file 2>&1 | FileCheck %s
+// Malformed input: the driver reports file:line:col and exits with status 1.
+// RUN: %expect-exit 1 sluice-opt %s -split-input-file 2>&1 | FileCheck %s
 
 // A handler's item argument without its closing parenthesis.
 pool.owner @o capacity 4 stages ["a"] payload [] {

@@ -1,6 +1,6 @@
 // References to symbols that do not exist: the driver reports file:line:col
-// and exits non-zero.
-// RUN: not sluice-opt %s -split-input-file --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s
+// and exits with status 1.
+// RUN: %expect-exit 1 sluice-opt %s -split-input-file --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s
 
 func.func @main() {
   // CHECK: unknown-symbol.mlir:[[@LINE+1]]:3: error: 'cohort.launch' op 'nowhere' does not reference a 'cohort.graph'

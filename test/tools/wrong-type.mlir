@@ -1,6 +1,6 @@
-// Values of the wrong type: the driver reports file:line:col and exits
-// non-zero.
-// RUN: not sluice-opt %s -split-input-file --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s
+// Values of the wrong type: the driver reports file:line:col and exits with
+// status 1.
+// RUN: %expect-exit 1 sluice-opt %s -split-input-file --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s
 
 // A sort key must be a scalar.
 wave.coroutine @c(%v: vector<2xf32>) {

@@ -1,6 +1,6 @@
 // The program descriptor as JSON (sluice-translate --sluice-to-descriptor-json).
 // RUN: sluice-opt %s --wave-split=layout=aos --convert-wave-to-gpu | sluice-translate --sluice-to-descriptor-json | FileCheck %s
-// RUN: not sluice-translate %s --sluice-to-descriptor-json 2>&1 | FileCheck %s --check-prefix=UNLOWERED
+// RUN: %expect-exit 1 sluice-translate %s --sluice-to-descriptor-json 2>&1 | FileCheck %s --check-prefix=UNLOWERED
 
 // UNLOWERED: error: no 'sluice.program' program descriptor; run convert-wave-to-gpu first
 
@@ -35,7 +35,7 @@
 // CHECK-NEXT:         "size": 4,
 // CHECK-NEXT:         "type": "f32"
 // CHECK:          "layout": "aos",
-// CHECK-NEXT:     "stride": 24
+// CHECK-NEXT:     "stride": 24{{$}}
 // CHECK-NEXT:   },
 // CHECK-NEXT:   "inputs": [
 // CHECK-NEXT:     "i64",
@@ -78,17 +78,17 @@
 // CHECK-NEXT:       "bound": 3,
 // CHECK-NEXT:       "owner": 0,
 // CHECK-NEXT:       "publish_base": 0,
-// CHECK-NEXT:       "stage": 1
+// CHECK-NEXT:       "stage": 1{{$}}
 // CHECK-NEXT:     },
 // CHECK-NEXT:     {
 // CHECK-NEXT:       "bound": 1,
 // CHECK-NEXT:       "owner": 1,
 // CHECK-NEXT:       "publish_base": 3,
-// CHECK-NEXT:       "stage": 1
+// CHECK-NEXT:       "stage": 1{{$}}
 // CHECK-NEXT:     }
 // CHECK-NEXT:   ],
 // CHECK-NEXT:   "publish_stride": 4,
-// CHECK-NEXT:   "version": 1
+// CHECK-NEXT:   "version": 1{{$}}
 // CHECK-NEXT: }
 
 pool.owner @a capacity 16 stages ["x"] payload [i64, i8] {

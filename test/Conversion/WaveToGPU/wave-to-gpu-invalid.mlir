@@ -7,7 +7,7 @@ module {
 
 // -----
 
-// expected-error @below {{convert-wave-to-gpu: expected exactly one 'wave.coroutine' (the program's main stages), found 2}}
+// expected-error-re @below {{convert-wave-to-gpu: expected exactly one 'wave.coroutine' (the program's main stages), found 2{{$}}}}
 module {
   wave.coroutine @a() {
     wave.terminate

@@ -27,7 +27,7 @@ func.func @k() {
   return
 }
 cohort.graph @g cores 4 {
-  // expected-error @below {{'cohort.task' op needs at least one block, got -3}}
+  // expected-error-re @below {{'cohort.task' op needs at least one block, got -3{{$}}}}
   cohort.task @t kernel @k blocks -3
 }
 
@@ -37,7 +37,7 @@ func.func @k() {
   return
 }
 cohort.graph @g cores 4 {
-  // expected-error @below {{'cohort.task' op 'sync_start' requires more than one block, got 1}}
+  // expected-error-re @below {{'cohort.task' op 'sync_start' requires more than one block, got 1{{$}}}}
   cohort.task @t kernel @k blocks 1 sync_start
 }
 

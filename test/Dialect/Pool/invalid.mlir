@@ -309,12 +309,12 @@ pool.emission_bound @producer -> @producer max 1
 
 // -----
 
-// expected-error @below {{'pool.emission_bound' op attribute 'bound' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1}}
+// expected-error-re @below {{'pool.emission_bound' op attribute 'bound' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1{{$}}}}
 pool.emission_bound @producer -> @o max 0
 
 // -----
 
-// expected-error @below {{attribute 'bound' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1}}
+// expected-error-re @below {{attribute 'bound' failed to satisfy constraint: 64-bit signless integer attribute whose minimum value is 1{{$}}}}
 pool.emission_bound @producer -> @o max -1
 
 // -----
@@ -330,7 +330,7 @@ func.func @max_trips_on_non_loop() {
 func.func @max_trips_negative(%n: index) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  // expected-error @below {{'pool.max_trips' must be non-negative, got -1}}
+  // expected-error-re @below {{'pool.max_trips' must be non-negative, got -1{{$}}}}
   scf.for %i = %c0 to %n step %c1 {
   } {pool.max_trips = -1 : i64}
   return

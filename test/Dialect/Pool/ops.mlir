@@ -52,10 +52,10 @@ pool.owner @queue capacity 1 stages ["spin", "drain"] payload [] {
   }
 }
 
-// CHECK-LABEL: pool.emission_bound @path -> @shadow max 2
+// CHECK-LABEL: pool.emission_bound @path -> @shadow max 2{{$}}
 // GENERIC-LABEL: "pool.emission_bound"() <{bound = 2 : i64, owner = @shadow, producer = @path}> : () -> ()
 pool.emission_bound @path -> @shadow max 2
-// CHECK-LABEL: pool.emission_bound @path -> @queue max 9223372036854775807
+// CHECK-LABEL: pool.emission_bound @path -> @queue max 9223372036854775807{{$}}
 pool.emission_bound @path -> @queue max 9223372036854775807
 
 // CHECK-LABEL: wave.coroutine @path(

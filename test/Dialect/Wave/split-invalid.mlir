@@ -1,6 +1,6 @@
 // Everything wave-split rejects.
 // RUN: sluice-opt %s -split-input-file -verify-diagnostics --wave-split
-// RUN: not sluice-opt %s --wave-split=layout=rows 2>&1 | FileCheck %s --check-prefix=LAYOUT
+// RUN: %expect-exit 1 sluice-opt %s --wave-split=layout=rows 2>&1 | FileCheck %s --check-prefix=LAYOUT
 
 // LAYOUT: error: wave-split: layout must be 'soa' or 'aos', got 'rows'
 

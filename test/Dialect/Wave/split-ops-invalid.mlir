@@ -112,7 +112,7 @@ wave.coroutine @soa_offset() {
 // -----
 
 wave.coroutine @misaligned() {
-  // expected-error @below {{'wave.frame_layout' op field 'v0' at offset 10 is misaligned or outside the stride 16}}
+  // expected-error-re @below {{'wave.frame_layout' op field 'v0' at offset 10 is misaligned or outside the stride 16{{$}}}}
   wave.frame_layout "aos" stride 16 [#wave.field<"lane" : i32, size 4, align 4, offset 0>, #wave.field<"next" : i32, size 4, align 4, offset 4>, #wave.field<"v0" : i32, size 4, align 4, offset 10>]
   wave.terminate
 }

@@ -28,15 +28,15 @@
 // CHECK: spirv.mlir.merge
 // CHECK: spirv.Return
 // CHECK: spirv.EntryPoint "GLCompute" @reduce, @__builtin__LocalInvocationId__, @__builtin__WorkgroupId__
-// CHECK-NEXT: spirv.ExecutionMode @reduce "LocalSize", 256, 1, 1
+// CHECK-NEXT: spirv.ExecutionMode @reduce "LocalSize", 256, 1, 1{{$}}
 // CHECK: gpu.module @kernels
 // CHECK: func.func @main()
 
 // DIS: OpCapability Shader
 // DIS: OpEntryPoint GLCompute %reduce "reduce"
-// DIS: OpExecutionMode %reduce LocalSize 256 1 1
+// DIS: OpExecutionMode %reduce LocalSize 256 1 1{{$}}
 // DIS: OpDecorate %reduce_arg_0 Binding 0
 // DIS: OpDecorate %reduce_arg_0 DescriptorSet 0
 // DIS: %reduce__workgroup0 = OpVariable %{{.*}} Workgroup
-// DIS: OpControlBarrier %uint_2 %uint_2 %uint_264
+// DIS: OpControlBarrier %uint_2 %uint_2 %uint_264{{$}}
 // DIS: OpLoopMerge

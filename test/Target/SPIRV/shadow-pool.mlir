@@ -82,7 +82,7 @@
 // CHECK-DAG: spirv.EntryPoint "GLCompute" @path__bounce
 // CHECK-DAG: spirv.EntryPoint "GLCompute" @shadow__intersect
 // CHECK-DAG: spirv.EntryPoint "GLCompute" @shadow__shade
-// CHECK-DAG: spirv.ExecutionMode @shadow__shade "LocalSize", 64, 1, 1
+// CHECK-DAG: spirv.ExecutionMode @shadow__shade "LocalSize", 64, 1, 1{{$}}
 // The gpu.module stays: the descriptor names its kernels.
 // CHECK: gpu.module @sluice_kernels
 

@@ -1,7 +1,7 @@
 // --sluice-to-spirv-bin needs spirv.modules, and a directory when there are
 // several.
-// RUN: not sluice-translate --sluice-to-spirv-bin %s 2>&1 | FileCheck %s --check-prefix=NONE
-// RUN: sluice-opt --sluice-to-spirv %s | not sluice-translate --sluice-to-spirv-bin 2>&1 | FileCheck %s --check-prefix=TWO
+// RUN: %expect-exit 1 sluice-translate --sluice-to-spirv-bin %s 2>&1 | FileCheck %s --check-prefix=NONE
+// RUN: sluice-opt --sluice-to-spirv %s | %expect-exit 1 sluice-translate --sluice-to-spirv-bin 2>&1 | FileCheck %s --check-prefix=TWO
 // RUN: rm -rf %t.dir
 // RUN: sluice-opt --sluice-to-spirv %s | sluice-translate --sluice-to-spirv-bin --sluice-spirv-dir=%t.dir | FileCheck %s --check-prefix=DIR
 // RUN: spirv-val --target-env vulkan1.1 %t.dir/a.spv
