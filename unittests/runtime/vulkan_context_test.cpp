@@ -165,27 +165,117 @@ TEST_F(VulkanTest, DispatchComputesTriplePlusOne) {
   EXPECT_TRUE(ns.empty());
 }
 
-TEST_F(VulkanTest, GridBeyondTheWorkgroupCountLimitIsSplit) {
-  const uint64_t limit = context->info().maxWorkgroupCount[0];
-  const uint64_t groupCount = std::max<uint64_t>(70000, limit + 4465);
-  if (groupCount * 4 > (uint64_t(1) << 30))
-    GTEST_SKIP() << "maxComputeWorkGroupCount.x " << limit
-                 << " needs too large a buffer";
-  const uint64_t slack = 64;
-  auto k = kernel("count_workgroups", 1);
-  auto counts = buffer((groupCount + slack) * 4);
+// Restores an environment variable when a test that sets it ends.
+class EnvRestore {
+public:
+  explicit EnvRestore(const char *name) : name_(name) {
+    const char *old = std::getenv(name);
+    had_ = old != nullptr;
+    if (old)
+      old_ = old;
+  }
+  ~EnvRestore() {
+    if (had_)
+      setenv(name_.c_str(), old_.c_str(), 1);
+    else
+      unsetenv(name_.c_str());
+  }
+
+private:
+  std::string name_;
+  bool had_ = false;
+  std::string old_;
+};
+
+// Runs split_chunk_size over a one-dimensional grid of `groupCount`
+// workgroups on `context`: slot i holds the size of the dispatch that ran
+// workgroup i (times the number of runs), slots past the grid stay 0.
+std::vector<uint32_t> dispatchSizes(Context &context, uint64_t groupCount,
+                                    uint64_t slots) {
+  std::unique_ptr<Kernel> k;
+  Status status = context.createKernel(loadShader("split_chunk_size"),
+                                       "split_chunk_size", 1, 0, k);
+  EXPECT_TRUE(status.ok()) << status.describe();
+  std::unique_ptr<Buffer> counts;
+  status = context.createBuffer(slots * 4, Placement::Device, counts);
+  EXPECT_TRUE(status.ok()) << status.describe();
+  std::unique_ptr<Stream> s;
+  status = context.createStream(s);
+  EXPECT_TRUE(status.ok()) << status.describe();
+  if (!k || !counts || !s)
+    return {};
   std::memset(counts->data(), 0, counts->size());
-  auto s = stream();
   Buffer *bindings[] = {counts.get()};
   const uint64_t groups[3] = {groupCount, 1, 1};
   s->dispatch(*k, bindings, {}, groups);
-  Status status = s->submitAndWait();
-  ASSERT_TRUE(status.ok()) << status.describe();
+  status = s->submitAndWait();
+  EXPECT_TRUE(status.ok()) << status.describe();
+  return std::vector<uint32_t>(words(*counts), words(*counts) + slots);
+}
+
+// How many slots disagree with expected(i).
+template <typename Expected>
+uint64_t mismatches(const std::vector<uint32_t> &sizes, Expected expected) {
   uint64_t wrong = 0;
-  for (uint64_t i = 0; i < groupCount + slack; ++i)
-    wrong += words(*counts)[i] != (i < groupCount ? 1u : 0u);
-  EXPECT_EQ(wrong, 0u) << "of " << groupCount << " workgroups (limit " << limit
-                       << ")";
+  for (uint64_t i = 0; i < sizes.size(); ++i)
+    wrong += sizes[i] != expected(i);
+  return wrong;
+}
+
+TEST_F(VulkanTest, GridBeyondTheWorkgroupCountLimitIsSplit) {
+  // Within the device limit a grid of 4465 workgroups is one dispatch.
+  const uint64_t slack = 64;
+  std::vector<uint32_t> whole = dispatchSizes(*context, 4465, 4465 + slack);
+  ASSERT_EQ(whole.size(), 4465 + slack);
+  EXPECT_EQ(mismatches(whole, [](uint64_t i) { return i < 4465 ? 4465u : 0u; }),
+            0u);
+
+  // With the chunk limit forced to 1000, on every device: dispatches of 1000,
+  // 1000, 1000, 1000 and 465 workgroups, each workgroup run once with its
+  // global id.
+  std::unique_ptr<Context> limited;
+  {
+    EnvRestore restore("SLUICE_VULKAN_SPLIT_GROUPS_X");
+    setenv("SLUICE_VULKAN_SPLIT_GROUPS_X", "1000", 1);
+    Status status = Context::create(limited);
+    ASSERT_TRUE(status.ok()) << status.describe();
+  }
+  std::vector<uint32_t> split = dispatchSizes(*limited, 4465, 4465 + slack);
+  ASSERT_EQ(split.size(), 4465 + slack);
+  EXPECT_EQ(split[0], 1000u);
+  EXPECT_EQ(split[3999], 1000u);
+  EXPECT_EQ(split[4000], 465u);
+  EXPECT_EQ(split[4464], 465u);
+  EXPECT_EQ(split[4465], 0u);
+  EXPECT_EQ(mismatches(split,
+                       [](uint64_t i) {
+                         return i < 4000 ? 1000u : i < 4465 ? 465u : 0u;
+                       }),
+            0u);
+
+  // The device's own limit: limit + 4465 workgroups are one dispatch of
+  // `limit` and one of 4465 (every device's limit is at least 65535), where
+  // the buffer fits in 1 GiB.
+  const uint64_t limit = context->info().maxWorkgroupCount[0];
+  const uint64_t groupCount = limit + 4465;
+  if ((groupCount + slack) * 4 > (uint64_t(1) << 30)) {
+    std::printf("maxComputeWorkGroupCount.x %llu: a grid beyond it needs more "
+                "than a 1 GiB buffer; the forced chunk limit covered the "
+                "split\n",
+                static_cast<unsigned long long>(limit));
+    return;
+  }
+  std::vector<uint32_t> beyond =
+      dispatchSizes(*context, groupCount, groupCount + slack);
+  ASSERT_EQ(beyond.size(), groupCount + slack);
+  EXPECT_EQ(mismatches(beyond,
+                       [&](uint64_t i) {
+                         return i < limit        ? uint32_t(limit)
+                                : i < groupCount ? 4465u
+                                                 : 0u;
+                       }),
+            0u)
+      << "of " << groupCount << " workgroups (limit " << limit << ")";
 }
 
 TEST_F(VulkanTest, MultiDimensionalGridBeyondTheLimitIsAnError) {
@@ -418,29 +508,8 @@ TEST_F(VulkanTest, BadSpirvIsRejected) {
   EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument); // not a multiple of 4
 }
 
-// Restores SLUICE_VULKAN_DEVICE when a test that sets it ends.
-class DeviceEnv {
-public:
-  DeviceEnv() {
-    const char *old = std::getenv("SLUICE_VULKAN_DEVICE");
-    had_ = old != nullptr;
-    if (old)
-      old_ = old;
-  }
-  ~DeviceEnv() {
-    if (had_)
-      setenv("SLUICE_VULKAN_DEVICE", old_.c_str(), 1);
-    else
-      unsetenv("SLUICE_VULKAN_DEVICE");
-  }
-
-private:
-  bool had_ = false;
-  std::string old_;
-};
-
 TEST_F(VulkanTest, DeviceSelectionByEnvironment) {
-  DeviceEnv restore;
+  EnvRestore restore("SLUICE_VULKAN_DEVICE");
   const DeviceInfo chosen = context->info();
 
   setenv("SLUICE_VULKAN_DEVICE", "nosuchdevice", 1);

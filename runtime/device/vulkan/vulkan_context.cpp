@@ -169,6 +169,10 @@ struct ContextState {
   uint32_t timestampValidBits = 0;
   VkPhysicalDeviceMemoryProperties memory{};
   VkPhysicalDeviceLimits limits{};
+  // SLUICE_VULKAN_SPLIT_GROUPS_X: one-dimensional grids split into dispatches
+  // of at most this many workgroups (0: maxComputeWorkGroupCount.x), so tests
+  // exercise the split on any device.
+  uint64_t splitGroupsX = 0;
   DeviceInfo info;
   // vkQueueSubmit needs the queue externally synchronized across streams.
   std::mutex queueMutex;
@@ -668,6 +672,8 @@ Status Context::create(std::unique_ptr<Context> &out) {
   VkPhysicalDeviceProperties props{};
   state.fn.vkGetPhysicalDeviceProperties(state.physical, &props);
   state.limits = props.limits;
+  if (const char *split = std::getenv("SLUICE_VULKAN_SPLIT_GROUPS_X"))
+    state.splitGroupsX = std::strtoull(split, nullptr, 10);
   state.fn.vkGetPhysicalDeviceMemoryProperties(state.physical, &state.memory);
   if (props.apiVersion < VK_API_VERSION_1_1)
     return Status::error(ErrorKind::DeviceUnavailable,
@@ -1101,11 +1107,14 @@ void Stream::dispatch(const Kernel &kernel, std::span<Buffer *const> bindings,
                           pushConstants.data());
   // Chunks of at most maxComputeWorkGroupCount.x (only a one-dimensional
   // grid gets here beyond the limit); the base keeps WorkgroupId global.
+  uint64_t chunk = limit[0];
+  if (oneDimensional && context.splitGroupsX != 0)
+    chunk = std::min(chunk, context.splitGroupsX);
   if (!empty) {
-    for (uint64_t x = 0; x < groups[0]; x += limit[0])
+    for (uint64_t x = 0; x < groups[0]; x += chunk)
       fn.vkCmdDispatchBase(
           cmd, static_cast<uint32_t>(x), 0, 0,
-          static_cast<uint32_t>(std::min(limit[0], groups[0] - x)),
+          static_cast<uint32_t>(std::min(chunk, groups[0] - x)),
           static_cast<uint32_t>(groups[1]), static_cast<uint32_t>(groups[2]));
   }
   s.stopTimer(false, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries, firstQuery);
