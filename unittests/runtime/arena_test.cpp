@@ -34,9 +34,33 @@ void expectDisjoint(std::vector<std::pair<uintptr_t, size_t>> frames) {
 
 } // namespace
 
+// On an LP64 target two pointers are 16 bytes and the inline region is
+// 4 MiB = 4194304 bytes, so 1-byte frames sit 16 bytes apart and exactly
+// 4194304 / 16 = 262144 of them fill the inline region (one heap allocation
+// of 4194304 bytes); frame 262145 opens the first overflow chunk.
 TEST(FrameArena, MinimumAlignmentIsTwoPointers) {
   static_assert(FrameArena::kMinAlignment == 2 * sizeof(intptr_t));
   static_assert(FrameArena::kDefaultInlineBytes == 4 * kMiB);
+  static_assert(sizeof(intptr_t) == 8, "the values below are for LP64");
+  EXPECT_EQ(FrameArena::kMinAlignment, 16u);
+  EXPECT_EQ(FrameArena::kDefaultInlineBytes, 4194304u);
+
+  CountingHeapAllocator heap;
+  FrameArena arena(FrameArena::kDefaultInlineBytes, heap);
+  EXPECT_EQ(arena.inlineCapacity(), 4194304u);
+  const uintptr_t first = address(arena.allocate(1).pointer);
+  EXPECT_EQ(first % 16, 0u);
+  EXPECT_EQ(heap.allocations(), 1u);
+  EXPECT_EQ(heap.liveBytes(), 4194304u);
+  for (uintptr_t frame = 1; frame < 262144; ++frame)
+    ASSERT_EQ(address(arena.allocate(1).pointer), first + 16 * frame)
+        << "frame " << frame;
+  EXPECT_EQ(arena.inlineBytesUsed(), 4194304u);
+  EXPECT_EQ(arena.chunkCount(), 0u);
+  EXPECT_EQ(heap.allocations(), 1u);
+  ASSERT_NE(arena.allocate(1).pointer, nullptr);
+  EXPECT_EQ(arena.chunkCount(), 1u);
+  EXPECT_EQ(heap.allocations(), 2u);
 }
 
 TEST(FrameArena, EverySizeFromZeroIsAlignedAndDisjoint) {

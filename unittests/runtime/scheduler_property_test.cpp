@@ -338,6 +338,13 @@ void runShard(uint32_t shard) {
     return;
   }
   uint64_t count = programCount();
+  // A shard that checks nothing proves nothing: SLUICE_PROPERTY_PROGRAMS
+  // must give every shard at least one program.
+  ASSERT_GT(count, shard) << "shard " << shard
+                          << " would check no program: " << count
+                          << " programs over " << kShards
+                          << " shards (SLUICE_PROPERTY_PROGRAMS must be >= "
+                          << kShards << ")";
   uint64_t checked = 0;
   for (uint64_t index = shard; index < count; index += kShards) {
     uint64_t seed = kBaseSeed + index;

@@ -114,6 +114,8 @@ std::string checkRun(const RandomGraph &g, const RunResult &result) {
 
 TEST(cohortRandomDag, ThousandsOfGraphsComplete) {
   const int graphs = graphCount();
+  ASSERT_GT(graphs, 0) << "no graph to check (SLUICE_COHORT_RANDOM_DAGS="
+                       << graphs << ")";
   struct Setup {
     int32_t cores;
     int64_t claim;
