@@ -42,3 +42,50 @@ if os.path.exists(os.path.join(config.sluice_tools_dir, "sluice-vulkan-run-asan"
 spirv_tools = ["spirv-val", "spirv-dis"]
 llvm_config.add_tool_substitutions(spirv_tools,
                                    config.environment["PATH"].split(os.pathsep))
+
+# Features for REQUIRES: lines; a test whose feature is missing is reported as
+# UNSUPPORTED (scripts/ctest-summary lists it with the reason written below).
+#   spirv-tools: spirv-val and spirv-dis are on PATH;
+#   vulkan:      sluice-vulkan-run --list-devices finds a Vulkan device.
+# With CI=true a missing one is fatal: CI must run those tests.
+import shutil
+import subprocess
+
+missing_features = {}
+absent = [t for t in spirv_tools if not shutil.which(t, path=config.environment["PATH"])]
+if absent:
+    missing_features["spirv-tools"] = "%s not found (package spirv-tools)" % ", ".join(absent)
+else:
+    config.available_features.add("spirv-tools")
+
+def vulkan_device_problem():
+    lister = os.path.join(config.sluice_tools_dir, "sluice-vulkan-run")
+    if not os.path.exists(lister):
+        return "sluice-vulkan-run is not built"
+    try:
+        probe = subprocess.run([lister, "--list-devices"], stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return "sluice-vulkan-run --list-devices: %s" % error
+    text = probe.stdout.decode("utf-8", "replace").strip()
+    if probe.returncode != 0:
+        return "no Vulkan device: %s" % text
+    if not text:
+        return "no Vulkan device: sluice-vulkan-run --list-devices lists none"
+    return None
+
+vulkan_problem = vulkan_device_problem()
+if vulkan_problem:
+    missing_features["vulkan"] = vulkan_problem
+else:
+    config.available_features.add("vulkan")
+
+with open(os.path.join(config.sluice_obj_root, "test", "lit-missing-features.txt"), "w") as out:
+    for feature, reason in sorted(missing_features.items()):
+        out.write("%s: %s\n" % (feature, reason))
+for feature, reason in sorted(missing_features.items()):
+    lit_config.note("feature '%s' is missing (%s): tests that require it are UNSUPPORTED"
+                    % (feature, reason))
+if missing_features and os.environ.get("CI", "").lower() in ("true", "1", "yes"):
+    lit_config.fatal("CI=true and the lit features CI must have are missing: %s"
+                     % "; ".join("%s (%s)" % kv for kv in sorted(missing_features.items())))

@@ -27,6 +27,7 @@
 // = 1329127.84457..., 3.7e-4 away (4096 f32 roundings of about 1e-5 each).
 //
 // CPU: the exact values.
+// REQUIRES: vulkan
 // RUN: sluice-run %s | FileCheck %s
 // Vulkan: the GPU may differ by a few ulp (the differential script bounds
 // it); here, six values with the right leading digits.

@@ -11,6 +11,7 @@
 //   sum_g out[g] = 256 * (33550336 + 7 + 8589934597) + 8192 * (255 * 256 / 2)
 //                = 2207879531520
 //
+// REQUIRES: vulkan, spirv-tools
 // RUN: sluice-run %s | FileCheck %s
 // RUN: sluice-run --backend=vulkan %s | FileCheck %s
 // CHECK: {{^}}8625573900{{$}}

@@ -5,6 +5,7 @@
 // blocks of 256 lanes writes w[t * 1024] = t, and lane 0 adds them up after
 // the barrier: sum_{t<256} t = 32640 per block, printed for block 1.
 //
+// REQUIRES: vulkan
 // RUN: sluice-run %s | FileCheck %s --check-prefix=CPU
 // CPU: {{^}}32640{{$}}
 // RUN: %expect-exit 1 sluice-run --backend=vulkan %s 2>&1 | FileCheck %s --check-prefix=VULKAN

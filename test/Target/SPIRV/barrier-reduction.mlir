@@ -2,6 +2,7 @@
 // attribution becomes a Workgroup variable, gpu.barrier a workgroup control
 // barrier inside a structured loop, the block size of the host's launch (256)
 // the entry point's LocalSize. The host code and the gpu.module stay.
+// REQUIRES: spirv-tools
 // RUN: sluice-opt --sluice-to-spirv %sluice_src_root/examples/barrier/reduction.mlir | FileCheck %s
 // RUN: sluice-opt --sluice-to-spirv %sluice_src_root/examples/barrier/reduction.mlir \
 // RUN:   | sluice-translate --sluice-to-spirv-bin -o %t.spv

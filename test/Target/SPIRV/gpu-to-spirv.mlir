@@ -2,6 +2,7 @@
 // bits as words of the frame buffer, the fault claim as a compare-and-swap, a
 // private attribution as a Function variable, and the workgroup size from
 // known_block_size or the workgroup-size option.
+// REQUIRES: spirv-tools
 // RUN: sluice-opt %s --sluice-gpu-to-spirv=workgroup-size=128 | FileCheck %s
 // RUN: sluice-opt %s --sluice-to-spirv | sluice-translate --sluice-to-spirv-bin -o %t.spv
 // RUN: spirv-val --target-env vulkan1.1 %t.spv

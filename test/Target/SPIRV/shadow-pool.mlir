@@ -4,6 +4,7 @@
 // storage buffer at (set 0, binding = position) except the count, which
 // sluice-spirv-push-constants moves into the entry point's push-constant block
 // (binding 0 stays unused).
+// REQUIRES: spirv-tools
 // RUN: sluice-opt --wave-split --convert-wave-to-gpu --sluice-to-spirv %sluice_src_root/examples/shadow_pool.mlir | FileCheck %s
 //
 // The one command that writes the .spv files and the program descriptor:

@@ -1,5 +1,6 @@
 // --sluice-to-spirv-bin needs spirv.modules, and a directory when there are
 // several.
+// REQUIRES: spirv-tools
 // RUN: %expect-exit 1 sluice-translate --sluice-to-spirv-bin %s 2>&1 | FileCheck %s --check-prefix=NONE
 // RUN: sluice-opt --sluice-to-spirv %s | %expect-exit 1 sluice-translate --sluice-to-spirv-bin 2>&1 | FileCheck %s --check-prefix=TWO
 // RUN: rm -rf %t.dir
