@@ -30,13 +30,13 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.with_environment("PATH", config.sluice_tools_dir, append_path=True)
 
-tools = ["sluice-opt", "sluice-translate", "sluice-run", "sluice-vulkan-run"]
+tools = ["sluice-opt", "sluice-translate", "sluice-run", "sluice-run-artifact"]
 llvm_config.add_tool_substitutions(tools, [config.sluice_tools_dir])
 
-# The ASan+UBSan build of sluice-vulkan-run (SLUICE_ENABLE_SANITIZER_TESTS).
-if os.path.exists(os.path.join(config.sluice_tools_dir, "sluice-vulkan-run-asan")):
-    config.available_features.add("sluice-vulkan-run-asan")
-    llvm_config.add_tool_substitutions(["sluice-vulkan-run-asan"], [config.sluice_tools_dir])
+# The ASan+UBSan build of sluice-run-artifact (SLUICE_ENABLE_SANITIZER_TESTS).
+if os.path.exists(os.path.join(config.sluice_tools_dir, "sluice-run-artifact-asan")):
+    config.available_features.add("sluice-run-artifact-asan")
+    llvm_config.add_tool_substitutions(["sluice-run-artifact-asan"], [config.sluice_tools_dir])
 
 # SPIR-V validator and disassembler (SPIRV-Tools, from PATH), for test/Target/SPIRV.
 spirv_tools = ["spirv-val", "spirv-dis"]
@@ -46,7 +46,7 @@ llvm_config.add_tool_substitutions(spirv_tools,
 # Features for REQUIRES: lines; a test whose feature is missing is reported as
 # UNSUPPORTED (scripts/ctest-summary lists it with the reason written below).
 #   spirv-tools: spirv-val and spirv-dis are on PATH;
-#   vulkan:      sluice-vulkan-run --list-devices finds a Vulkan device.
+#   vulkan:      sluice-run-artifact --list-devices finds a Vulkan device.
 # With CI=true a missing one is fatal: CI must run those tests.
 import shutil
 import subprocess
@@ -59,19 +59,19 @@ else:
     config.available_features.add("spirv-tools")
 
 def vulkan_device_problem():
-    lister = os.path.join(config.sluice_tools_dir, "sluice-vulkan-run")
+    lister = os.path.join(config.sluice_tools_dir, "sluice-run-artifact")
     if not os.path.exists(lister):
-        return "sluice-vulkan-run is not built"
+        return "sluice-run-artifact is not built"
     try:
         probe = subprocess.run([lister, "--list-devices"], stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, timeout=120)
     except (OSError, subprocess.TimeoutExpired) as error:
-        return "sluice-vulkan-run --list-devices: %s" % error
+        return "sluice-run-artifact --list-devices: %s" % error
     text = probe.stdout.decode("utf-8", "replace").strip()
     if probe.returncode != 0:
         return "no Vulkan device: %s" % text
     if not text:
-        return "no Vulkan device: sluice-vulkan-run --list-devices lists none"
+        return "no Vulkan device: sluice-run-artifact --list-devices lists none"
     return None
 
 vulkan_problem = vulkan_device_problem()

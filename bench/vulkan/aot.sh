@@ -7,8 +7,9 @@
 #   OUT/<example>-cpu     kernels through convert-gpu-to-cpu (the CPU backend)
 #   OUT/<example>-vulkan  kernels as SPIR-V, launched through the Vulkan ABI
 #
-# and, for the wave example, OUT/shadow_pool/ (program.json + .spv) for
-# sluice-vulkan-run. The host code is the same MLIR the JIT of sluice-run
+# and, for the wave example, OUT/shadow_pool.sluice (the compiled-program
+# artifact with CPU and Vulkan kernels, docs/artifact.md) for
+# sluice-run-artifact. The host code is the same MLIR the JIT of sluice-run
 # compiles, lowered with the same passes, translated to LLVM IR and compiled
 # with clang -O2 -march=x86-64-v3.
 #
@@ -38,8 +39,7 @@ for example in "$root"/examples/barrier/*.mlir "$root"/test/Integration/vulkan-f
     rm "$out/$name-$backend.ll"
   done
 done
-rm -rf "$out/shadow_pool"
-"$bin/sluice-opt" --wave-split --convert-wave-to-gpu --sluice-to-spirv "$root/examples/shadow_pool.mlir" |
-  "$bin/sluice-translate" --sluice-to-spirv-bin --sluice-spirv-dir="$out/shadow_pool" > /dev/null
-cp "$bin/sluice-vulkan-run" "$out/"
+"$bin/sluice-translate" --sluice-to-artifact --sluice-backends=cpu,vulkan \
+  "$root/examples/shadow_pool.mlir" -o "$out/shadow_pool.sluice"
+cp "$bin/sluice-run-artifact" "$out/"
 ls "$out"

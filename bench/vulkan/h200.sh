@@ -5,12 +5,12 @@
 # example: the printed values of the CPU and the Vulkan executable, then
 # SLUICE_BENCH_REPS timed launches of each (fastest, "sluice-time <reps> <ns>",
 # host wall time including the Vulkan copies) and the per-launch GPU time
-# from timestamp queries. Then the shadow pool under sluice-vulkan-run.
+# from timestamp queries. Then the shadow pool artifact under sluice-run-artifact.
 set -uo pipefail
 aot=${1:-.aot}
 reps=${SLUICE_BENCH_REPS:-5}
 cd "$aot"
-echo "== devices"; ./sluice-vulkan-run --list-devices
+echo "== devices"; ./sluice-run-artifact --list-devices
 nproc
 for name in reduction scan transpose data_dependent_loop big_state; do
   echo "== $name"
@@ -26,5 +26,5 @@ for name in vulkan-float-kernel vulkan-push-scratch; do
 done
 for args in "--lanes=4096 --frame-pool=1024" "--lanes=262144 --frame-pool=1024" "--lanes=262144 --frame-pool=16384"; do
   echo "== shadow_pool $args"
-  ./sluice-vulkan-run shadow_pool $args --stats --repeat=10
+  ./sluice-run-artifact shadow_pool.sluice --backend=vulkan $args --stats --repeat=10
 done

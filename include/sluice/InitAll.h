@@ -21,6 +21,8 @@ void registerSluicePasses();
 
 /// Appends the verification passes (emission bounds, item linearity, cohort
 /// fit) to `pm`: what `--sluice-verify` runs.
+/// sluice-verify: emission bounds, item linearity, cohort fit (defined in
+/// lib/Pipelines with the other registered pipelines).
 void buildVerificationPipeline(mlir::OpPassManager &pm);
 
 /// "Sluice <version> (LLVM <version>)".

@@ -11,17 +11,12 @@
 #include "sluice/Dialect/Pool/Transforms/Passes.h"
 #include "sluice/Dialect/Wave/IR/WaveOps.h"
 #include "sluice/Dialect/Wave/Transforms/Passes.h"
+#include "sluice/Pipelines/Pipelines.h"
 
 #include "mlir/Pass/PassRegistry.h"
 
 void sluice::registerSluiceDialects(mlir::DialectRegistry &registry) {
   registry.insert<wave::WaveDialect, pool::PoolDialect, cohort::CohortDialect>();
-}
-
-void sluice::buildVerificationPipeline(mlir::OpPassManager &pm) {
-  pm.addPass(pool::createVerifyEmissionBounds());
-  pm.addPass(pool::createVerifyItemLinearity());
-  pm.addPass(cohort::createVerifyCohortFit());
 }
 
 void sluice::registerSluicePasses() {
@@ -30,11 +25,7 @@ void sluice::registerSluicePasses() {
   wave::registerWavePasses();
   registerSluiceConversionPasses();
   registerSluiceToSPIRVPipeline();
-  mlir::PassPipelineRegistration<>(
-      "sluice-verify",
-      "Prove Sluice's compile-time contracts: emission bounds, item "
-      "linearity, cohort fit",
-      buildVerificationPipeline);
+  registerSluicePipelines();
 }
 
 const char *sluice::getVersionString() {

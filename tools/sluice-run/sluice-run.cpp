@@ -8,14 +8,17 @@
 //===----------------------------------------------------------------------===//
 
 #include "sluice/Conversion/Passes.h"
+#include "sluice/Dialect/Pool/Transforms/Passes.h"
 #include "sluice/Dialect/Wave/IR/WaveOps.h"
 #include "sluice/InitAll.h"
+#include "sluice/Pipelines/Pipelines.h"
 #include "sluice/runtime/c_api.h"
 #include "sluice/runtime/cohort/c_api.h"
 #include "sluice/runtime/launch.h"
+#include "sluice/runtime/device/backend.h"
+#include "sluice/runtime/exit_codes.h"
+#include "sluice/runtime/program/run.h"
 #include "sluice/runtime/vulkan_launch.h"
-
-#include "WaveProgram.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -69,7 +72,7 @@ static cl::opt<bool> printLowered("print-lowered",
                                   cl::desc("Print the LLVM-dialect module before running it"),
                                   cl::init(false), cl::cat(runCategory));
 
-// Wave coroutine programs (WaveProgram.h).
+// Wave coroutine programs (compiled by lib/Pipelines, run by runtime/program/run.h).
 // `--stats` is taken out of argv before parsing: LLVM registers its own -stats.
 static bool waveStats = false;
 static cl::opt<std::string> waveLayout("layout", cl::desc("Wave programs: frame layout, soa | aos"),
@@ -139,9 +142,59 @@ static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner
   return map;
 }
 
+/// A wave program: compiled into an artifact for the chosen backend
+/// (lib/Pipelines), then run through the runtime's one reader and run path,
+/// exactly as sluice-run-artifact runs the artifact from a file.
+static int runWaveProgram(ModuleOp module) {
+  namespace rt = sluice::runtime;
+  rt::ArtifactRunOptions run;
+  run.backend = backend;
+  run.schedule = waveSchedule;
+  run.lanes = waveLanes;
+  run.framePool = waveFramePool;
+  run.workers = waveWorkers;
+  run.partialAdmission = wavePartialAdmission;
+  run.stats = waveStats;
+  run.tracePath = waveTrace;
+  if (int code = rt::checkRunOptions(run); code != rt::kExitSuccess)
+    return code;
+
+  if (waveLayout != "soa" && waveLayout != "aos") {
+    llvm::errs() << "sluice-run: --layout must be 'soa' or 'aos', got '" << waveLayout
+                 << "'\n";
+    return rt::kExitBadInput;
+  }
+  // A --capacity that does not parse or names no owner is bad usage.
+  {
+    PassManager pm(module.getContext());
+    sluice::pool::PoolSetCapacityOptions capacity;
+    capacity.capacities.assign(waveCapacities.begin(), waveCapacities.end());
+    pm.addPass(sluice::pool::createPoolSetCapacity(capacity));
+    if (failed(pm.run(module)))
+      return rt::kExitBadInput;
+  }
+
+  sluice::WaveCompileOptions compile;
+  compile.backends = {backend};
+  compile.layout = waveLayout;
+  compile.forceCoroutines = gpuForceCoroutines;
+  compile.coroutineLanes = gpuCoroutineLanes;
+  compile.optLevel = optLevel;
+  compile.printLowered = printLowered ? &llvm::outs() : nullptr;
+  std::vector<unsigned char> bytes;
+  if (failed(sluice::compileWaveProgram(module, compile, bytes)))
+    return rt::kExitFailure;
+  rt::Artifact artifact;
+  if (rt::Status status = rt::Artifact::read(std::move(bytes), "<compiled>", artifact);
+      !status.ok()) {
+    llvm::errs() << "sluice-run: " << status.message() << "\n";
+    return rt::kExitFailure;
+  }
+  return rt::runArtifact(artifact, run);
+}
+
 static LogicalResult lowerToLLVM(ModuleOp module) {
   PassManager pm(module.getContext());
-  sluice::buildVerificationPipeline(pm);
   pm.addPass(sluice::createConvertCohortToLLVM());
   if (backend == "vulkan") {
     // Kernels become SPIR-V constants; launches call the Vulkan launch ABI.
@@ -185,22 +238,29 @@ int main(int argc, char **argv) {
       "scheduler through the Vulkan device adapter, host-launched kernels through\n"
       "the Vulkan launch ABI. Host code and cohort graphs stay on the CPU.\n"
       "SLUICE_VULKAN_DEVICE=<index|name> picks the device; SLUICE_VULKAN_TIMING=1\n"
-      "prints the GPU time of every launch.\n");
-  if (backend != "cpu" && backend != "vulkan") {
-    llvm::errs() << "sluice-run: --backend must be 'cpu' or 'vulkan', got '" << backend
-                 << "'\n";
-    return 2;
+      "prints the GPU time of every launch.\n\n"
+      "A wave program is compiled into the same artifact `sluice-translate\n"
+      "--sluice-to-artifact` writes and run as sluice-run-artifact runs it.\n\n"
+      "exit codes: 0 success, 1 the program failed (a compile error, a protocol\n"
+      "fault, a run error), 2 bad usage or bad input, 3 no device (docs/tools.md).\n");
+  const sluice::runtime::BackendAdapter *adapter =
+      sluice::runtime::findBackendAdapter(backend);
+  if (!adapter) {
+    llvm::errs() << "sluice-run: --backend must be one of: "
+                 << sluice::runtime::backendAdapterNames() << "; got '" << backend << "'\n";
+    return sluice::runtime::kExitBadInput;
   }
-  if (backend == "vulkan" &&
+  if (!adapter->workers &&
       (gpuForceCoroutines || gpuCoroutineLanes.getNumOccurrences() || waveWorkers.getNumOccurrences())) {
     llvm::errs() << "sluice-run: --gpu-force-coroutines, --gpu-coroutine-lanes and --workers "
                     "choose how the CPU backend runs kernels; they do not apply to "
-                    "--backend=vulkan\n";
-    return 2;
+                    "--backend="
+                 << backend << "\n";
+    return sluice::runtime::kExitBadInput;
   }
   if (optLevel > 3) {
     llvm::errs() << "sluice-run: -O must be 0..3, got " << optLevel << "\n";
-    return 2;
+    return sluice::runtime::kExitBadInput;
   }
 
   DialectRegistry registry;
@@ -218,23 +278,15 @@ int main(int argc, char **argv) {
   if (!module)
     return 1;
 
-  auto coroutines = module->getOps<sluice::wave::CoroutineOp>();
-  if (!coroutines.empty()) {
-    sluice::run::WaveRunOptions wave;
-    wave.stats = waveStats;
-    wave.layout = waveLayout;
-    wave.schedule = waveSchedule;
-    wave.lanes = waveLanes;
-    wave.framePool = waveFramePool;
-    wave.capacities.assign(waveCapacities.begin(), waveCapacities.end());
-    wave.tracePath = waveTrace;
-    wave.workers = waveWorkers;
-    wave.partialAdmission = wavePartialAdmission;
-    wave.optLevel = optLevel;
-    wave.printLowered = printLowered;
-    wave.symbols = runtimeSymbols;
-    wave.backend = backend;
-    return sluice::run::runWaveProgram(*module, wave);
+  if (!module->getOps<sluice::wave::CoroutineOp>().empty())
+    return runWaveProgram(*module);
+  // The contracts come first: a program that breaks one gets that error, not
+  // a complaint about its entry function.
+  {
+    PassManager pm(&context);
+    sluice::buildVerificationPipeline(pm);
+    if (failed(pm.run(*module)))
+      return sluice::runtime::kExitFailure;
   }
   auto entry = module->lookupSymbol<func::FuncOp>(entryPoint);
   if (!entry || entry.isExternal()) {

@@ -3,6 +3,7 @@
 #include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
 #include "sluice/Conversion/WaveToGPU/ProgramDescriptor.h"
 #include "sluice/InitAll.h"
+#include "sluice/Pipelines/Pipelines.h"
 
 #include "mlir/InitAllTranslations.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
@@ -13,6 +14,7 @@ int main(int argc, char **argv) {
   mlir::registerAllTranslations();
   sluice::registerProgramDescriptorTranslation();
   sluice::registerSPIRVBinaryTranslation();
+  sluice::registerArtifactTranslation();
   llvm::cl::AddExtraVersionPrinter(sluice::printVersion);
   return mlir::failed(mlir::mlirTranslateMain(argc, argv, "Sluice translation driver\n"));
 }

@@ -87,6 +87,20 @@ def ConvertGPUToCPU : Pass<"convert-gpu-to-cpu", "::mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect", "::mlir::cf::ControlFlowDialect"];
 }
 
+def StructureStageKernels : Pass<"sluice-structure-stage-kernels", "::mlir::ModuleOp"> {
+  let summary = "Wrap the CFG of barrier-free stage kernels in one scf.execute_region";
+  let description = [{
+    `convert-wave-to-gpu` emits stage kernels whose bodies are CFGs (one block
+    per branch of the stage); `convert-gpu-to-cpu` takes multi-block kernels
+    down its coroutine path, one coroutine frame per lane. This pass wraps
+    the CFG of every kernel without barriers, workgroup or private
+    attributions in one `scf.execute_region`, so that loop fission applies: a
+    plain lane loop, no coroutine. Other kernels are left as they are. It is
+    part of the `sluice-wave-to-cpu` pipeline.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+}
+
 def ConvertWaveToGPU : Pass<"convert-wave-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Lower a split coroutine and its capacity owners to gpu kernels and a program descriptor";
   let description = [{

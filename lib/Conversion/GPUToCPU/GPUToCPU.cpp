@@ -101,7 +101,7 @@ struct ConvertGPUToCPUPass
         lowered;
     for (gpu::GPUModuleOp gpuModule : gpuModules) {
       for (auto kernel : gpuModule.getOps<gpu::GPUFuncOp>()) {
-        if (symbols.lookup(("__sluice_block_" + kernel.getName()).str())) {
+        if (symbols.lookup((SLUICE_CPU_BLOCK_PREFIX + kernel.getName()).str())) {
           kernel.emitOpError("two kernels named ")
               << kernel.getName()
               << " cannot both be lowered: block functions are named by kernel";

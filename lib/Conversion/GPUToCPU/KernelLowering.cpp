@@ -17,7 +17,7 @@ func::FuncOp RuntimeDeclarations::coroAlloc() {
   Builder b(getModule().getContext());
   auto ptr = LLVM::LLVMPointerType::get(getModule().getContext());
   func::FuncOp alloc =
-      declareFunction("sluice_rt_coro_alloc",
+      declareFunction(SLUICE_RT_SYM_CORO_ALLOC,
               b.getFunctionType({b.getI64Type(), b.getI64Type()}, {ptr}));
   // Like malloc: every result is fresh memory of the current block, so LLVM
   // may assume it aliases no kernel argument and no other allocation.
@@ -29,7 +29,7 @@ func::FuncOp RuntimeDeclarations::coroAlloc() {
 func::FuncOp RuntimeDeclarations::coroFree() {
   Builder b(getModule().getContext());
   auto ptr = LLVM::LLVMPointerType::get(getModule().getContext());
-  return declareFunction("sluice_rt_coro_free", b.getFunctionType({ptr}, {}));
+  return declareFunction(SLUICE_RT_SYM_CORO_FREE, b.getFunctionType({ptr}, {}));
 }
 
 func::FuncOp RuntimeDeclarations::launchBlocks() {
@@ -37,14 +37,14 @@ func::FuncOp RuntimeDeclarations::launchBlocks() {
   auto ptr = LLVM::LLVMPointerType::get(getModule().getContext());
   FunctionType blockFn = b.getFunctionType({ptr, b.getI64Type()}, {});
   return declareFunction(
-      "sluice_rt_launch_blocks",
+      SLUICE_RT_SYM_LAUNCH_BLOCKS,
       b.getFunctionType({blockFn, ptr, b.getI64Type(), b.getI32Type()}, {}));
 }
 
 func::FuncOp RuntimeDeclarations::barrierDivergence() {
   Builder b(getModule().getContext());
   auto ptr = LLVM::LLVMPointerType::get(getModule().getContext());
-  return declareFunction("sluice_rt_barrier_divergence",
+  return declareFunction(SLUICE_RT_SYM_BARRIER_DIVERGENCE,
                  b.getFunctionType({ptr, b.getI64Type()}, {}));
 }
 
@@ -159,7 +159,7 @@ func::FuncOp createBlockFunction(KernelContext &context, OpBuilder &builder,
   auto index = builder.getIndexType();
 
   builder.setInsertionPointToEnd(context.hostModule.getBody());
-  std::string name = ("__sluice_block_" + kernel.getName()).str();
+  std::string name = (SLUICE_CPU_BLOCK_PREFIX + kernel.getName()).str();
   auto function = func::FuncOp::create(builder, loc, name,
                                        builder.getFunctionType({ptr, i64}, {}));
   function.setPrivate();

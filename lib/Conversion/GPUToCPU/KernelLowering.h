@@ -10,6 +10,7 @@
 #ifndef SLUICE_LIB_CONVERSION_GPUTOCPU_KERNELLOWERING_H
 #define SLUICE_LIB_CONVERSION_GPUTOCPU_KERNELLOWERING_H
 
+#include "sluice/ABI/KernelABI.h"
 #include "sluice/Conversion/RuntimeCalls.h"
 
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"

@@ -7,52 +7,44 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
 using namespace mlir;
 
-/// Writes `attr` as a JSON value; fails on attribute kinds the schema lacks.
-static LogicalResult writeJSON(Attribute attr, llvm::json::OStream &json) {
+/// `attr` as a JSON value; fails on attribute kinds the schema lacks.
+static FailureOr<llvm::json::Value> toJSON(Attribute attr) {
   if (auto dict = dyn_cast<DictionaryAttr>(attr)) {
-    LogicalResult result = success();
-    json.object([&] {
-      for (NamedAttribute entry : dict) {
-        if (failed(result))
-          return;
-        json.attributeBegin(entry.getName().getValue());
-        result = writeJSON(entry.getValue(), json);
-        json.attributeEnd();
-      }
-    });
-    return result;
+    llvm::json::Object object;
+    for (NamedAttribute entry : dict) {
+      FailureOr<llvm::json::Value> value = toJSON(entry.getValue());
+      if (failed(value))
+        return failure();
+      object[entry.getName().getValue()] = std::move(*value);
+    }
+    return llvm::json::Value(std::move(object));
   }
   if (auto array = dyn_cast<ArrayAttr>(attr)) {
-    LogicalResult result = success();
-    json.array([&] {
-      for (Attribute element : array)
-        if (succeeded(result))
-          result = writeJSON(element, json);
-    });
-    return result;
+    llvm::json::Array list;
+    for (Attribute element : array) {
+      FailureOr<llvm::json::Value> value = toJSON(element);
+      if (failed(value))
+        return failure();
+      list.push_back(std::move(*value));
+    }
+    return llvm::json::Value(std::move(list));
   }
-  if (auto integer = dyn_cast<IntegerAttr>(attr)) {
-    json.value(integer.getInt());
-    return success();
-  }
-  if (auto string = dyn_cast<StringAttr>(attr)) {
-    json.value(string.getValue());
-    return success();
-  }
-  if (auto symbol = dyn_cast<SymbolRefAttr>(attr)) {
-    json.value(symbol.getLeafReference().getValue());
-    return success();
-  }
+  if (auto integer = dyn_cast<IntegerAttr>(attr))
+    return llvm::json::Value(integer.getInt());
+  if (auto string = dyn_cast<StringAttr>(attr))
+    return llvm::json::Value(string.getValue());
+  if (auto symbol = dyn_cast<SymbolRefAttr>(attr))
+    return llvm::json::Value(symbol.getLeafReference().getValue());
   if (auto type = dyn_cast<TypeAttr>(attr)) {
     std::string text;
     llvm::raw_string_ostream os(text);
     type.getValue().print(os);
-    json.value(text);
-    return success();
+    return llvm::json::Value(text);
   }
   return emitError(UnknownLoc::get(attr.getContext()),
                    "the program descriptor holds an attribute JSON has no "
@@ -60,18 +52,25 @@ static LogicalResult writeJSON(Attribute attr, llvm::json::OStream &json) {
          << attr;
 }
 
-LogicalResult sluice::printProgramDescriptorJSON(ModuleOp module,
-                                                 llvm::raw_ostream &os) {
+FailureOr<llvm::json::Object> sluice::programDescriptorJSON(ModuleOp module) {
   auto descriptor =
       module->getAttrOfType<DictionaryAttr>(kProgramDescriptorAttrName);
   if (!descriptor)
     return module.emitError("no '")
            << kProgramDescriptorAttrName
            << "' program descriptor; run convert-wave-to-gpu first";
-  llvm::json::OStream json(os, /*IndentSize=*/2);
-  if (failed(writeJSON(descriptor, json)))
+  FailureOr<llvm::json::Value> value = toJSON(descriptor);
+  if (failed(value))
     return failure();
-  os << '\n';
+  return std::move(*value->getAsObject());
+}
+
+LogicalResult sluice::printProgramDescriptorJSON(ModuleOp module,
+                                                 llvm::raw_ostream &os) {
+  FailureOr<llvm::json::Object> object = programDescriptorJSON(module);
+  if (failed(object))
+    return failure();
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(*object))) << '\n';
   return success();
 }
 

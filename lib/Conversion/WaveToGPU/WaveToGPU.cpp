@@ -152,9 +152,19 @@ private:
     // Producer edges: every main stage that publishes into an owner uses the
     // coroutine's declared bound for it.
     llvm::StringMap<int64_t> &bounds = state.shape.bounds;
-    for (auto bound : module.getOps<pool::EmissionBoundOp>())
-      if (bound.getProducer() == coroutine.getSymName())
-        bounds[bound.getOwner()] = bound.getBound();
+    for (auto bound : module.getOps<pool::EmissionBoundOp>()) {
+      if (bound.getProducer() != coroutine.getSymName())
+        continue;
+      // The runtime admits n invocations when n * bound <= availability <=
+      // capacity, in 32-bit slot counts.
+      auto owner = module.lookupSymbol<pool::OwnerOp>(bound.getOwner());
+      if (owner && bound.getBound() > owner.getCapacity())
+        return bound.emitOpError("bound ")
+               << bound.getBound() << " exceeds the capacity "
+               << owner.getCapacity() << " of @" << owner.getSymName()
+               << ": one invocation could never be admitted";
+      bounds[bound.getOwner()] = bound.getBound();
+    }
     int64_t base = 0;
     for (pool::OwnerOp owner : owners) {
       auto it = bounds.find(owner.getSymName());
@@ -162,6 +172,14 @@ private:
         continue;
       publishBase[owner.getSymName()] = base;
       base += it->second;
+      // One invocation's publish record holds every bound of the coroutine;
+      // the runtime indexes it with 32-bit offsets.
+      if (base > int64_t(UINT32_MAX))
+        return coroutine.emitOpError("declares emission bounds that sum to ")
+               << base << " items per invocation (into @"
+               << owner.getSymName()
+               << " and the owners before it); the publish record of one "
+                  "invocation holds at most 4294967295";
     }
     publishStride = base;
     state.shape.allocBase = globalStageCount();

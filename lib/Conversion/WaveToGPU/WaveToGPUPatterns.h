@@ -7,6 +7,7 @@
 #ifndef SLUICE_LIB_CONVERSION_WAVETOGPU_WAVETOGPUPATTERNS_H
 #define SLUICE_LIB_CONVERSION_WAVETOGPU_WAVETOGPUPATTERNS_H
 
+#include "sluice/ABI/KernelABI.h"
 #include "sluice/Dialect/Pool/IR/PoolOps.h"
 #include "sluice/Dialect/Wave/IR/WaveOps.h"
 
@@ -16,29 +17,26 @@
 
 namespace sluice::wave_to_gpu {
 
-/// `next_stage` value of a finished frame or a released item
-/// (SLUICE_RT_FINISHED in runtime/include/sluice/runtime/c_api.h).
-constexpr int64_t kFinished = 0xFFFFFFFF;
+/// `next_stage` value of a finished frame or a released item, fault codes,
+/// and the positions of the arguments every kernel takes: the kernel ABI
+/// (include/sluice/ABI/KernelABI.h), shared with the runtime.
+constexpr int64_t kFinished = SLUICE_KERNEL_FINISHED;
+constexpr int64_t kFaultBoundExceeded = SLUICE_KERNEL_FAULT_BOUND_EXCEEDED;
+constexpr int64_t kFaultPoolExhausted = SLUICE_KERNEL_FAULT_POOL_EXHAUSTED;
 
-/// Fault codes (sluice_rt_fault_code in
-/// runtime/include/sluice/runtime/c_api.h).
-constexpr int64_t kFaultBoundExceeded = 1;
-constexpr int64_t kFaultPoolExhausted = 2;
-
-/// Positions of the arguments every kernel takes.
 enum KernelArg : unsigned {
-  kCount = 0,        // index: invocations in this dispatch
-  kInvocations,      // memref<?xi32>: frame index (main) / item slot (aux)
-  kLaneIds,          // memref<?xi32>: lane of each frame
-  kFrames,           // memref<?xi8>: frame storage
-  kFieldOffsets,     // memref<?xi64>: SoA byte offset of each field's array
-  kNextStage,        // memref<?xi32>: outcome of each invocation
-  kCounters,         // memref<?xi32>: stage arrivals, alloc heads, releases
-  kPublishedSlots,   // memref<?xi32>: [invocation * stride + base + k]
-  kPublishedCounts,  // memref<?xi32>: [invocation * owners + owner]
-  kAllocLimits,      // memref<?xi32>: per owner, free-ring end of this dispatch
-  kFault,            // memref<?xi32>: code, stage, invocation, owner, value
-  kFirstOwnerBuffer, // per owner: free ring, then one array per payload
+  kCount = SLUICE_KARG_COUNT,
+  kInvocations = SLUICE_KARG_INVOCATIONS,
+  kLaneIds = SLUICE_KARG_LANE_IDS,
+  kFrames = SLUICE_KARG_FRAMES,
+  kFieldOffsets = SLUICE_KARG_FIELD_OFFSETS,
+  kNextStage = SLUICE_KARG_NEXT_STAGE,
+  kCounters = SLUICE_KARG_COUNTERS,
+  kPublishedSlots = SLUICE_KARG_PUBLISHED_SLOTS,
+  kPublishedCounts = SLUICE_KARG_PUBLISHED_COUNTS,
+  kAllocLimits = SLUICE_KARG_ALLOC_LIMITS,
+  kFault = SLUICE_KARG_FAULT,
+  kFirstOwnerBuffer = SLUICE_KARG_FIRST_OWNER,
 };
 
 /// The program as the patterns see it.

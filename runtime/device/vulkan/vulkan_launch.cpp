@@ -1,5 +1,6 @@
 //===- vulkan_launch.cpp - C ABI launching barrier kernels on Vulkan ------===//
 
+#include "sluice/runtime/exit_codes.h"
 #include "sluice/runtime/vulkan_launch.h"
 #include "sluice/runtime/vulkan.h"
 
@@ -21,10 +22,10 @@ using namespace sluice::runtime::vulkan;
 
 namespace {
 
-[[noreturn]] void fatal(const std::string &message) {
+[[noreturn]] void fatal(const std::string &message, int code = kExitFailure) {
   std::fprintf(stderr, "sluice: vulkan: %s\n", message.c_str());
   std::fflush(stderr);
-  std::exit(1);
+  std::exit(code);
 }
 
 // The process-wide context is never destroyed: thread_local launch state and
@@ -63,7 +64,7 @@ Context *tryContext() {
 Context &context() {
   Context *context = tryContext();
   if (!context)
-    fatal(global().status.describe());
+    fatal(global().status.describe(), exitCodeFor(global().status));
   return *context;
 }
 

@@ -10,6 +10,16 @@ pool.owner @zero_capacity capacity 0 stages ["a"] payload [] {
 
 // -----
 
+// The runtime counts slots in 32 bits.
+// expected-error @below {{'pool.owner' op capacity 4294967296 does not fit the runtime's 32-bit slot counters (at most 4294967295)}}
+pool.owner @too_big capacity 4294967296 stages ["a"] payload [] {
+  pool.handler "a" (%item) {
+    pool.release %item
+  }
+}
+
+// -----
+
 // expected-error @below {{attribute 'capacity' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
 pool.owner @negative_capacity capacity -4 stages ["a"] payload [] {
   pool.handler "a" (%item) {

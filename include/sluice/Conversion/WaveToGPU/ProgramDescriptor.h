@@ -9,12 +9,19 @@
 #define SLUICE_CONVERSION_WAVETOGPU_PROGRAMDESCRIPTOR_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace sluice {
 
 /// The module attribute holding the program descriptor.
 constexpr llvm::StringLiteral kProgramDescriptorAttrName = "sluice.program";
+
+/// The descriptor of `module` as a JSON object: dictionaries become objects,
+/// arrays arrays, integers numbers, strings and types strings, and kernel
+/// symbol references the kernel's own name. Fails with an error when the
+/// module has no descriptor.
+mlir::FailureOr<llvm::json::Object> programDescriptorJSON(mlir::ModuleOp module);
 
 /// Prints the descriptor of `module` as one JSON object: dictionaries become
 /// objects, arrays arrays, integers numbers, strings and types strings, and

@@ -86,6 +86,11 @@ SmallVector<Type> OwnerOp::getPayloadTypes() {
 }
 
 LogicalResult OwnerOp::verify() {
+  if (uint64_t(getCapacity()) > UINT32_MAX)
+    return emitOpError("capacity ")
+           << getCapacity()
+           << " does not fit the runtime's 32-bit slot counters (at most "
+              "4294967295)";
   if (getStages().empty())
     return emitOpError("needs at least one stage");
   llvm::StringSet<> seen;

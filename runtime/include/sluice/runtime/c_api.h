@@ -17,6 +17,8 @@
 #ifndef SLUICE_RUNTIME_C_API_H
 #define SLUICE_RUNTIME_C_API_H
 
+#include "sluice/ABI/KernelABI.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,7 +29,7 @@ extern "C" {
 /*--- 1. Stage kernels ---------------------------------------------------*/
 
 /* next_stage value of a finished frame or a released item. */
-#define SLUICE_RT_FINISHED 0xFFFFFFFFu
+#define SLUICE_RT_FINISHED SLUICE_KERNEL_FINISHED
 /* next_stage value before the kernel decided (a linearity violation). */
 #define SLUICE_RT_UNDECIDED 0xFFFFFFFEu
 #define SLUICE_RT_NO_OWNER 0xFFFFFFFFu
@@ -39,8 +41,8 @@ typedef enum sluice_rt_frame_layout_kind {
 
 typedef enum sluice_rt_fault_code {
   SLUICE_RT_FAULT_NONE = 0,
-  SLUICE_RT_FAULT_BOUND_EXCEEDED = 1,   /* more than `bound` publishes */
-  SLUICE_RT_FAULT_POOL_EXHAUSTED = 2,   /* no admitted slot left */
+  SLUICE_RT_FAULT_BOUND_EXCEEDED = SLUICE_KERNEL_FAULT_BOUND_EXCEEDED,   /* more than `bound` publishes */
+  SLUICE_RT_FAULT_POOL_EXHAUSTED = SLUICE_KERNEL_FAULT_POOL_EXHAUSTED,   /* no admitted slot left */
   SLUICE_RT_FAULT_NOT_A_PRODUCER = 3,   /* stage may not publish into owner */
   SLUICE_RT_FAULT_WRONG_STAGE_KIND = 4, /* item helper in a main stage or
                                            vice versa */

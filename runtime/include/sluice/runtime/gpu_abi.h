@@ -24,6 +24,7 @@
 #ifndef SLUICE_RUNTIME_GPU_ABI_H
 #define SLUICE_RUNTIME_GPU_ABI_H
 
+#include "sluice/ABI/KernelABI.h"
 #include "sluice/runtime/c_api.h"
 
 #include <cstdint>
@@ -31,24 +32,25 @@
 
 namespace sluice::runtime {
 
-// Fixed arguments before the per-owner ones, in order.
+// Fixed arguments before the per-owner ones, in order (the kernel ABI,
+// include/sluice/ABI/KernelABI.h, shared with the compiler).
 enum class GpuKernelArgument : uint32_t {
-  Count = 0,
-  Invocations,
-  LaneIds,
-  Frames,
-  FieldOffsets,
-  NextStage,
-  Counters,
-  PublishedSlots,
-  PublishedCounts,
-  AllocLimits,
-  Fault,
-  FirstOwnerArgument, // per owner: free ring, then one array per payload field
+  Count = SLUICE_KARG_COUNT,
+  Invocations = SLUICE_KARG_INVOCATIONS,
+  LaneIds = SLUICE_KARG_LANE_IDS,
+  Frames = SLUICE_KARG_FRAMES,
+  FieldOffsets = SLUICE_KARG_FIELD_OFFSETS,
+  NextStage = SLUICE_KARG_NEXT_STAGE,
+  Counters = SLUICE_KARG_COUNTERS,
+  PublishedSlots = SLUICE_KARG_PUBLISHED_SLOTS,
+  PublishedCounts = SLUICE_KARG_PUBLISHED_COUNTS,
+  AllocLimits = SLUICE_KARG_ALLOC_LIMITS,
+  Fault = SLUICE_KARG_FAULT,
+  FirstOwnerArgument = SLUICE_KARG_FIRST_OWNER,
 };
 
 // Words of the kernel's fault argument.
-inline constexpr uint32_t kGpuFaultWords = 5;
+inline constexpr uint32_t kGpuFaultWords = SLUICE_KERNEL_FAULT_WORDS;
 
 // What the compiler fixed in the kernels (the `sluice.program` descriptor).
 struct GpuKernelLayout {

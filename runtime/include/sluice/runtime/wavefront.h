@@ -50,7 +50,7 @@ struct RunSummary {
   bool stats = false; // add the per-stage table and the iteration count
 };
 
-// What `sluice-run` and `sluice-vulkan-run` print after a wave program's run:
+// What `sluice-run` and `sluice-run-artifact` print after a wave program's run:
 // "<program>: N lanes, ..." , with `stats` the stage table and "iterations:",
 // then "lanes finished: N" and per owner its capacity, items published (by
 // its producers) and released (by its stages). The same text for every

@@ -38,4 +38,24 @@ def VerifyItemLinearity : Pass<"sluice-verify-item-linearity", "::mlir::ModuleOp
   let dependentDialects = ["::sluice::pool::PoolDialect"];
 }
 
+def PoolSetCapacity : Pass<"pool-set-capacity", "::mlir::ModuleOp"> {
+  let summary = "Override the capacity of named capacity owners";
+  let description = [{
+    Sets the capacity of each named `pool.owner` before the program is
+    compiled (the stage kernels wrap ring positions at the capacity, so the
+    capacity a run uses is fixed at compile time). Each entry of
+    `capacities` is `NAME=N` with N in [1, 4294967295]; an entry that does
+    not parse, names no owner, or is out of range is an error at the module.
+
+    ```
+    sluice-opt --pool-set-capacity=capacities=shadow=16 examples/shadow_pool.mlir
+    ```
+  }];
+  let options = [
+    ListOption<"capacities", "capacities", "std::string",
+               "NAME=N: the new capacity of pool.owner @NAME">
+  ];
+  let dependentDialects = ["::sluice::pool::PoolDialect"];
+}
+
 #endif // SLUICE_DIALECT_POOL_TRANSFORMS_PASSES_TD

@@ -1,0 +1,66 @@
+/*===- KernelABI.h - The compiled kernels' argument ABI ---------*- C -*-===//
+ *
+ * The one definition of what convert-wave-to-gpu compiles into every stage
+ * kernel and what the runtime passes it, shared by lib/ (the lowering) and
+ * runtime/ (the adapters that run compiled kernels). Plain C, no includes:
+ * the compiler, the runtime and generated host code all read it.
+ *
+ * Every stage kernel takes, in order, the arguments of sluice_kernel_arg,
+ * then per owner its free ring followed by one array per payload field, then
+ * per coroutine argument its input array (docs/compiler.md).
+ *
+ *===--------------------------------------------------------------------===*/
+#ifndef SLUICE_ABI_KERNELABI_H
+#define SLUICE_ABI_KERNELABI_H
+
+/* Bumped whenever anything below changes; the artifact records it. */
+#define SLUICE_KERNEL_ABI_VERSION 1
+
+/* Positions of the arguments every stage kernel takes. */
+enum sluice_kernel_arg {
+  SLUICE_KARG_COUNT = 0,         /* index: invocations in this dispatch */
+  SLUICE_KARG_INVOCATIONS = 1,   /* i32[]: frame index (main) / item slot (aux) */
+  SLUICE_KARG_LANE_IDS = 2,      /* i32[]: lane of each frame */
+  SLUICE_KARG_FRAMES = 3,        /* i8[]: frame storage */
+  SLUICE_KARG_FIELD_OFFSETS = 4, /* i64[]: SoA byte offset of each field's array */
+  SLUICE_KARG_NEXT_STAGE = 5,    /* i32[]: outcome of each invocation */
+  SLUICE_KARG_COUNTERS = 6,      /* i32[]: stage arrivals, alloc heads, releases */
+  SLUICE_KARG_PUBLISHED_SLOTS = 7,  /* i32[]: [invocation * stride + base + k] */
+  SLUICE_KARG_PUBLISHED_COUNTS = 8, /* i32[]: [invocation * owners + owner] */
+  SLUICE_KARG_ALLOC_LIMITS = 9,  /* i32[]: per owner, ring end of this dispatch */
+  SLUICE_KARG_FAULT = 10,        /* i32[SLUICE_KERNEL_FAULT_WORDS] */
+  SLUICE_KARG_FIRST_OWNER = 11   /* per owner: free ring, then payload arrays */
+};
+
+/* The fault argument: the dispatch's first fault, claimed by its code word. */
+enum sluice_kernel_fault_word {
+  SLUICE_FAULT_WORD_CODE = 0,
+  SLUICE_FAULT_WORD_STAGE = 1,
+  SLUICE_FAULT_WORD_INVOCATION = 2,
+  SLUICE_FAULT_WORD_OWNER = 3,
+  SLUICE_FAULT_WORD_VALUE = 4
+};
+#define SLUICE_KERNEL_FAULT_WORDS 5
+
+/* Fault codes a compiled kernel records (a subset of sluice_rt_fault_code). */
+#define SLUICE_KERNEL_FAULT_BOUND_EXCEEDED 1
+#define SLUICE_KERNEL_FAULT_POOL_EXHAUSTED 2
+
+/* next_stage value of a finished frame or a released item. */
+#define SLUICE_KERNEL_FINISHED 0xFFFFFFFFu
+
+/* Lanes per block (workgroup) of the compiled stage kernels. */
+#define SLUICE_KERNEL_BLOCK_LANES 64
+
+/* The CPU backend: each stage kernel `k` becomes the block function
+ * `void __sluice_block_<k>(void *argument_record, int64_t block)`, exported
+ * from the artifact's shared object. */
+#define SLUICE_CPU_BLOCK_PREFIX "__sluice_block_"
+
+/* Runtime C functions that compiled code calls, by name. */
+#define SLUICE_RT_SYM_LAUNCH_BLOCKS "sluice_rt_launch_blocks"
+#define SLUICE_RT_SYM_BARRIER_DIVERGENCE "sluice_rt_barrier_divergence"
+#define SLUICE_RT_SYM_CORO_ALLOC "sluice_rt_coro_alloc"
+#define SLUICE_RT_SYM_CORO_FREE "sluice_rt_coro_free"
+
+#endif /* SLUICE_ABI_KERNELABI_H */

@@ -1,0 +1,99 @@
+//===- Pipelines.h - Sluice's registered pipelines --------------*- C++ -*-===//
+//
+// Every pipeline a tool runs, callable from C++ so that a front end gets
+// exactly what the tools do (DESIGN.md §3):
+//
+//   sluice-wave-to-gpu    pool-set-capacity, the three proofs, wave-split,
+//                         convert-wave-to-gpu (the gpu hand-off + descriptor)
+//   sluice-wave-to-cpu    sluice-structure-stage-kernels, convert-gpu-to-cpu,
+//                         scf-to-cf, convert-to-llvm (stage kernels as block
+//                         functions in the LLVM dialect)
+//   sluice-wave-to-spirv  sluice-to-spirv with the stage kernels' workgroup
+//
+// and compileWaveProgram, which runs them and writes the compiled-program
+// artifact (docs/artifact.md) for one or more backends.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SLUICE_PIPELINES_PIPELINES_H
+#define SLUICE_PIPELINES_PIPELINES_H
+
+#include "sluice/ABI/KernelABI.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+namespace sluice {
+
+struct WaveToGPUOptions : public mlir::PassPipelineOptions<WaveToGPUOptions> {
+  Option<std::string> layout{*this, "layout",
+                             llvm::cl::desc("Frame layout: soa | aos"),
+                             llvm::cl::init("soa")};
+  ListOption<std::string> capacities{
+      *this, "capacities",
+      llvm::cl::desc("NAME=N: compile pool.owner @NAME with capacity N")};
+};
+
+/// pool-set-capacity, sluice-verify (emission bounds, item linearity, cohort
+/// fit), wave-split and convert-wave-to-gpu.
+void buildWaveToGPUPipeline(mlir::OpPassManager &pm,
+                            const WaveToGPUOptions &options);
+
+struct WaveToCPUOptions : public mlir::PassPipelineOptions<WaveToCPUOptions> {
+  Option<bool> forceCoroutines{
+      *this, "force-coroutines",
+      llvm::cl::desc("Lower every kernel on the coroutine path"),
+      llvm::cl::init(false)};
+  Option<unsigned> coroutineLanes{
+      *this, "coroutine-lanes",
+      llvm::cl::desc("Lanes per coroutine on the coroutine path"),
+      llvm::cl::init(128)};
+};
+
+/// The gpu hand-off's stage kernels to block functions in the LLVM dialect.
+void buildWaveToCPUPipeline(mlir::OpPassManager &pm,
+                            const WaveToCPUOptions &options);
+
+/// sluice-to-spirv with workgroups of SLUICE_KERNEL_BLOCK_LANES lanes.
+void buildWaveToSPIRVPipeline(mlir::OpPassManager &pm);
+
+/// Registers the three pipelines above with the pass registry.
+void registerSluicePipelines();
+
+/// What compileWaveProgram compiles, and for which backends.
+struct WaveCompileOptions {
+  std::string layout = "soa";          // soa | aos
+  std::vector<std::string> capacities; // NAME=N overrides
+  std::vector<std::string> backends{"cpu"}; // cpu, vulkan
+  bool forceCoroutines = false;        // CPU backend only
+  unsigned coroutineLanes = 128;       // CPU backend only
+  unsigned optLevel = 2;               // CPU object code, 0..3
+  // The CPU the object code targets: "native" (this machine's CPU and
+  // features) or "generic" (the baseline of the host's architecture, so an
+  // artifact runs on another machine of that architecture).
+  std::string cpu = "native";
+  // Where the lowered forms are printed (LLVM dialect, spirv.module), or null.
+  llvm::raw_ostream *printLowered = nullptr;
+};
+
+/// The backends compileWaveProgram can target.
+llvm::ArrayRef<llvm::StringRef> waveBackends();
+
+/// Compiles the wave program in `module` (consumed: it is lowered in place)
+/// into the bytes of a compiled-program artifact. Errors are diagnostics on
+/// the module's context; a bad option is an error at the module.
+mlir::LogicalResult compileWaveProgram(mlir::ModuleOp module,
+                                       const WaveCompileOptions &options,
+                                       std::vector<unsigned char> &artifact);
+
+/// Registers `--sluice-to-artifact` (and its options) with the translation
+/// registry: a wave program to the artifact file.
+void registerArtifactTranslation();
+
+} // namespace sluice
+
+#endif // SLUICE_PIPELINES_PIPELINES_H

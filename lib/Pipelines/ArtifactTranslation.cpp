@@ -1,0 +1,71 @@
+//===- ArtifactTranslation.cpp - --sluice-to-artifact ---------------------===//
+//
+// sluice-translate --sluice-to-artifact [--sluice-backends=cpu,vulkan] P.mlir
+//   -o P.sluice: compiles a wave program (compileWaveProgram) and writes the
+// artifact that sluice-run-artifact and the runtime's Artifact::read load.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sluice/Pipelines/Pipelines.h"
+
+#include "sluice/InitAll.h"
+
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+#include "llvm/Support/CommandLine.h"
+
+using namespace mlir;
+
+void sluice::registerArtifactTranslation() {
+  static llvm::cl::OptionCategory category("--sluice-to-artifact options");
+  static llvm::cl::list<std::string> backends(
+      "sluice-backends",
+      llvm::cl::desc("--sluice-to-artifact: the backends to compile kernels "
+                     "for (cpu, vulkan; default cpu)"),
+      llvm::cl::CommaSeparated, llvm::cl::cat(category));
+  static llvm::cl::opt<std::string> layout(
+      "sluice-layout",
+      llvm::cl::desc("--sluice-to-artifact: frame layout, soa | aos"),
+      llvm::cl::init("soa"), llvm::cl::cat(category));
+  static llvm::cl::list<std::string> capacities(
+      "sluice-capacity",
+      llvm::cl::desc("--sluice-to-artifact: NAME=N compiles pool.owner @NAME "
+                     "with capacity N"),
+      llvm::cl::cat(category));
+  static llvm::cl::opt<std::string> cpu(
+      "sluice-cpu",
+      llvm::cl::desc("--sluice-to-artifact: CPU of the object code, generic "
+                     "(runs on any machine of this architecture, the "
+                     "default) or native (this machine's)"),
+      llvm::cl::init("generic"), llvm::cl::cat(category));
+  static llvm::cl::opt<unsigned> optLevel(
+      "sluice-opt-level",
+      llvm::cl::desc("--sluice-to-artifact: LLVM optimization level of the CPU "
+                     "kernels (0-3)"),
+      llvm::cl::init(2), llvm::cl::cat(category));
+  static TranslateFromMLIRRegistration registration(
+      "sluice-to-artifact",
+      "Compile a wave program into a compiled-program artifact "
+      "(docs/artifact.md)",
+      [](ModuleOp module, llvm::raw_ostream &os) {
+        WaveCompileOptions options;
+        if (!backends.empty())
+          options.backends.assign(backends.begin(), backends.end());
+        options.layout = layout;
+        options.capacities.assign(capacities.begin(), capacities.end());
+        options.cpu = cpu;
+        options.optLevel = optLevel;
+        std::vector<unsigned char> artifact;
+        if (failed(compileWaveProgram(module, options, artifact)))
+          return failure();
+        os.write(reinterpret_cast<const char *>(artifact.data()),
+                 artifact.size());
+        return success();
+      },
+      [](DialectRegistry &registry) {
+        registerAllDialects(registry);
+        registerAllExtensions(registry);
+        registerSluiceDialects(registry);
+      });
+}

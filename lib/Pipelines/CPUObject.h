@@ -1,0 +1,29 @@
+//===- CPUObject.h - LLVM-dialect kernels to a shared object ----*- C++ -*-===//
+#ifndef SLUICE_LIB_PIPELINES_CPUOBJECT_H
+#define SLUICE_LIB_PIPELINES_CPUOBJECT_H
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <string>
+#include <vector>
+
+namespace sluice {
+
+struct CPUObjectOptions {
+  unsigned optLevel = 2;
+  bool nativeCPU = true; // this machine's CPU and features, else generic
+  std::string exportPrefix; // functions with this prefix stay exported
+};
+
+/// Translates `module` (LLVM dialect) to LLVM IR, optimizes it, emits
+/// position-independent object code for the host's architecture and links it
+/// with lld into a shared object whose only exports are the functions named
+/// with `exportPrefix`. Its undefined symbols (the runtime's sluice_rt_*, libm)
+/// are resolved from the process that loads it.
+mlir::LogicalResult buildSharedObject(mlir::ModuleOp module,
+                                      const CPUObjectOptions &options,
+                                      std::vector<unsigned char> &out);
+
+} // namespace sluice
+
+#endif // SLUICE_LIB_PIPELINES_CPUOBJECT_H

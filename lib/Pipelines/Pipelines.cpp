@@ -1,0 +1,298 @@
+//===- Pipelines.cpp - Registered pipelines and the wave compiler ---------===//
+//
+// compileWaveProgram: sluice-wave-to-gpu; the descriptor is printed as JSON
+// and read back through the runtime's one reader (so what the compiler
+// writes is what every runner will accept); the stage kernels' signatures
+// are checked against the kernel ABI; then per backend a clone of the gpu
+// hand-off is lowered (sluice-wave-to-cpu + object code + lld, or
+// sluice-wave-to-spirv + spirv::serialize) and the artifact is written.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sluice/Pipelines/Pipelines.h"
+
+#include "CPUObject.h"
+
+#include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
+#include "sluice/Conversion/Passes.h"
+#include "sluice/Conversion/WaveToGPU/ProgramDescriptor.h"
+#include "sluice/Dialect/Cohort/Transforms/Passes.h"
+#include "sluice/Dialect/Pool/Transforms/Passes.h"
+#include "sluice/Dialect/Wave/IR/WaveOps.h"
+#include "sluice/Dialect/Wave/Transforms/Passes.h"
+#include "sluice/InitAll.h"
+#include "sluice/runtime/program/artifact.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+namespace rt = sluice::runtime;
+
+namespace sluice {
+
+void buildVerificationPipeline(OpPassManager &pm) {
+  pm.addPass(pool::createVerifyEmissionBounds());
+  pm.addPass(pool::createVerifyItemLinearity());
+  pm.addPass(cohort::createVerifyCohortFit());
+}
+
+void buildWaveToGPUPipeline(OpPassManager &pm,
+                            const WaveToGPUOptions &options) {
+  pool::PoolSetCapacityOptions capacity;
+  capacity.capacities.assign(options.capacities.begin(),
+                             options.capacities.end());
+  pm.addPass(pool::createPoolSetCapacity(capacity));
+  buildVerificationPipeline(pm);
+  wave::WaveSplitOptions split;
+  split.layout = options.layout;
+  pm.addPass(wave::createWaveSplit(split));
+  pm.addPass(createConvertWaveToGPU());
+}
+
+void buildWaveToCPUPipeline(OpPassManager &pm,
+                            const WaveToCPUOptions &options) {
+  pm.addPass(createStructureStageKernels());
+  ConvertGPUToCPUOptions gpu;
+  gpu.forceCoroutines = options.forceCoroutines;
+  gpu.coroutineLanes = options.coroutineLanes;
+  pm.addPass(createConvertGPUToCPU(gpu));
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void buildWaveToSPIRVPipeline(OpPassManager &pm) {
+  SluiceToSPIRVOptions spirv;
+  spirv.workgroupSize = SLUICE_KERNEL_BLOCK_LANES;
+  buildSluiceToSPIRVPipeline(pm, spirv);
+}
+
+void registerSluicePipelines() {
+  PassPipelineRegistration<>(
+      "sluice-verify",
+      "Prove Sluice's compile-time contracts: emission bounds, item "
+      "linearity, cohort fit",
+      buildVerificationPipeline);
+  PassPipelineRegistration<WaveToGPUOptions>(
+      "sluice-wave-to-gpu",
+      "A wave program to the gpu hand-off: capacity overrides, the three "
+      "proofs, wave-split, convert-wave-to-gpu",
+      buildWaveToGPUPipeline);
+  PassPipelineRegistration<WaveToCPUOptions>(
+      "sluice-wave-to-cpu",
+      "The gpu hand-off's stage kernels to CPU block functions in the LLVM "
+      "dialect",
+      buildWaveToCPUPipeline);
+  PassPipelineRegistration<>(
+      "sluice-wave-to-spirv",
+      "The gpu hand-off's stage kernels to spirv.modules (workgroups of the "
+      "kernel ABI's block size)",
+      buildWaveToSPIRVPipeline);
+}
+
+llvm::ArrayRef<llvm::StringRef> waveBackends() {
+  static const llvm::StringRef names[] = {"cpu", "vulkan"};
+  return names;
+}
+
+namespace {
+
+/// The sections each backend's kernels live in.
+constexpr llvm::StringLiteral kCPUSection = "cpu.so";
+constexpr llvm::StringLiteral kSPIRVSection = "spirv";
+
+/// The types of the kernel ABI (KernelABI.h) for a program whose owners have
+/// `payloads` and whose coroutine takes `inputs`.
+FailureOr<SmallVector<Type>>
+expectedKernelArguments(MLIRContext *context,
+                        const rt::CompiledProgram &program, Location loc) {
+  auto dynamic = [](Type element) {
+    return MemRefType::get({ShapedType::kDynamic}, element);
+  };
+  auto parse = [&](const std::string &text) -> Type {
+    Type type = parseType(text, context);
+    if (!type)
+      emitError(loc, "the descriptor names type '") << text << "'";
+    return type;
+  };
+  Type i32 = IntegerType::get(context, 32);
+  SmallVector<Type> expected{IndexType::get(context)};
+  expected.append({dynamic(i32), dynamic(i32),
+                   dynamic(IntegerType::get(context, 8)),
+                   dynamic(IntegerType::get(context, 64))});
+  expected.append(SLUICE_KARG_FIRST_OWNER - SLUICE_KARG_NEXT_STAGE,
+                  dynamic(i32));
+  for (const rt::CompiledOwner &owner : program.owners) {
+    expected.push_back(dynamic(i32));
+    for (const std::string &text : owner.payload) {
+      Type type = parse(text);
+      if (!type)
+        return failure();
+      expected.push_back(dynamic(type));
+    }
+  }
+  for (const std::string &text : program.inputs) {
+    Type type = parse(text);
+    if (!type)
+      return failure();
+    expected.push_back(dynamic(type));
+  }
+  return expected;
+}
+
+/// Every runner fills the argument record in the kernel ABI's order; a
+/// kernel with other arguments would read garbage.
+LogicalResult checkKernelSignatures(ModuleOp module,
+                                    const rt::CompiledProgram &program) {
+  FailureOr<SmallVector<Type>> expected =
+      expectedKernelArguments(module.getContext(), program, module.getLoc());
+  if (failed(expected))
+    return failure();
+  WalkResult walk = module.walk([&](gpu::GPUFuncOp kernel) {
+    if (!kernel.isKernel() ||
+        kernel.getArgumentTypes() == ArrayRef<Type>(*expected))
+      return WalkResult::advance();
+    kernel.emitError("stage kernel @")
+        << kernel.getName() << " takes " << kernel.getArgumentTypes()
+        << ", but the kernel ABI passes " << TypeRange(*expected);
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+/// The runtime gives each lane its lane id as the coroutine's argument.
+LogicalResult checkCoroutineArguments(ModuleOp module) {
+  auto coroutines = module.getOps<wave::CoroutineOp>();
+  if (coroutines.empty())
+    return module.emitError("no wave.coroutine to compile");
+  wave::CoroutineOp coroutine = *coroutines.begin();
+  if (coroutine.getNumArguments() > 1 ||
+      llvm::any_of(coroutine.getArgumentTypes(),
+                   [](Type type) { return !isa<IntegerType>(type); }))
+    return coroutine.emitError("the runtime passes each lane its lane id as "
+                               "the coroutine's only (integer) argument; @")
+           << coroutine.getSymName() << " takes "
+           << coroutine.getArgumentTypes();
+  return success();
+}
+
+LogicalResult checkOptions(ModuleOp module, const WaveCompileOptions &options) {
+  if (options.layout != "soa" && options.layout != "aos")
+    return module.emitError("frame layout must be 'soa' or 'aos', got '")
+           << options.layout << "'";
+  if (options.optLevel > 3)
+    return module.emitError("optimization level must be 0..3, got ")
+           << options.optLevel;
+  if (options.cpu != "native" && options.cpu != "generic")
+    return module.emitError("CPU must be 'native' or 'generic', got '")
+           << options.cpu << "'";
+  if (options.backends.empty())
+    return module.emitError("no backend to compile for");
+  for (const std::string &backend : options.backends)
+    if (!llvm::is_contained(waveBackends(), backend))
+      return module.emitError("unknown backend '")
+             << backend << "'; wave programs compile for: "
+             << llvm::join(waveBackends(), ", ");
+  return success();
+}
+
+/// The spirv.module of the stage kernels, serialized.
+LogicalResult lowerToSPIRV(ModuleOp module, const WaveCompileOptions &options,
+                           rt::ArtifactSection &out) {
+  PassManager pm(module.getContext());
+  buildWaveToSPIRVPipeline(pm);
+  if (failed(pm.run(module)))
+    return failure();
+  spirv::ModuleOp spv = spirvModuleFor(module, "sluice_kernels");
+  if (!spv)
+    return module.emitError(
+        "sluice-wave-to-spirv produced no spirv.module for @sluice_kernels");
+  SmallVector<uint32_t> words;
+  if (failed(serializeSPIRV(spv, words)))
+    return failure();
+  if (options.printLowered)
+    spv->print(*options.printLowered);
+  out.name = kSPIRVSection.str();
+  const auto *bytes = reinterpret_cast<const unsigned char *>(words.data());
+  out.bytes.assign(bytes, bytes + words.size() * sizeof(uint32_t));
+  return success();
+}
+
+/// The stage kernels as a shared object of block functions.
+LogicalResult lowerToCPU(ModuleOp module, const WaveCompileOptions &options,
+                         rt::ArtifactSection &out) {
+  PassManager pm(module.getContext());
+  WaveToCPUOptions cpu;
+  cpu.forceCoroutines = options.forceCoroutines;
+  cpu.coroutineLanes = options.coroutineLanes;
+  buildWaveToCPUPipeline(pm, cpu);
+  if (failed(pm.run(module)))
+    return failure();
+  if (options.printLowered)
+    module->print(*options.printLowered);
+  CPUObjectOptions object;
+  object.optLevel = options.optLevel;
+  object.nativeCPU = options.cpu == "native";
+  object.exportPrefix = SLUICE_CPU_BLOCK_PREFIX;
+  out.name = kCPUSection.str();
+  return buildSharedObject(module, object, out.bytes);
+}
+
+} // namespace
+
+LogicalResult compileWaveProgram(ModuleOp module,
+                                 const WaveCompileOptions &options,
+                                 std::vector<unsigned char> &artifact) {
+  if (failed(checkOptions(module, options)) ||
+      failed(checkCoroutineArguments(module)))
+    return failure();
+  {
+    PassManager pm(module.getContext());
+    WaveToGPUOptions gpu;
+    gpu.layout = options.layout;
+    gpu.capacities = llvm::ArrayRef<std::string>(options.capacities);
+    buildWaveToGPUPipeline(pm, gpu);
+    if (failed(pm.run(module)))
+      return failure();
+  }
+
+  // The descriptor, with an entry per backend, through the runtime's reader.
+  FailureOr<llvm::json::Object> json = programDescriptorJSON(module);
+  if (failed(json))
+    return failure();
+  llvm::json::Object backends;
+  for (const std::string &backend : options.backends)
+    backends[backend] = llvm::json::Object{
+        {"section", backend == "cpu" ? kCPUSection : kSPIRVSection},
+        {"block_lanes", SLUICE_KERNEL_BLOCK_LANES}};
+  (*json)["backends"] = std::move(backends);
+  std::string text =
+      llvm::formatv("{0:2}", llvm::json::Value(std::move(*json))).str();
+  rt::CompiledProgram program;
+  if (rt::Status status = rt::parseDescriptor(text, "<compiled>", program);
+      !status.ok())
+    return module.emitError(status.message());
+  module->removeAttr(kProgramDescriptorAttrName);
+  if (failed(checkKernelSignatures(module, program)))
+    return failure();
+
+  std::vector<rt::ArtifactSection> sections;
+  for (const std::string &backend : options.backends) {
+    OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
+    rt::ArtifactSection &section = sections.emplace_back();
+    if (failed(backend == "cpu" ? lowerToCPU(*copy, options, section)
+                                : lowerToSPIRV(*copy, options, section)))
+      return failure();
+  }
+  if (rt::Status status = rt::writeArtifact(text, sections, artifact);
+      !status.ok())
+    return module.emitError(status.message());
+  return success();
+}
+
+} // namespace sluice

@@ -1,0 +1,269 @@
+//===- compiled_program.cpp - Compiled CPU kernels on the CPU device ------===//
+//
+// The CPU adapter of compiled programs. The artifact's `cpu.so` section is a
+// shared object of block functions `__sluice_block_<kernel>(record, block)`
+// (KernelABI.h); it is loaded from memory (memfd + dlopen) and its undefined
+// symbols, the runtime's sluice_rt_* functions, resolve against the loading
+// process (which exports them: ENABLE_EXPORTS / -rdynamic).
+//
+// Every stage of the runtime descriptor runs one trampoline, waveStageKernel:
+// per call it builds the block function's argument record (the kernel ABI's
+// arguments as rank-1 memref descriptors, then the grid and block sizes) from
+// `sluice_rt_kernel_args`, runs ceil(count / 64) blocks, and translates what
+// the kernel wrote back (gpu_abi.h). Payloads live in host arrays owned here,
+// one per payload field, indexed by item slot.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sluice/runtime/c_api.h"
+#include "sluice/runtime/cpu_device.h"
+#include "sluice/runtime/device/backend.h"
+#include "sluice/runtime/gpu_abi.h"
+#include "sluice/runtime/launch.h"
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+namespace sluice::runtime {
+namespace {
+
+using BlockFunction = void (*)(void *record, int64_t block);
+
+// What compiled CPU kernels call, referenced here so that every runner that
+// links this adapter carries (and exports) them.
+[[gnu::used]] const void *const kSymbolsForKernels[] = {
+    reinterpret_cast<const void *>(&sluice_rt_coro_alloc),
+    reinterpret_cast<const void *>(&sluice_rt_coro_free),
+    reinterpret_cast<const void *>(&sluice_rt_launch_blocks),
+    reinterpret_cast<const void *>(&sluice_rt_barrier_divergence),
+};
+
+/// A shared object loaded from memory.
+class SharedObject {
+public:
+  ~SharedObject() {
+    if (handle)
+      dlclose(handle);
+    if (fd >= 0)
+      close(fd);
+  }
+
+  Status load(std::span<const unsigned char> bytes, const std::string &origin) {
+    fd = memfd_create("sluice-cpu-kernels", MFD_CLOEXEC);
+    if (fd < 0)
+      return Status::error(ErrorKind::OutOfMemory,
+                           "memfd_create for the CPU kernels failed: " +
+                               std::string(std::strerror(errno)));
+    size_t written = 0;
+    while (written < bytes.size()) {
+      ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
+      if (n <= 0)
+        return Status::error(ErrorKind::OutOfMemory,
+                             "writing the CPU kernels to memory failed: " +
+                                 std::string(std::strerror(errno)));
+      written += size_t(n);
+    }
+    std::string path = "/proc/self/fd/" + std::to_string(fd);
+    handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle)
+      return Status::error(
+          ErrorKind::InvalidDescriptor,
+          "cannot load the CPU kernels of " + origin + ": " + dlerror() +
+              " (a runner exports the runtime's sluice_rt_* symbols: link it "
+              "with -rdynamic / ENABLE_EXPORTS)");
+    return Status::success();
+  }
+
+  void *symbol(const std::string &name) const { return dlsym(handle, name.c_str()); }
+
+private:
+  int fd = -1;
+  void *handle = nullptr;
+};
+
+struct WaveContext {
+  GpuKernelLayout layout;
+  uint32_t blockLanes = SLUICE_KERNEL_BLOCK_LANES;
+  std::vector<BlockFunction> blockFunctions; // by global stage
+  // Per owner, per payload field: capacity elements indexed by item slot.
+  std::vector<std::vector<std::vector<uint64_t>>> payloads;
+  // Per coroutine argument: one element per lane, indexed by lane id.
+  std::vector<std::vector<uint64_t>> inputs;
+  uint32_t launchWorkers = 0;
+  std::mutex splitDispatch; // only when a dispatch arrives in pieces
+};
+
+/// Per-call scratch; calls on different threads never share it.
+struct Scratch {
+  std::vector<int32_t> counters;
+  std::vector<int32_t> allocLimits;
+  std::vector<uint32_t> publishedSlots;
+  std::vector<std::vector<uint32_t>> rings;
+  int32_t fault[kGpuFaultWords] = {};
+  GpuDispatchViews views;
+  std::vector<uint64_t> record;
+};
+
+/// Appends a rank-1 memref descriptor {allocated, aligned, offset, size,
+/// stride} to the argument record.
+void pushMemRef(std::vector<uint64_t> &record, const void *data,
+                uint64_t size) {
+  uint64_t address = reinterpret_cast<uintptr_t>(data);
+  record.insert(record.end(), {address, address, 0, size, 1});
+}
+
+extern "C" void waveStageKernel(const sluice_rt_kernel_args *args,
+                                uint32_t begin, uint32_t end) {
+  if (begin >= end)
+    return;
+  WaveContext &context = *static_cast<WaveContext *>(args->user_data);
+  const GpuKernelLayout &layout = context.layout;
+  // A dispatch split into several calls shares the free-ring head: the
+  // window below must not be read by two calls at once.
+  std::unique_lock<std::mutex> lock(context.splitDispatch, std::defer_lock);
+  if (begin != 0 || end != args->count)
+    lock.lock();
+
+  thread_local Scratch scratch;
+  uint32_t count = end - begin;
+  uint32_t ownerCount = args->owner_count;
+  scratch.counters.resize(std::max<uint32_t>(layout.counterCount, 1));
+  scratch.allocLimits.resize(std::max<uint32_t>(ownerCount, 1));
+  scratch.publishedSlots.assign(
+      std::max<uint64_t>(uint64_t(count) * layout.publishStride, 1), 0);
+  scratch.rings.resize(ownerCount);
+  GpuDispatchViews &views = scratch.views;
+  views.rings.resize(ownerCount);
+  for (uint32_t o = 0; o < ownerCount; ++o) {
+    scratch.rings[o].resize(std::max<uint32_t>(layout.ownerCapacity[o], 1));
+    views.rings[o] = scratch.rings[o].data();
+  }
+  views.counters = scratch.counters.data();
+  views.allocLimits = scratch.allocLimits.data();
+  views.publishedSlots = scratch.publishedSlots.data();
+  views.fault = scratch.fault;
+  prepareGpuDispatch(layout, *args, count, views);
+
+  // The argument record, in the kernel ABI's order.
+  std::vector<uint64_t> &record = scratch.record;
+  record.clear();
+  const uint64_t unknown = uint64_t(1) << 40; // sizes the kernel never reads
+  record.push_back(count);
+  pushMemRef(record, args->invocations + begin, count);
+  pushMemRef(record, args->lane_ids, unknown);
+  pushMemRef(record, args->frames.base, unknown);
+  pushMemRef(record, args->frames.field_offsets, args->frames.field_count);
+  pushMemRef(record, args->next_stage + begin, count);
+  pushMemRef(record, scratch.counters.data(), scratch.counters.size());
+  pushMemRef(record, scratch.publishedSlots.data(),
+             scratch.publishedSlots.size());
+  pushMemRef(record,
+             args->published_counts
+                 ? args->published_counts + uint64_t(begin) * ownerCount
+                 : nullptr,
+             uint64_t(count) * ownerCount);
+  pushMemRef(record, scratch.allocLimits.data(), scratch.allocLimits.size());
+  pushMemRef(record, scratch.fault, kGpuFaultWords);
+  for (uint32_t o = 0; o < ownerCount; ++o) {
+    pushMemRef(record, scratch.rings[o].data(), scratch.rings[o].size());
+    for (std::vector<uint64_t> &field : context.payloads[o])
+      pushMemRef(record, field.data(), layout.ownerCapacity[o]);
+  }
+  for (std::vector<uint64_t> &input : context.inputs)
+    pushMemRef(record, input.data(), unknown);
+  uint64_t grid = (count + context.blockLanes - 1) / context.blockLanes;
+  record.insert(record.end(), {grid, 1, 1, context.blockLanes, 1, 1});
+
+  BlockFunction function = context.blockFunctions[args->stage];
+  if (grid == 1) {
+    function(record.data(), 0);
+    sluice_rt_coro_arena_reset(); // the block's coroutine frames are dead
+  } else {
+    sluice_rt_launch_blocks(reinterpret_cast<sluice_rt_block_fn>(function),
+                            record.data(), grid, context.launchWorkers);
+  }
+  finishGpuDispatch(layout, *args, begin, count, views);
+}
+
+/// Lane `lane`'s coroutine argument: the lane id in `bytes` bytes.
+void writeLaneId(unsigned char *base, uint64_t lane, uint64_t bytes) {
+  std::memcpy(base + lane * bytes, &lane, bytes);
+}
+
+class CpuLoadedProgram final : public LoadedProgram {
+public:
+  explicit CpuLoadedProgram(const CpuDeviceOptions &options)
+      : device_(options) {}
+
+  Status load(const Artifact &artifact, const CompiledBackend &backend,
+              const BackendOptions &options) {
+    const CompiledProgram &compiled = artifact.program();
+    if (Status status =
+            object_.load(artifact.section(backend.section), artifact.origin());
+        !status.ok())
+      return status;
+    context_.layout = compiled.kernelLayout();
+    context_.blockLanes = backend.blockLanes;
+    context_.launchWorkers = options.workers;
+    for (const CompiledStage *stage : compiled.globalStages()) {
+      std::string symbol = SLUICE_CPU_BLOCK_PREFIX + stage->kernel;
+      auto function = reinterpret_cast<BlockFunction>(object_.symbol(symbol));
+      if (!function)
+        return Status::error(ErrorKind::InvalidDescriptor,
+                             artifact.origin() + ": the CPU kernels have no " +
+                                 symbol + " for stage '" + stage->name + "'");
+      context_.blockFunctions.push_back(function);
+    }
+    for (const CompiledOwner &owner : compiled.owners) {
+      auto &fields = context_.payloads.emplace_back();
+      for (size_t f = 0; f < owner.payload.size(); ++f)
+        fields.emplace_back(owner.capacity, 0); // every element fits 8 bytes
+    }
+    for (const std::string &type : compiled.inputs) {
+      uint32_t bytes = 0;
+      if (Status status = elementBytes(type, 8, bytes); !status.ok())
+        return status;
+      auto &input = context_.inputs.emplace_back(options.lanes, 0);
+      for (uint32_t lane = 0; lane < options.lanes; ++lane)
+        writeLaneId(reinterpret_cast<unsigned char *>(input.data()), lane,
+                    bytes);
+    }
+    program_ = compiled.runtimeDescriptor(waveStageKernel, &context_);
+    return Status::success();
+  }
+
+  Device &device() override { return device_; }
+  const ProgramDescriptor &program() const override { return program_; }
+
+private:
+  SharedObject object_;
+  WaveContext context_;
+  ProgramDescriptor program_;
+  CpuDevice device_;
+};
+
+} // namespace
+
+Status loadCpuProgram(const Artifact &artifact, const BackendOptions &options,
+                      std::unique_ptr<LoadedProgram> &out) {
+  const CompiledBackend *backend = nullptr;
+  if (Status status = artifact.backend("cpu", backend); !status.ok())
+    return status;
+  CpuDeviceOptions deviceOptions;
+  deviceOptions.workers = options.workers;
+  // One trampoline call per dispatch; the trampoline runs the blocks.
+  deviceOptions.blockSize = UINT32_MAX;
+  auto loaded = std::make_unique<CpuLoadedProgram>(deviceOptions);
+  if (Status status = loaded->load(artifact, *backend, options); !status.ok())
+    return status;
+  out = std::move(loaded);
+  return Status::success();
+}
+
+} // namespace sluice::runtime

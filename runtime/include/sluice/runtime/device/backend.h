@@ -1,0 +1,62 @@
+//===- backend.h - Backends that run compiled programs ----------*- C++ -*-===//
+//
+// The registry that maps a backend name (`cpu`, `vulkan`) to its adapter: how
+// the kernels of a compiled-program artifact are loaded onto a device. Tools
+// and front ends look backends up here; nothing compares backend strings.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SLUICE_RUNTIME_DEVICE_BACKEND_H
+#define SLUICE_RUNTIME_DEVICE_BACKEND_H
+
+#include "sluice/runtime/device.h"
+#include "sluice/runtime/program/artifact.h"
+
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace sluice::runtime {
+
+struct BackendOptions {
+  uint32_t lanes = 1;   // the run's lanes: the size of the input arrays
+  uint32_t workers = 0; // CPU workers (0: one per core); CPU only
+};
+
+// A compiled program loaded onto one backend's device.
+class LoadedProgram {
+public:
+  virtual ~LoadedProgram();
+  virtual Device &device() = 0;
+  // The runtime descriptor whose stages run the loaded kernels.
+  virtual const ProgramDescriptor &program() const = 0;
+  // One line about the device's work since loading (for stderr), or "".
+  virtual std::string deviceSummary() const { return {}; }
+};
+
+struct BackendAdapter {
+  std::string_view name;
+  std::string_view description;
+  bool stateMachine = false; // runs the state-machine schedule
+  bool workers = false;      // takes BackendOptions::workers
+  Status (*load)(const Artifact &artifact, const BackendOptions &options,
+                 std::unique_ptr<LoadedProgram> &out) = nullptr;
+};
+
+// Every adapter this runtime was built with, in a fixed order (cpu first).
+std::span<const BackendAdapter> backendAdapters();
+// The adapter named `name`, or null.
+const BackendAdapter *findBackendAdapter(std::string_view name);
+// "cpu, vulkan": for messages.
+std::string backendAdapterNames();
+
+// The adapters (runtime/device/cpu, runtime/device/vulkan).
+Status loadCpuProgram(const Artifact &artifact, const BackendOptions &options,
+                      std::unique_ptr<LoadedProgram> &out);
+Status loadVulkanProgram(const Artifact &artifact,
+                         const BackendOptions &options,
+                         std::unique_ptr<LoadedProgram> &out);
+
+} // namespace sluice::runtime
+
+#endif // SLUICE_RUNTIME_DEVICE_BACKEND_H

@@ -1,0 +1,44 @@
+//===- run.h - Run a compiled program and report it -------------*- C++ -*-===//
+//
+// What sluice-run (after compiling) and sluice-run-artifact (after reading a
+// file) both do with an artifact: load it on a backend from the registry,
+// run the wavefront scheduler (or the state-machine schedule), print the run
+// summary on stdout and the device's line on stderr. One function, so both
+// tools print identical reports for every program.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SLUICE_RUNTIME_PROGRAM_RUN_H
+#define SLUICE_RUNTIME_PROGRAM_RUN_H
+
+#include "sluice/runtime/program/artifact.h"
+
+#include <cstdint>
+#include <string>
+
+namespace sluice::runtime {
+
+struct ArtifactRunOptions {
+  std::string backend = "cpu";
+  std::string schedule = "wavefront"; // wavefront | state-machine
+  uint32_t lanes = 1;
+  uint32_t framePool = 256;
+  uint32_t workers = 0; // CPU only; 0: one per core
+  bool workersGiven = false;
+  bool partialAdmission = true;
+  bool stats = false;
+  uint32_t repeat = 1; // runs; the fastest wall time goes to stderr
+  std::string tracePath;
+  std::string tool = "sluice-run"; // the prefix of every message
+};
+
+// Checks the options against the backend before anything is loaded. Returns
+// kExitSuccess, or prints the problem and returns kExitBadInput.
+int checkRunOptions(const ArtifactRunOptions &options);
+
+// Loads `artifact` on the backend, runs it and reports. Returns an exit code
+// of exit_codes.h.
+int runArtifact(const Artifact &artifact, const ArtifactRunOptions &options);
+
+} // namespace sluice::runtime
+
+#endif // SLUICE_RUNTIME_PROGRAM_RUN_H

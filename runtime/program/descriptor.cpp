@@ -1,0 +1,398 @@
+//===- descriptor.cpp - The JSON program descriptor -----------------------===//
+//
+// The one parser of the descriptor the compiler writes (docs/artifact.md).
+// Every field is checked for presence, kind and range; an error names the
+// origin, the field as a JSON path and the value found.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sluice/runtime/program/artifact.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <limits>
+
+namespace sluice::runtime {
+namespace {
+
+using json = nlohmann::json;
+
+/// Reads typed fields out of JSON objects, remembering the first error.
+class FieldReader {
+public:
+  explicit FieldReader(std::string_view origin) : origin(origin) {}
+
+  bool failed() const { return !error.empty(); }
+  Status status() const {
+    return failed() ? Status::error(ErrorKind::InvalidDescriptor, error)
+                    : Status::success();
+  }
+
+  const json *field(const json &object, const std::string &path,
+                    const char *key) {
+    if (failed())
+      return nullptr;
+    if (!object.is_object())
+      return fail(path, "is not an object"), nullptr;
+    auto found = object.find(key);
+    if (found == object.end())
+      return fail(join(path, key), "is missing"), nullptr;
+    return &*found;
+  }
+
+  uint64_t unsignedField(const json &object, const std::string &path,
+                         const char *key, uint64_t max) {
+    const json *value = field(object, path, key);
+    if (!value)
+      return 0;
+    std::string where = join(path, key);
+    if (value->is_number_unsigned() || value->is_number_integer()) {
+      if (value->is_number_integer() && !value->is_number_unsigned() &&
+          value->get<int64_t>() < 0)
+        return fail(where, "is " + value->dump() + ", out of range [0, " +
+                               std::to_string(max) + "]"),
+               0;
+      uint64_t number = value->get<uint64_t>();
+      if (number > max)
+        return fail(where, "is " + std::to_string(number) +
+                               ", out of range [0, " + std::to_string(max) +
+                               "]"),
+               0;
+      return number;
+    }
+    return fail(where, "must be an unsigned integer, got " + value->dump()),
+           0;
+  }
+  uint32_t u32(const json &object, const std::string &path, const char *key) {
+    return uint32_t(unsignedField(object, path, key, UINT32_MAX));
+  }
+  std::string string(const json &object, const std::string &path,
+                     const char *key) {
+    const json *value = field(object, path, key);
+    if (!value)
+      return {};
+    if (!value->is_string())
+      return fail(join(path, key), "must be a string, got " + value->dump()),
+             std::string();
+    return value->get<std::string>();
+  }
+  const json *array(const json &object, const std::string &path,
+                    const char *key) {
+    const json *value = field(object, path, key);
+    if (value && !value->is_array())
+      return fail(join(path, key), "must be an array, got " + value->dump()),
+             nullptr;
+    return value;
+  }
+  std::vector<std::string> stringList(const json &object,
+                                      const std::string &path,
+                                      const char *key) {
+    std::vector<std::string> out;
+    const json *list = array(object, path, key);
+    if (!list)
+      return out;
+    for (size_t i = 0; i < list->size(); ++i) {
+      if (!(*list)[i].is_string()) {
+        fail(index(join(path, key), i),
+             "must be a string, got " + (*list)[i].dump());
+        break;
+      }
+      out.push_back((*list)[i].get<std::string>());
+    }
+    return out;
+  }
+
+  void fail(const std::string &where, const std::string &what) {
+    if (error.empty())
+      error = std::string(origin) + ": descriptor: '" + where + "' " + what;
+  }
+  void failRoot(const std::string &what) {
+    if (error.empty())
+      error = std::string(origin) + ": descriptor: " + what;
+  }
+
+  static std::string join(const std::string &path, const char *key) {
+    return path.empty() ? std::string(key) : path + "." + key;
+  }
+  static std::string index(const std::string &path, size_t i) {
+    return path + "[" + std::to_string(i) + "]";
+  }
+
+private:
+  std::string_view origin;
+  std::string error;
+};
+
+void readStages(FieldReader &reader, const json &object,
+                const std::string &path, const char *key,
+                std::vector<CompiledStage> &out) {
+  const json *list = reader.array(object, path, key);
+  if (!list)
+    return;
+  std::string base = FieldReader::join(path, key);
+  for (size_t i = 0; i < list->size(); ++i) {
+    std::string where = FieldReader::index(base, i);
+    CompiledStage stage;
+    stage.name = reader.string((*list)[i], where, "name");
+    stage.kernel = reader.string((*list)[i], where, "kernel");
+    out.push_back(std::move(stage));
+  }
+}
+
+/// Indices and kinds the compiler guarantees and the runtime relies on.
+void checkConsistency(FieldReader &reader, const CompiledProgram &program) {
+  if (reader.failed())
+    return;
+  if (program.mainStages.empty())
+    return reader.fail("main_stages", "is empty: a program has an entry stage");
+  if (program.entryStage >= program.mainStages.size())
+    return reader.fail("entry_stage",
+                       "is " + std::to_string(program.entryStage) + ", but " +
+                           std::to_string(program.mainStages.size()) +
+                           " main stages exist");
+  for (size_t i = 0; i < program.producers.size(); ++i) {
+    const CompiledProducer &producer = program.producers[i];
+    std::string where = "producers[" + std::to_string(i) + "]";
+    if (producer.stage >= program.mainStages.size())
+      return reader.fail(where + ".stage",
+                         "is " + std::to_string(producer.stage) + ", but " +
+                             std::to_string(program.mainStages.size()) +
+                             " main stages exist");
+    if (producer.owner >= program.owners.size())
+      return reader.fail(where + ".owner",
+                         "is " + std::to_string(producer.owner) + ", but " +
+                             std::to_string(program.owners.size()) +
+                             " owners exist");
+    if (uint64_t(producer.publishBase) + producer.bound >
+        program.publishStride)
+      return reader.fail(where + ".publish_base",
+                         "is " + std::to_string(producer.publishBase) +
+                             " with bound " + std::to_string(producer.bound) +
+                             ", beyond publish_stride " +
+                             std::to_string(program.publishStride));
+  }
+  if (uint64_t(program.allocBase) + program.owners.size() >
+      program.counterCount)
+    return reader.fail("counters.alloc_base",
+                       "is " + std::to_string(program.allocBase) + " with " +
+                           std::to_string(program.owners.size()) +
+                           " owners, beyond counters.size " +
+                           std::to_string(program.counterCount));
+  for (size_t i = 0; i < program.fields.size(); ++i) {
+    const CompiledField &field = program.fields[i];
+    std::string where = "frame.fields[" + std::to_string(i) + "]";
+    if (field.align == 0 || (field.align & (field.align - 1)) != 0)
+      return reader.fail(where + ".align",
+                         "is " + std::to_string(field.align) +
+                             ", not a power of two");
+  }
+}
+
+} // namespace
+
+Status parseDescriptor(std::string_view text, std::string_view origin,
+                       CompiledProgram &out) {
+  FieldReader reader(origin);
+  json root;
+  try {
+    root = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error &error) {
+    reader.failRoot(std::string("malformed JSON: ") + error.what());
+    return reader.status();
+  }
+  if (!root.is_object()) {
+    reader.failRoot("the descriptor must be a JSON object, got " +
+                    std::string(root.type_name()));
+    return reader.status();
+  }
+  uint32_t version = reader.u32(root, "", "version");
+  if (!reader.failed() && version != kDescriptorVersion) {
+    reader.failRoot("version " + std::to_string(version) +
+                    ", but this runtime reads version " +
+                    std::to_string(kDescriptorVersion));
+    return reader.status();
+  }
+  CompiledProgram program;
+  program.name = reader.string(root, "", "name");
+  program.entryStage = reader.u32(root, "", "entry_stage");
+  program.publishStride = reader.u32(root, "", "publish_stride");
+  readStages(reader, root, "", "main_stages", program.mainStages);
+
+  if (const json *owners = reader.array(root, "", "owners")) {
+    for (size_t i = 0; i < owners->size(); ++i) {
+      std::string where = FieldReader::index("owners", i);
+      const json &entry = (*owners)[i];
+      CompiledOwner owner;
+      owner.name = reader.string(entry, where, "name");
+      owner.capacity = reader.u32(entry, where, "capacity");
+      owner.itemSize = reader.u32(entry, where, "item_size");
+      owner.payload = reader.stringList(entry, where, "payload");
+      readStages(reader, entry, where, "stages", owner.stages);
+      program.owners.push_back(std::move(owner));
+    }
+  }
+  if (const json *producers = reader.array(root, "", "producers")) {
+    for (size_t i = 0; i < producers->size(); ++i) {
+      std::string where = FieldReader::index("producers", i);
+      const json &entry = (*producers)[i];
+      CompiledProducer producer;
+      producer.stage = reader.u32(entry, where, "stage");
+      producer.owner = reader.u32(entry, where, "owner");
+      producer.bound = reader.u32(entry, where, "bound");
+      producer.publishBase = reader.u32(entry, where, "publish_base");
+      program.producers.push_back(producer);
+      if (!reader.failed() && producer.owner < program.owners.size())
+        program.owners[producer.owner].publishBase = producer.publishBase;
+    }
+  }
+
+  if (const json *frame = reader.field(root, "", "frame")) {
+    std::string layout = reader.string(*frame, "frame", "layout");
+    if (!reader.failed() && layout != "soa" && layout != "aos")
+      reader.fail("frame.layout",
+                  "must be \"soa\" or \"aos\", got \"" + layout + "\"");
+    program.layout = layout == "aos" ? FrameLayoutKind::ArrayOfStructs
+                                     : FrameLayoutKind::StructOfArrays;
+    bool aos = program.layout == FrameLayoutKind::ArrayOfStructs;
+    if (aos)
+      program.stride = reader.unsignedField(*frame, "frame", "stride",
+                                            std::numeric_limits<uint32_t>::max());
+    if (const json *fields = reader.array(*frame, "frame", "fields")) {
+      for (size_t i = 0; i < fields->size(); ++i) {
+        std::string where = FieldReader::index("frame.fields", i);
+        const json &entry = (*fields)[i];
+        CompiledField field;
+        field.name = reader.string(entry, where, "name");
+        field.type = reader.string(entry, where, "type");
+        field.size = reader.unsignedField(entry, where, "size", UINT32_MAX);
+        field.align = reader.unsignedField(entry, where, "align", 4096);
+        if (aos)
+          field.offset =
+              reader.unsignedField(entry, where, "offset", UINT32_MAX);
+        program.fields.push_back(std::move(field));
+      }
+    }
+  }
+  if (const json *counters = reader.field(root, "", "counters")) {
+    program.stageBase = reader.u32(*counters, "counters", "stage_base");
+    program.allocBase = reader.u32(*counters, "counters", "alloc_base");
+    program.releaseBase = reader.u32(*counters, "counters", "release_base");
+    program.counterCount = reader.u32(*counters, "counters", "size");
+  }
+  program.inputs = reader.stringList(root, "", "inputs");
+
+  // Backends: optional in a bare descriptor, present in every artifact.
+  if (!reader.failed() && root.contains("backends")) {
+    const json &backends = root["backends"];
+    if (!backends.is_object())
+      reader.fail("backends", "must be an object, got " + backends.dump());
+    else
+      for (auto &[name, entry] : backends.items()) {
+        std::string where = "backends." + name;
+        CompiledBackend backend;
+        backend.section = reader.string(entry, where, "section");
+        backend.blockLanes = reader.u32(entry, where, "block_lanes");
+        if (!reader.failed() && backend.blockLanes == 0)
+          reader.fail(where + ".block_lanes", "is 0");
+        program.backends.emplace(name, std::move(backend));
+      }
+  }
+  checkConsistency(reader, program);
+  if (reader.failed())
+    return reader.status();
+  // The AoS kernels were compiled with the stride and offsets the runtime's
+  // layout rule gives these fields.
+  if (program.layout == FrameLayoutKind::ArrayOfStructs) {
+    std::vector<uint64_t> offsets;
+    for (const CompiledField &field : program.fields)
+      offsets.push_back(field.offset);
+    if (Status status = checkCompiledFrameLayout(
+            program.runtimeDescriptor(nullptr, nullptr).frameLayout,
+            program.stride, offsets);
+        !status.ok())
+      return Status::error(ErrorKind::InvalidDescriptor,
+                           std::string(origin) + ": descriptor: " +
+                               status.message());
+  }
+  out = std::move(program);
+  return Status::success();
+}
+
+Status elementBytes(std::string_view type, uint32_t indexBytes,
+                    uint32_t &out) {
+  if (type == "index") {
+    out = indexBytes;
+    return Status::success();
+  }
+  if (type == "bf16") {
+    out = 2;
+    return Status::success();
+  }
+  if (type.size() >= 2 && (type[0] == 'i' || type[0] == 'f')) {
+    unsigned bits = 0;
+    auto [end, error] =
+        std::from_chars(type.data() + 1, type.data() + type.size(), bits);
+    if (error == std::errc() && end == type.data() + type.size() && bits > 0 &&
+        bits <= 64) {
+      out = 1;
+      while (out * 8 < bits)
+        out *= 2;
+      return Status::success();
+    }
+  }
+  return Status::error(ErrorKind::InvalidDescriptor,
+                       "unsupported element type '" + std::string(type) +
+                           "' (expected an integer, float or index type)");
+}
+
+std::vector<const CompiledStage *> CompiledProgram::globalStages() const {
+  std::vector<const CompiledStage *> stages;
+  for (const CompiledStage &stage : mainStages)
+    stages.push_back(&stage);
+  for (const CompiledOwner &owner : owners)
+    for (const CompiledStage &stage : owner.stages)
+      stages.push_back(&stage);
+  return stages;
+}
+
+GpuKernelLayout CompiledProgram::kernelLayout() const {
+  GpuKernelLayout kernel;
+  kernel.counterCount = counterCount;
+  kernel.allocBase = allocBase;
+  kernel.publishStride = publishStride;
+  for (const CompiledOwner &owner : owners) {
+    kernel.ownerPublishBase.push_back(owner.publishBase);
+    kernel.ownerCapacity.push_back(owner.capacity);
+  }
+  return kernel;
+}
+
+ProgramDescriptor
+CompiledProgram::runtimeDescriptor(sluice_rt_stage_kernel kernel,
+                                   void *userData) const {
+  ProgramDescriptor program;
+  program.name = name;
+  program.entryStage = entryStage;
+  program.userData = userData;
+  for (const CompiledStage &stage : mainStages)
+    program.mainStages.push_back({stage.name, kernel});
+  for (const CompiledOwner &owner : owners) {
+    OwnerDesc desc;
+    desc.name = owner.name;
+    desc.capacity = owner.capacity;
+    desc.itemSize = owner.itemSize;
+    for (const CompiledStage &stage : owner.stages)
+      desc.stages.push_back({stage.name, kernel});
+    program.owners.push_back(std::move(desc));
+  }
+  for (const CompiledProducer &producer : producers)
+    program.producers.push_back(
+        {producer.stage, producer.owner, producer.bound});
+  program.frameLayout.kind = layout;
+  for (const CompiledField &field : fields)
+    program.frameLayout.fields.push_back({field.name, field.size, field.align});
+  return program;
+}
+
+} // namespace sluice::runtime

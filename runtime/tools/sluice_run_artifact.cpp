@@ -1,0 +1,195 @@
+//===- sluice_run_artifact.cpp - Run a compiled-program artifact ----------===//
+//
+// The runtime-only runner: no MLIR, no LLVM. It runs what
+//
+//   sluice-translate --sluice-to-artifact --sluice-backends=cpu,vulkan P.mlir
+//     -o P.sluice
+//
+// wrote, on any backend the artifact has kernels for, under the wavefront
+// scheduler, and prints what `sluice-run` prints for P.mlir. It is how a
+// compiled program runs on a machine that has a driver but no compiler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sluice/runtime/device/backend.h"
+#include "sluice/runtime/exit_codes.h"
+#include "sluice/runtime/program/run.h"
+#include "sluice/runtime/vulkan.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+namespace rt = sluice::runtime;
+
+namespace {
+
+constexpr const char *kTool = "sluice-run-artifact";
+
+void printUsage(std::FILE *out) {
+  std::fprintf(
+      out,
+      "usage: sluice-run-artifact ARTIFACT [options]\n"
+      "       sluice-run-artifact --describe ARTIFACT\n"
+      "       sluice-run-artifact --list-backends | --list-devices | --help\n"
+      "\n"
+      "Runs a compiled wave program (the artifact `sluice-translate\n"
+      "--sluice-to-artifact` writes, docs/artifact.md) on the runtime's\n"
+      "wavefront scheduler and prints what `sluice-run` prints for the same\n"
+      "program. Lane i gets i as its argument. Needs no compiler.\n"
+      "\n"
+      "options:\n"
+      "  --backend=NAME          cpu (default) or vulkan; the artifact must\n"
+      "                          hold kernels for it\n"
+      "  --lanes=N               coroutine instances (default 1)\n"
+      "  --frame-pool=N          frames in the pool (default 256)\n"
+      "  --schedule=S            wavefront (default) | state-machine (cpu)\n"
+      "  --workers=N             CPU workers (cpu; default one per core)\n"
+      "  --no-partial-admission  admit a producer only whole\n"
+      "  --stats                 print the per-stage table\n"
+      "  --trace=FILE            Chrome trace of the wavefront iterations\n"
+      "  --repeat=N              run N times; the fastest wall time goes to\n"
+      "                          stderr\n"
+      "  --describe              print the artifact's program and sections\n"
+      "\n"
+      "SLUICE_VULKAN_DEVICE=<index|name> picks the Vulkan device.\n"
+      "\n"
+      "exit codes: 0 success, 1 the program failed (a protocol fault, a run\n"
+      "error), 2 bad usage or bad input (an option, an unreadable or invalid\n"
+      "artifact), 3 no device (no driver or no such device).\n");
+}
+
+int usageError(const std::string &message) {
+  std::fprintf(stderr, "%s: %s\n(run sluice-run-artifact --help for usage)\n",
+               kTool, message.c_str());
+  return rt::kExitBadInput;
+}
+
+/// Parses `--name=N` into `out`; false if `arg` is another option.
+bool parseCount(const char *arg, const char *name, uint32_t &out, bool &bad) {
+  size_t length = std::strlen(name);
+  if (std::strncmp(arg, name, length) != 0 || arg[length] != '=')
+    return false;
+  const char *text = arg + length + 1;
+  char *end = nullptr;
+  errno = 0;
+  unsigned long long value = std::strtoull(text, &end, 10);
+  bad = *text == '\0' || *end != '\0' || errno != 0 || value > UINT32_MAX ||
+        text[0] == '-';
+  out = uint32_t(value);
+  return true;
+}
+
+bool parseString(const char *arg, const char *name, std::string &out) {
+  size_t length = std::strlen(name);
+  if (std::strncmp(arg, name, length) != 0 || arg[length] != '=')
+    return false;
+  out = arg + length + 1;
+  return true;
+}
+
+int describe(const rt::Artifact &artifact) {
+  const rt::CompiledProgram &program = artifact.program();
+  std::printf("program @%s: %zu main stages, %zu owners, %s frames of %zu "
+              "fields\n",
+              program.name.c_str(), program.mainStages.size(),
+              program.owners.size(),
+              program.layout == rt::FrameLayoutKind::StructOfArrays ? "soa"
+                                                                    : "aos",
+              program.fields.size());
+  for (const rt::CompiledOwner &owner : program.owners)
+    std::printf("owner @%s: capacity %u, %zu stages\n", owner.name.c_str(),
+                owner.capacity, owner.stages.size());
+  for (const auto &[name, backend] : program.backends)
+    std::printf("backend %s: section '%s', %zu bytes\n", name.c_str(),
+                backend.section.c_str(),
+                artifact.section(backend.section).size());
+  return rt::kExitSuccess;
+}
+
+int listDevices() {
+  std::vector<rt::vulkan::DeviceInfo> devices;
+  rt::Status status = rt::vulkan::Context::listDevices(devices);
+  if (!status.ok()) {
+    std::fprintf(stderr, "%s: %s\n", kTool, status.describe().c_str());
+    return rt::exitCodeFor(status);
+  }
+  for (const rt::vulkan::DeviceInfo &device : devices)
+    std::printf("#%u %s (%s) %s\n", device.index, device.name.c_str(),
+                device.type.c_str(), device.driver.c_str());
+  return rt::kExitSuccess;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  rt::ArtifactRunOptions options;
+  options.tool = kTool;
+  std::string path;
+  bool describeOnly = false;
+  for (int i = 1; i < argc; ++i) {
+    const char *arg = argv[i];
+    bool bad = false;
+    if (!std::strcmp(arg, "--help") || !std::strcmp(arg, "-h")) {
+      printUsage(stdout);
+      return rt::kExitSuccess;
+    }
+    if (!std::strcmp(arg, "--list-devices"))
+      return listDevices();
+    if (!std::strcmp(arg, "--list-backends")) {
+      for (const rt::BackendAdapter &adapter : rt::backendAdapters())
+        std::printf("%.*s\t%.*s\n", int(adapter.name.size()),
+                    adapter.name.data(), int(adapter.description.size()),
+                    adapter.description.data());
+      return rt::kExitSuccess;
+    }
+    if (!std::strcmp(arg, "--stats"))
+      options.stats = true;
+    else if (!std::strcmp(arg, "--no-partial-admission"))
+      options.partialAdmission = false;
+    else if (!std::strcmp(arg, "--describe"))
+      describeOnly = true;
+    else if (parseCount(arg, "--lanes", options.lanes, bad) ||
+             parseCount(arg, "--frame-pool", options.framePool, bad) ||
+             parseCount(arg, "--repeat", options.repeat, bad) ||
+             parseCount(arg, "--workers", options.workers, bad)) {
+      if (bad)
+        return usageError(std::string("bad number in '") + arg + "'");
+      options.workersGiven |= !std::strncmp(arg, "--workers=", 10);
+    } else if (parseString(arg, "--backend", options.backend) ||
+               parseString(arg, "--schedule", options.schedule) ||
+               parseString(arg, "--trace", options.tracePath)) {
+      continue;
+    } else if (arg[0] == '-') {
+      return usageError(std::string("unknown option '") + arg + "'");
+    } else if (!path.empty()) {
+      return usageError("more than one artifact: '" + path + "' and '" + arg +
+                        "'");
+    } else {
+      path = arg;
+    }
+  }
+  if (path.empty())
+    return usageError("no artifact given");
+  if (!describeOnly) {
+    if (int code = rt::checkRunOptions(options); code != rt::kExitSuccess)
+      return code;
+    const rt::BackendAdapter *adapter = rt::findBackendAdapter(options.backend);
+    if (options.workersGiven && !adapter->workers)
+      return usageError("--workers chooses how the CPU backend runs kernels; "
+                        "it does not apply to --backend=" +
+                        options.backend);
+  }
+
+  rt::Artifact artifact;
+  if (rt::Status status = rt::Artifact::readFile(path, artifact);
+      !status.ok()) {
+    std::fprintf(stderr, "%s: %s\n", kTool, status.message().c_str());
+    return rt::kExitBadInput;
+  }
+  if (describeOnly)
+    return describe(artifact);
+  return rt::runArtifact(artifact, options);
+}
