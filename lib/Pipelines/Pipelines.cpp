@@ -21,6 +21,7 @@
 #include "sluice/Dialect/Wave/IR/WaveOps.h"
 #include "sluice/Dialect/Wave/Transforms/Passes.h"
 #include "sluice/InitAll.h"
+#include "sluice/Target/SPIRV/SPIRVBinary.h"
 #include "sluice/runtime/program/artifact.h"
 
 #include "mlir/AsmParser/AsmParser.h"

@@ -1,9 +1,9 @@
 //===- sluice-translate.cpp - mlir-translate with Sluice's dialects -------===//
 
-#include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
 #include "sluice/Conversion/WaveToGPU/ProgramDescriptor.h"
 #include "sluice/InitAll.h"
 #include "sluice/Pipelines/Pipelines.h"
+#include "sluice/Target/SPIRV/SPIRVBinary.h"
 
 #include "mlir/InitAllTranslations.h"
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"

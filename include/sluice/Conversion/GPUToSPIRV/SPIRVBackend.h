@@ -1,13 +1,15 @@
-//===- SPIRVBackend.h - The sluice-to-spirv pipeline and binaries -*- C++
-//-*-===//
+//===- SPIRVBackend.h - The sluice-to-spirv pipeline ------------*- C++ -*-===//
 //
 // The native SPIR-V backend (docs/spirv-backend.md): the `sluice-to-spirv`
-// pass pipeline from the gpu hand-off to `spirv.module`s, and the
-// `--sluice-to-spirv-bin` translation that serializes them.
+// pass pipeline from the gpu hand-off to `spirv.module`s. Serializing them
+// (and `--sluice-to-spirv-bin`) is sluice/Target/SPIRV/SPIRVBinary.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SLUICE_CONVERSION_GPUTOSPIRV_SPIRVBACKEND_H
 #define SLUICE_CONVERSION_GPUTOSPIRV_SPIRVBACKEND_H
+
+// Users of the pipeline that serialize its spirv.modules get the serializer.
+#include "sluice/Target/SPIRV/SPIRVBinary.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
@@ -54,24 +56,8 @@ llvm::SmallVector<uint64_t> scratchArguments(mlir::gpu::GPUFuncOp kernel,
 void buildSluiceToSPIRVPipeline(mlir::OpPassManager &pm,
                                 const SluiceToSPIRVOptions &options);
 
-/// The gpu.module a spirv.module of the pipeline was converted from (the
-/// conversion names it `__spv__<gpu.module>`).
-llvm::StringRef gpuModuleNameOf(mlir::spirv::ModuleOp module);
-
-/// The spirv.module converted from gpu.module `gpuModule`, or null.
-mlir::spirv::ModuleOp spirvModuleFor(mlir::ModuleOp module,
-                                     llvm::StringRef gpuModule);
-
-/// spirv::serialize, with an error at the module when it fails.
-mlir::LogicalResult serializeSPIRV(mlir::spirv::ModuleOp module,
-                                   llvm::SmallVectorImpl<uint32_t> &binary);
-
 /// Registers the `sluice-to-spirv` pipeline.
 void registerSluiceToSPIRVPipeline();
-
-/// Registers `--sluice-to-spirv-bin` (and its `--sluice-spirv-dir` option)
-/// with the translation registry.
-void registerSPIRVBinaryTranslation();
 
 } // namespace sluice
 

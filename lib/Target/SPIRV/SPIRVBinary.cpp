@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
+#include "sluice/Target/SPIRV/SPIRVBinary.h"
 #include "sluice/Conversion/WaveToGPU/ProgramDescriptor.h"
 
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
