@@ -12,9 +12,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "sluice/runtime/admission.h"
-#include "sluice/runtime/arena.h"
-#include "sluice/runtime/wavefront.h"
+#include "sluice/runtime/admission/admission.h"
+#include "sluice/runtime/arena/arena.h"
+#include "sluice/runtime/wavefront/wavefront.h"
 
 #include <benchmark/benchmark.h>
 

@@ -1,6 +1,6 @@
 //===- admission.cpp - Capacity owner validation and stage choice ---------===//
 
-#include "sluice/runtime/admission.h"
+#include "sluice/runtime/admission/admission.h"
 
 #include <string>
 

@@ -1,6 +1,6 @@
 //===- status.cpp - Runtime error reporting -------------------------------===//
 
-#include "sluice/runtime/status.h"
+#include "sluice/runtime/admission/status.h"
 
 namespace sluice::runtime {
 

@@ -1,6 +1,6 @@
 //===- coro_c_api.cpp - C ABI of the coroutine frame arena ----------------===//
 
-#include "sluice/runtime/arena.h"
+#include "sluice/runtime/arena/arena.h"
 
 #include <atomic>
 #include <cstdio>

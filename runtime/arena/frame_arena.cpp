@@ -1,6 +1,6 @@
 //===- frame_arena.cpp - Coroutine frame arena ----------------------------===//
 
-#include "sluice/runtime/arena.h"
+#include "sluice/runtime/arena/arena.h"
 
 #include <algorithm>
 #include <memory>

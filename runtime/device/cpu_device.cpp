@@ -1,10 +1,10 @@
 //===- cpu_device.cpp - CPU device adapter --------------------------------===//
 
-#include "sluice/runtime/cpu_device.h"
+#include "sluice/runtime/device/cpu_device.h"
 
 #include "host_router.h"
 
-#include "sluice/runtime/worker_pool.h"
+#include "sluice/runtime/device/worker_pool.h"
 
 #include <algorithm>
 #include <atomic>

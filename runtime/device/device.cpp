@@ -1,6 +1,6 @@
 //===- device.cpp - Device interface defaults -----------------------------===//
 
-#include "sluice/runtime/device.h"
+#include "sluice/runtime/device/device.h"
 
 namespace sluice::runtime {
 

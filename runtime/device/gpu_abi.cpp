@@ -1,6 +1,6 @@
 //===- gpu_abi.cpp - Compiled kernel arguments <-> sluice_rt_kernel_args --===//
 
-#include "sluice/runtime/gpu_abi.h"
+#include "sluice/runtime/device/gpu_abi.h"
 
 #include <algorithm>
 #include <atomic>

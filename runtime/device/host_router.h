@@ -27,10 +27,10 @@
 #ifndef SLUICE_RUNTIME_DEVICE_HOST_ROUTER_H
 #define SLUICE_RUNTIME_DEVICE_HOST_ROUTER_H
 
+#include "sluice/runtime/admission/status.h"
 #include "sluice/runtime/c_api.h"
-#include "sluice/runtime/device.h"
-#include "sluice/runtime/program.h"
-#include "sluice/runtime/status.h"
+#include "sluice/runtime/device/device.h"
+#include "sluice/runtime/wavefront/program.h"
 
 #include <cstdint>
 #include <span>

@@ -1,6 +1,6 @@
 //===- worker_pool.cpp - Block worker pool of the CPU device --------------===//
 
-#include "sluice/runtime/worker_pool.h"
+#include "sluice/runtime/device/worker_pool.h"
 
 namespace sluice::runtime {
 

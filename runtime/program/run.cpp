@@ -4,7 +4,7 @@
 
 #include "sluice/runtime/device/backend.h"
 #include "sluice/runtime/exit_codes.h"
-#include "sluice/runtime/wavefront.h"
+#include "sluice/runtime/wavefront/wavefront.h"
 
 #include <chrono>
 #include <cstdio>

@@ -12,9 +12,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "sluice/runtime/device/backend.h"
+#include "sluice/runtime/device/vulkan/vulkan.h"
 #include "sluice/runtime/exit_codes.h"
 #include "sluice/runtime/program/run.h"
-#include "sluice/runtime/vulkan.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -9,8 +9,8 @@
 
 #include "shadow_program.h"
 
-#include "sluice/runtime/cpu_device.h"
-#include "sluice/runtime/wavefront.h"
+#include "sluice/runtime/device/cpu_device.h"
+#include "sluice/runtime/wavefront/wavefront.h"
 
 #include <cerrno>
 #include <chrono>

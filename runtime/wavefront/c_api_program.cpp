@@ -1,8 +1,8 @@
 //===- c_api_program.cpp - Running a program descriptor from C ------------===//
 
 #include "sluice/runtime/c_api.h"
-#include "sluice/runtime/cpu_device.h"
-#include "sluice/runtime/wavefront.h"
+#include "sluice/runtime/device/cpu_device.h"
+#include "sluice/runtime/wavefront/wavefront.h"
 
 #include <cstdio>
 

@@ -1,8 +1,8 @@
 //===- program.cpp - Program descriptor validation and tables -------------===//
 
-#include "sluice/runtime/program.h"
+#include "sluice/runtime/wavefront/program.h"
 
-#include "sluice/runtime/admission.h"
+#include "sluice/runtime/admission/admission.h"
 
 #include <algorithm>
 #include <string>

@@ -1,6 +1,6 @@
 //===- stage_table.cpp - The per-stage statistics table -------------------===//
 
-#include "sluice/runtime/wavefront.h"
+#include "sluice/runtime/wavefront/wavefront.h"
 
 #include <cinttypes>
 

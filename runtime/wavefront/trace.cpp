@@ -1,6 +1,6 @@
 //===- trace.cpp - Chrome trace of wavefront iterations -------------------===//
 
-#include "sluice/runtime/trace.h"
+#include "sluice/runtime/wavefront/trace.h"
 
 #include <cstdio>
 #include <fstream>

@@ -1,8 +1,8 @@
 //===- wavefront_scheduler.cpp - Wavefront host scheduler -----------------===//
 
-#include "sluice/runtime/wavefront.h"
+#include "sluice/runtime/wavefront/wavefront.h"
 
-#include "sluice/runtime/trace.h"
+#include "sluice/runtime/wavefront/trace.h"
 
 #include <algorithm>
 

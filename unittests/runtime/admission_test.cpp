@@ -1,8 +1,8 @@
 //===- admission_test.cpp - Admission decision functions, no threads ------===//
 
-#include "sluice/runtime/admission.h"
-#include "sluice/runtime/program.h"
-#include "sluice/runtime/wavefront.h"
+#include "sluice/runtime/admission/admission.h"
+#include "sluice/runtime/wavefront/program.h"
+#include "sluice/runtime/wavefront/wavefront.h"
 
 #include <gtest/gtest.h>
 

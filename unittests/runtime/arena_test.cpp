@@ -1,6 +1,6 @@
 //===- arena_test.cpp - Coroutine frame arena (DESIGN.md §2.2) ------------===//
 
-#include "sluice/runtime/arena.h"
+#include "sluice/runtime/arena/arena.h"
 #include "sluice/runtime/c_api.h"
 
 #include <gtest/gtest.h>

@@ -3,10 +3,10 @@
 #include "scripted_program.h"
 
 #include "sluice/runtime/c_api.h"
-#include "sluice/runtime/cpu_device.h"
-#include "sluice/runtime/trace.h"
-#include "sluice/runtime/wavefront.h"
-#include "sluice/runtime/worker_pool.h"
+#include "sluice/runtime/device/cpu_device.h"
+#include "sluice/runtime/device/worker_pool.h"
+#include "sluice/runtime/wavefront/trace.h"
+#include "sluice/runtime/wavefront/wavefront.h"
 
 #include <gtest/gtest.h>
 

@@ -21,8 +21,8 @@
 
 #include "scripted_program.h"
 
-#include "sluice/runtime/cpu_device.h"
-#include "sluice/runtime/wavefront.h"
+#include "sluice/runtime/device/cpu_device.h"
+#include "sluice/runtime/wavefront/wavefront.h"
 
 #include <gtest/gtest.h>
 

@@ -12,9 +12,9 @@
 #ifndef SLUICE_UNITTESTS_RUNTIME_SCRIPTED_PROGRAM_H
 #define SLUICE_UNITTESTS_RUNTIME_SCRIPTED_PROGRAM_H
 
-#include "sluice/runtime/admission.h"
-#include "sluice/runtime/program.h"
-#include "sluice/runtime/wavefront.h"
+#include "sluice/runtime/admission/admission.h"
+#include "sluice/runtime/wavefront/program.h"
+#include "sluice/runtime/wavefront/wavefront.h"
 
 #include <atomic>
 #include <memory>

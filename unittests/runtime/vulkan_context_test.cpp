@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "sluice/runtime/vulkan.h"
+#include "sluice/runtime/device/vulkan/vulkan.h"
 #include "sluice/runtime/vulkan_launch.h"
 
 #include <gtest/gtest.h>

@@ -16,9 +16,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "sluice/runtime/c_api.h"
-#include "sluice/runtime/cpu_device.h"
 #include "sluice/runtime/device/backend.h"
-#include "sluice/runtime/gpu_abi.h"
+#include "sluice/runtime/device/cpu_device.h"
+#include "sluice/runtime/device/gpu_abi.h"
 #include "sluice/runtime/launch.h"
 
 #include <dlfcn.h>

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sluice/runtime/device/backend.h"
-#include "sluice/runtime/vulkan_device.h"
+#include "sluice/runtime/device/vulkan/vulkan_device.h"
 
 #include <cinttypes>
 #include <cstdio>

@@ -9,7 +9,7 @@
 #define VK_NO_PROTOTYPES
 #include <vulkan/vulkan.h>
 
-#include "sluice/runtime/vulkan.h"
+#include "sluice/runtime/device/vulkan/vulkan.h"
 
 #include <dlfcn.h>
 

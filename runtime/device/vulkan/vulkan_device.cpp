@@ -1,9 +1,9 @@
 //===- vulkan_device.cpp - Vulkan device adapter --------------------------===//
 
-#include "sluice/runtime/vulkan_device.h"
+#include "sluice/runtime/device/vulkan/vulkan_device.h"
 
 #include "../host_router.h"
-#include "sluice/runtime/vulkan.h"
+#include "sluice/runtime/device/vulkan/vulkan.h"
 
 #include <algorithm>
 #include <chrono>

@@ -13,7 +13,7 @@
 #ifndef SLUICE_RUNTIME_EXIT_CODES_H
 #define SLUICE_RUNTIME_EXIT_CODES_H
 
-#include "sluice/runtime/status.h"
+#include "sluice/runtime/admission/status.h"
 
 namespace sluice::runtime {
 

@@ -8,7 +8,7 @@
 #ifndef SLUICE_RUNTIME_DEVICE_BACKEND_H
 #define SLUICE_RUNTIME_DEVICE_BACKEND_H
 
-#include "sluice/runtime/device.h"
+#include "sluice/runtime/device/device.h"
 #include "sluice/runtime/program/artifact.h"
 
 #include <memory>

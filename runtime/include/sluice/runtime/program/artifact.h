@@ -11,9 +11,9 @@
 #ifndef SLUICE_RUNTIME_PROGRAM_ARTIFACT_H
 #define SLUICE_RUNTIME_PROGRAM_ARTIFACT_H
 
-#include "sluice/runtime/gpu_abi.h"
-#include "sluice/runtime/program.h"
-#include "sluice/runtime/status.h"
+#include "sluice/runtime/admission/status.h"
+#include "sluice/runtime/device/gpu_abi.h"
+#include "sluice/runtime/wavefront/program.h"
 
 #include <cstdint>
 #include <map>

@@ -9,13 +9,13 @@
 // main stage and each owner's live items against its capacity.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SLUICE_RUNTIME_TRACE_H
-#define SLUICE_RUNTIME_TRACE_H
+#ifndef SLUICE_RUNTIME_WAVEFRONT_TRACE_H
+#define SLUICE_RUNTIME_WAVEFRONT_TRACE_H
 
-#include "sluice/runtime/device.h"
-#include "sluice/runtime/program.h"
-#include "sluice/runtime/status.h"
-#include "sluice/runtime/wavefront.h"
+#include "sluice/runtime/admission/status.h"
+#include "sluice/runtime/device/device.h"
+#include "sluice/runtime/wavefront/program.h"
+#include "sluice/runtime/wavefront/wavefront.h"
 
 #include <string>
 #include <vector>
@@ -62,4 +62,4 @@ std::string jsonEscape(std::string_view text);
 
 } // namespace sluice::runtime
 
-#endif // SLUICE_RUNTIME_TRACE_H
+#endif // SLUICE_RUNTIME_WAVEFRONT_TRACE_H

@@ -10,11 +10,11 @@
 // whose size is a multiple of 4 KiB are staggered by one cache line.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SLUICE_RUNTIME_ARENA_H
-#define SLUICE_RUNTIME_ARENA_H
+#ifndef SLUICE_RUNTIME_ARENA_ARENA_H
+#define SLUICE_RUNTIME_ARENA_ARENA_H
 
+#include "sluice/runtime/admission/status.h"
 #include "sluice/runtime/c_api.h"
-#include "sluice/runtime/status.h"
 
 #include <atomic>
 #include <cstddef>
@@ -187,4 +187,4 @@ inline FrameArena *fromHandle(sluice_rt_coro_arena *handle) {
 
 } // namespace sluice::runtime
 
-#endif // SLUICE_RUNTIME_ARENA_H
+#endif // SLUICE_RUNTIME_ARENA_ARENA_H

@@ -21,8 +21,8 @@
 //   POOL_EXHAUSTED position is made absolute.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SLUICE_RUNTIME_GPU_ABI_H
-#define SLUICE_RUNTIME_GPU_ABI_H
+#ifndef SLUICE_RUNTIME_DEVICE_GPU_ABI_H
+#define SLUICE_RUNTIME_DEVICE_GPU_ABI_H
 
 #include "sluice/ABI/KernelABI.h"
 #include "sluice/runtime/c_api.h"
@@ -90,4 +90,4 @@ void finishGpuDispatch(const GpuKernelLayout &layout,
 
 } // namespace sluice::runtime
 
-#endif // SLUICE_RUNTIME_GPU_ABI_H
+#endif // SLUICE_RUNTIME_DEVICE_GPU_ABI_H

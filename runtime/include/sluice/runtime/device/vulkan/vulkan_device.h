@@ -20,11 +20,11 @@
 // The state-machine schedule is CPU-only (Unsupported here).
 //
 //===----------------------------------------------------------------------===//
-#ifndef SLUICE_RUNTIME_VULKAN_DEVICE_H
-#define SLUICE_RUNTIME_VULKAN_DEVICE_H
+#ifndef SLUICE_RUNTIME_DEVICE_VULKAN_VULKAN_DEVICE_H
+#define SLUICE_RUNTIME_DEVICE_VULKAN_VULKAN_DEVICE_H
 
-#include "sluice/runtime/device.h"
-#include "sluice/runtime/gpu_abi.h"
+#include "sluice/runtime/device/device.h"
+#include "sluice/runtime/device/gpu_abi.h"
 
 #include <memory>
 #include <string>
@@ -80,4 +80,4 @@ private:
 
 } // namespace sluice::runtime
 
-#endif // SLUICE_RUNTIME_VULKAN_DEVICE_H
+#endif // SLUICE_RUNTIME_DEVICE_VULKAN_VULKAN_DEVICE_H

@@ -8,12 +8,12 @@
 // nor finished) surface as errors from readCounts().
 //
 //===----------------------------------------------------------------------===//
-#ifndef SLUICE_RUNTIME_DEVICE_H
-#define SLUICE_RUNTIME_DEVICE_H
+#ifndef SLUICE_RUNTIME_DEVICE_DEVICE_H
+#define SLUICE_RUNTIME_DEVICE_DEVICE_H
 
-#include "sluice/runtime/admission.h"
-#include "sluice/runtime/program.h"
-#include "sluice/runtime/status.h"
+#include "sluice/runtime/admission/admission.h"
+#include "sluice/runtime/admission/status.h"
+#include "sluice/runtime/wavefront/program.h"
 
 #include <cstdint>
 #include <vector>
@@ -76,4 +76,4 @@ private:
 
 } // namespace sluice::runtime
 
-#endif // SLUICE_RUNTIME_DEVICE_H
+#endif // SLUICE_RUNTIME_DEVICE_DEVICE_H

@@ -8,10 +8,10 @@
 // does not depend on thread timing.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SLUICE_RUNTIME_CPU_DEVICE_H
-#define SLUICE_RUNTIME_CPU_DEVICE_H
+#ifndef SLUICE_RUNTIME_DEVICE_CPU_DEVICE_H
+#define SLUICE_RUNTIME_DEVICE_CPU_DEVICE_H
 
-#include "sluice/runtime/device.h"
+#include "sluice/runtime/device/device.h"
 
 #include <memory>
 
@@ -46,4 +46,4 @@ private:
 
 } // namespace sluice::runtime
 
-#endif // SLUICE_RUNTIME_CPU_DEVICE_H
+#endif // SLUICE_RUNTIME_DEVICE_CPU_DEVICE_H

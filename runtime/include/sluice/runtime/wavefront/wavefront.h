@@ -17,13 +17,13 @@
 // in the current choice.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SLUICE_RUNTIME_WAVEFRONT_H
-#define SLUICE_RUNTIME_WAVEFRONT_H
+#ifndef SLUICE_RUNTIME_WAVEFRONT_WAVEFRONT_H
+#define SLUICE_RUNTIME_WAVEFRONT_WAVEFRONT_H
 
-#include "sluice/runtime/admission.h"
-#include "sluice/runtime/device.h"
-#include "sluice/runtime/program.h"
-#include "sluice/runtime/status.h"
+#include "sluice/runtime/admission/admission.h"
+#include "sluice/runtime/admission/status.h"
+#include "sluice/runtime/device/device.h"
+#include "sluice/runtime/wavefront/program.h"
 
 #include <chrono>
 #include <cstdio>
@@ -204,4 +204,4 @@ RunResult runStateMachine(const ProgramDescriptor &program, Device &device,
 
 } // namespace sluice::runtime
 
-#endif // SLUICE_RUNTIME_WAVEFRONT_H
+#endif // SLUICE_RUNTIME_WAVEFRONT_WAVEFRONT_H

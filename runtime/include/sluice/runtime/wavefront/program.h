@@ -8,11 +8,11 @@
 // global index.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SLUICE_RUNTIME_PROGRAM_H
-#define SLUICE_RUNTIME_PROGRAM_H
+#ifndef SLUICE_RUNTIME_WAVEFRONT_PROGRAM_H
+#define SLUICE_RUNTIME_WAVEFRONT_PROGRAM_H
 
+#include "sluice/runtime/admission/status.h"
 #include "sluice/runtime/c_api.h"
-#include "sluice/runtime/status.h"
 
 #include <cstdint>
 #include <span>
@@ -164,4 +164,4 @@ Status validateRunShape(const ProgramShape &shape,
 
 } // namespace sluice::runtime
 
-#endif // SLUICE_RUNTIME_PROGRAM_H
+#endif // SLUICE_RUNTIME_WAVEFRONT_PROGRAM_H

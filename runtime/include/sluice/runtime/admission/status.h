@@ -7,8 +7,8 @@
 // undefined behaviour or exceptions to fail.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SLUICE_RUNTIME_STATUS_H
-#define SLUICE_RUNTIME_STATUS_H
+#ifndef SLUICE_RUNTIME_ADMISSION_STATUS_H
+#define SLUICE_RUNTIME_ADMISSION_STATUS_H
 
 #include <cstdint>
 #include <string>
@@ -65,4 +65,4 @@ private:
 
 } // namespace sluice::runtime
 
-#endif // SLUICE_RUNTIME_STATUS_H
+#endif // SLUICE_RUNTIME_ADMISSION_STATUS_H

@@ -10,10 +10,10 @@
 // them without a scheduler and benchmarks can time them alone.
 //
 //===----------------------------------------------------------------------===//
-#ifndef SLUICE_RUNTIME_ADMISSION_H
-#define SLUICE_RUNTIME_ADMISSION_H
+#ifndef SLUICE_RUNTIME_ADMISSION_ADMISSION_H
+#define SLUICE_RUNTIME_ADMISSION_ADMISSION_H
 
-#include "sluice/runtime/status.h"
+#include "sluice/runtime/admission/status.h"
 
 #include <cstdint>
 #include <span>
@@ -155,4 +155,4 @@ struct StageStatistics {
 
 } // namespace sluice::runtime
 
-#endif // SLUICE_RUNTIME_ADMISSION_H
+#endif // SLUICE_RUNTIME_ADMISSION_ADMISSION_H

@@ -1,0 +1,199 @@
+//===- vulkan.h - Vulkan compute context of the runtime ----------*- C++
+//-*-===//
+//
+// The thin Vulkan layer the Vulkan device adapter and the barrier-kernel launch
+// ABI stand on. The loader (libvulkan.so.1) is opened with dlopen at run time,
+// so nothing links against Vulkan and a machine without it gets a Status, not a
+// missing-library error at startup.
+//
+// Device selection: SLUICE_VULKAN_DEVICE picks a physical device by index (all
+// digits) or by a case-insensitive substring of its name; otherwise the first
+// discrete GPU, then integrated, virtual, CPU (Mesa lavapipe), other. The
+// device needs a queue family with compute.
+//
+// Memory: Placement::Device and Placement::Host buffers are host-visible and
+// host-coherent and stay mapped. Placement::Device prefers memory that is also
+// device-local (resizable BAR on discrete GPUs; host reads of it are uncached
+// and slow), Placement::Host prefers host-cached memory (fast host reads: use
+// it for staging). Placement::DeviceOnly prefers device-local memory that is
+// not host-visible (VRAM proper), then any device-local memory, then any
+// memory; it is mapped only when the type obtained happens to be host-visible
+// and host-coherent (integrated GPUs, lavapipe), so data() may be null: move
+// its contents with Stream::copy. Every buffer can be a copy source and
+// destination.
+//
+// Work is recorded into a Stream (one command buffer) and submitted with a
+// fence. Commands (dispatches and copies) run in recording order: each one
+// after the first is preceded by a global memory barrier from compute and
+// transfer writes to compute and transfer reads and writes; the first is
+// preceded by a host-write barrier and the last followed by a barrier making
+// compute and transfer writes visible to host reads. Each dispatch call (and
+// each copy) is timed with timestamp queries when the queue supports them.
+//
+// Lifetime: Buffers, Kernels and Streams hold a pointer to their Context and
+// must be destroyed before it. A Stream is used by one thread at a time;
+// several streams of one Context may submit from different threads.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SLUICE_RUNTIME_DEVICE_VULKAN_VULKAN_H
+#define SLUICE_RUNTIME_DEVICE_VULKAN_VULKAN_H
+
+#include "sluice/runtime/admission/status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace sluice::runtime::vulkan {
+
+struct DeviceInfo {
+  uint32_t index = 0; // in the instance's enumeration order
+  std::string name;
+  std::string type;   // "discrete", "integrated", "virtual", "cpu", "other"
+  std::string driver; // driver name and info when the driver reports them
+  uint32_t apiVersion = 0;
+  bool shaderInt64 = false;
+  uint32_t maxWorkgroupCount[3] = {0, 0, 0};
+  uint32_t maxWorkgroupInvocations = 0;
+  uint32_t maxSharedMemoryBytes = 0;  // maxComputeSharedMemorySize
+  uint64_t maxStorageBufferRange = 0; // largest storage buffer binding
+  double timestampPeriodNs = 0;       // 0: no timestamps on the compute queue
+};
+
+// Where a buffer's memory lives; see the header comment. DeviceOnly buffers may
+// be unmapped (Buffer::data() null).
+enum class Placement : uint8_t { Device, Host, DeviceOnly };
+
+class Context;
+
+// A storage buffer; host-visible ones are mapped for their whole life, and
+// data() is null for one that is not mapped (Placement::DeviceOnly). Sizes are
+// rounded up to a multiple of 4 bytes, at least 16.
+class Buffer {
+public:
+  ~Buffer();
+  Buffer(const Buffer &) = delete;
+  Buffer &operator=(const Buffer &) = delete;
+  void *data() const { return mapped_; }
+  uint64_t size() const { return size_; }
+  bool deviceLocal() const { return deviceLocal_; }
+  bool hostVisible() const { return mapped_ != nullptr; }
+
+private:
+  friend class Context;
+  friend class Stream;
+  Buffer() = default;
+  Context *context_ = nullptr;
+  void *mapped_ = nullptr;
+  uint64_t size_ = 0;
+  bool deviceLocal_ = false;
+  uint64_t buffer_ = 0; // VkBuffer
+  uint64_t memory_ = 0; // VkDeviceMemory
+};
+
+// One compute pipeline: an entry point of a SPIR-V module whose interface is
+// `bindings` storage buffers at set 0, bindings 0..bindings-1, and
+// `pushConstantBytes` bytes of push constants (0: none).
+class Kernel {
+public:
+  ~Kernel();
+  Kernel(const Kernel &) = delete;
+  Kernel &operator=(const Kernel &) = delete;
+  const std::string &entryPoint() const { return entry_; }
+  uint32_t bindingCount() const { return bindings_; }
+  uint32_t pushConstantBytes() const { return pushBytes_; }
+
+private:
+  friend class Context;
+  friend class Stream;
+  Kernel() = default;
+  Context *context_ = nullptr;
+  std::string entry_;
+  uint32_t bindings_ = 0;
+  uint32_t pushBytes_ = 0;
+  uint64_t module_ = 0;   // VkShaderModule
+  uint64_t setLayout_ = 0; // VkDescriptorSetLayout
+  uint64_t layout_ = 0;   // VkPipelineLayout
+  uint64_t pipeline_ = 0; // VkPipeline
+};
+
+// An in-order batch of dispatches and copies: record, submit, wait; then
+// reusable.
+class Stream {
+public:
+  ~Stream();
+  Stream(const Stream &) = delete;
+  Stream &operator=(const Stream &) = delete;
+
+  // Records a dispatch of `groups` workgroups. A one-dimensional grid (y and z
+  // 1) beyond the device's maxComputeWorkGroupCount.x is split into several
+  // dispatches with base offsets (vkCmdDispatchBase), so WorkgroupId.x is the
+  // id in the whole grid. Multi-dimensional grids are never split (generated
+  // code linearizes block ids assuming NumWorkgroups is the whole grid): any
+  // dimension beyond its limit is then an error naming the kernel, the grid
+  // and the limit. Errors (binding count, push constant size, buffer null,
+  // grid) are reported by submitAndWait().
+  void dispatch(const Kernel &kernel, std::span<Buffer *const> bindings,
+                std::span<const std::byte> pushConstants,
+                const uint64_t groups[3]);
+  // Records a copy (vkCmdCopyBuffer) of `bytes` bytes from `source` at
+  // `sourceOffset` to `destination` at `destinationOffset`, ordered with the
+  // other recorded commands. Ranges are checked against Buffer::size(); a
+  // range out of bounds, overlapping ranges within one buffer, or a buffer of
+  // another context is an error reported by submitAndWait(). A copy of 0
+  // bytes records nothing.
+  void copy(Buffer &source, uint64_t sourceOffset, Buffer &destination,
+            uint64_t destinationOffset, uint64_t bytes);
+  // Submits what was recorded, waits for the fence, and returns per recorded
+  // dispatch call its GPU time in nanoseconds in `dispatchNs`, and per
+  // recorded (nonempty) copy call its time in `copyNs` (both empty when the
+  // queue has no timestamps). A stream with nothing recorded returns at once.
+  Status submitAndWait(std::vector<double> *dispatchNs = nullptr,
+                       std::vector<double> *copyNs = nullptr);
+
+private:
+  friend class Context;
+  Stream() = default;
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+class Context {
+public:
+  ~Context();
+  Context(const Context &) = delete;
+  Context &operator=(const Context &) = delete;
+
+  // Opens the loader, creates an instance (Vulkan 1.1) and a device as the
+  // header comment says. Errors name what is missing (the loader, any device,
+  // the device SLUICE_VULKAN_DEVICE asked for, with the list of devices).
+  static Status create(std::unique_ptr<Context> &out);
+  // Every physical device the loader reports (for --list-devices style
+  // output); fails like create() when there is no loader.
+  static Status listDevices(std::vector<DeviceInfo> &out);
+
+  const DeviceInfo &info() const;
+
+  Status createBuffer(uint64_t bytes, Placement placement,
+                      std::unique_ptr<Buffer> &out);
+  // `words` is a SPIR-V binary (checked for the magic number).
+  Status createKernel(std::span<const uint32_t> words,
+                      const std::string &entryPoint, uint32_t bindings,
+                      uint32_t pushConstantBytes, std::unique_ptr<Kernel> &out);
+  Status createStream(std::unique_ptr<Stream> &out);
+
+private:
+  friend class Buffer;
+  friend class Kernel;
+  friend class Stream;
+  Context();
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+} // namespace sluice::runtime::vulkan
+
+#endif // SLUICE_RUNTIME_DEVICE_VULKAN_VULKAN_H
