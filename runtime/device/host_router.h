@@ -28,8 +28,8 @@
 #define SLUICE_RUNTIME_DEVICE_HOST_ROUTER_H
 
 #include "sluice/runtime/admission/status.h"
-#include "sluice/runtime/c_api.h"
 #include "sluice/runtime/device/device.h"
+#include "sluice/runtime/device/kernel_abi.h"
 #include "sluice/runtime/wavefront/program.h"
 
 #include <cstdint>

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "sluice/runtime/c_api.h"
+#include "sluice/runtime/device/kernel_abi.h"
 
 #include <atomic>
 #include <cstddef>

@@ -1,6 +1,7 @@
 //===- c_api_program.cpp - Running a program descriptor from C ------------===//
 
-#include "sluice/runtime/c_api.h"
+#include "sluice/runtime/wavefront/c_api_program.h"
+
 #include "sluice/runtime/device/cpu_device.h"
 #include "sluice/runtime/wavefront/wavefront.h"
 

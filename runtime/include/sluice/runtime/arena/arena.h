@@ -14,7 +14,7 @@
 #define SLUICE_RUNTIME_ARENA_ARENA_H
 
 #include "sluice/runtime/admission/status.h"
-#include "sluice/runtime/c_api.h"
+#include "sluice/runtime/arena/coro_c_api.h"
 
 #include <atomic>
 #include <cstddef>

@@ -25,7 +25,7 @@
 #define SLUICE_RUNTIME_DEVICE_GPU_ABI_H
 
 #include "sluice/ABI/KernelABI.h"
-#include "sluice/runtime/c_api.h"
+#include "sluice/runtime/device/kernel_abi.h"
 
 #include <cstdint>
 #include <vector>

@@ -12,7 +12,7 @@
 #define SLUICE_RUNTIME_WAVEFRONT_PROGRAM_H
 
 #include "sluice/runtime/admission/status.h"
-#include "sluice/runtime/c_api.h"
+#include "sluice/runtime/device/kernel_abi.h"
 
 #include <cstdint>
 #include <span>
