@@ -1,0 +1,306 @@
+//===- vulkan_device_selection.cpp - Instance and device choice -----------===//
+//
+// A Vulkan 1.1 instance, the physical devices it reports (their features and
+// limits as DeviceInfo), the choice among them (SLUICE_VULKAN_DEVICE, else by
+// device type), and the logical device with one compute queue.
+//
+//===----------------------------------------------------------------------===//
+
+#include "vulkan_internal.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sluice::runtime::vulkan {
+using namespace detail;
+namespace {
+
+const char *deviceTypeName(VkPhysicalDeviceType type) {
+  switch (type) {
+  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+    return "discrete";
+  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+    return "integrated";
+  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+    return "virtual";
+  case VK_PHYSICAL_DEVICE_TYPE_CPU:
+    return "cpu";
+  default:
+    return "other";
+  }
+}
+
+// Lower is preferred when SLUICE_VULKAN_DEVICE does not choose.
+int deviceTypeRank(VkPhysicalDeviceType type) {
+  switch (type) {
+  case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+    return 0;
+  case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+    return 1;
+  case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+    return 2;
+  case VK_PHYSICAL_DEVICE_TYPE_CPU:
+    return 3;
+  default:
+    return 4;
+  }
+}
+
+std::string lowercase(std::string text) {
+  for (char &c : text)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// The loader, then a Vulkan 1.1 instance and its entry points.
+Status openInstance(ContextState &state) {
+  if (Status status = openLoader(state); !status.ok())
+    return status;
+  Functions &fn = state.fn;
+
+  VkApplicationInfo app{};
+  app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+  app.pApplicationName = "sluice";
+  app.pEngineName = "sluice-runtime";
+  app.apiVersion = VK_API_VERSION_1_1;
+  VkInstanceCreateInfo create{};
+  create.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+  create.pApplicationInfo = &app;
+  VkResult result = fn.vkCreateInstance(&create, nullptr, &state.instance);
+  if (result != VK_SUCCESS) {
+    state.instance = VK_NULL_HANDLE;
+    if (result == VK_ERROR_INCOMPATIBLE_DRIVER)
+      return Status::error(ErrorKind::DeviceUnavailable,
+                           "no Vulkan driver is installed (vkCreateInstance "
+                           "returned VK_ERROR_INCOMPATIBLE_DRIVER); install a "
+                           "driver such as mesa-vulkan-drivers");
+    return vkError("vkCreateInstance", result);
+  }
+  return loadInstanceFunctions(state);
+}
+
+Status enumerateDevices(ContextState &state,
+                        std::vector<VkPhysicalDevice> &out) {
+  uint32_t count = 0;
+  VkResult result =
+      state.fn.vkEnumeratePhysicalDevices(state.instance, &count, nullptr);
+  if (result != VK_SUCCESS && result != VK_INCOMPLETE)
+    return vkError("vkEnumeratePhysicalDevices", result);
+  out.resize(count);
+  if (count == 0)
+    return Status::success();
+  result =
+      state.fn.vkEnumeratePhysicalDevices(state.instance, &count, out.data());
+  if (result != VK_SUCCESS && result != VK_INCOMPLETE)
+    return vkError("vkEnumeratePhysicalDevices", result);
+  out.resize(count);
+  return Status::success();
+}
+
+// The first queue family with compute, or UINT32_MAX.
+uint32_t computeQueueFamily(ContextState &state, VkPhysicalDevice physical,
+                            uint32_t *timestampBits) {
+  uint32_t count = 0;
+  state.fn.vkGetPhysicalDeviceQueueFamilyProperties(physical, &count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(count);
+  state.fn.vkGetPhysicalDeviceQueueFamilyProperties(physical, &count,
+                                                    families.data());
+  for (uint32_t i = 0; i < count; ++i) {
+    if (families[i].queueFlags & VK_QUEUE_COMPUTE_BIT) {
+      if (timestampBits)
+        *timestampBits = families[i].timestampValidBits;
+      return i;
+    }
+  }
+  return UINT32_MAX;
+}
+
+DeviceInfo describeDevice(ContextState &state, VkPhysicalDevice physical,
+                          uint32_t index) {
+  VkPhysicalDeviceProperties props{};
+  state.fn.vkGetPhysicalDeviceProperties(physical, &props);
+  VkPhysicalDeviceFeatures features{};
+  state.fn.vkGetPhysicalDeviceFeatures(physical, &features);
+  DeviceInfo info;
+  info.index = index;
+  info.name = props.deviceName;
+  info.type = deviceTypeName(props.deviceType);
+  info.apiVersion = props.apiVersion;
+  info.shaderInt64 = features.shaderInt64 == VK_TRUE;
+  for (int d = 0; d < 3; ++d)
+    info.maxWorkgroupCount[d] = props.limits.maxComputeWorkGroupCount[d];
+  info.maxWorkgroupInvocations = props.limits.maxComputeWorkGroupInvocations;
+  info.maxSharedMemoryBytes = props.limits.maxComputeSharedMemorySize;
+  info.maxStorageBufferRange = props.limits.maxStorageBufferRange;
+  uint32_t timestampBits = 0;
+  if (computeQueueFamily(state, physical, &timestampBits) != UINT32_MAX &&
+      timestampBits > 0)
+    info.timestampPeriodNs = props.limits.timestampPeriod;
+  // VkPhysicalDeviceDriverProperties is core in 1.2; a 1.1 device may not
+  // know the structure.
+  if (props.apiVersion >= VK_API_VERSION_1_2) {
+    VkPhysicalDeviceDriverProperties driver{};
+    driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
+    VkPhysicalDeviceProperties2 props2{};
+    props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    props2.pNext = &driver;
+    state.fn.vkGetPhysicalDeviceProperties2(physical, &props2);
+    info.driver = driver.driverName;
+    if (driver.driverInfo[0] != '\0') {
+      info.driver += " ";
+      info.driver += driver.driverInfo;
+    }
+  }
+  return info;
+}
+
+std::string deviceList(const std::vector<DeviceInfo> &devices) {
+  std::string text;
+  for (const DeviceInfo &info : devices)
+    text += "\n  #" + std::to_string(info.index) + " " + info.name + " (" +
+            info.type + ")";
+  return text;
+}
+
+Status selectDevice(ContextState &state,
+                    const std::vector<VkPhysicalDevice> &physicals,
+                    uint32_t &chosen) {
+  std::vector<DeviceInfo> infos;
+  std::vector<bool> hasCompute;
+  for (uint32_t i = 0; i < physicals.size(); ++i) {
+    infos.push_back(describeDevice(state, physicals[i], i));
+    hasCompute.push_back(computeQueueFamily(state, physicals[i], nullptr) !=
+                         UINT32_MAX);
+  }
+  const char *request = std::getenv("SLUICE_VULKAN_DEVICE");
+  if (request && *request) {
+    std::string wanted = request;
+    bool isIndex = std::all_of(wanted.begin(), wanted.end(), [](char c) {
+      return std::isdigit(static_cast<unsigned char>(c)) != 0;
+    });
+    uint32_t match = UINT32_MAX;
+    if (isIndex) {
+      unsigned long index = std::strtoul(wanted.c_str(), nullptr, 10);
+      if (wanted.size() < 10 && index < physicals.size())
+        match = static_cast<uint32_t>(index);
+    } else {
+      std::string needle = lowercase(wanted);
+      for (uint32_t i = 0; i < infos.size() && match == UINT32_MAX; ++i)
+        if (lowercase(infos[i].name).find(needle) != std::string::npos)
+          match = i;
+    }
+    if (match == UINT32_MAX)
+      return Status::error(
+          ErrorKind::DeviceUnavailable,
+          "SLUICE_VULKAN_DEVICE='" + wanted +
+              "' matches no Vulkan device; devices:" + deviceList(infos));
+    if (!hasCompute[match])
+      return Status::error(ErrorKind::DeviceUnavailable,
+                           "Vulkan device #" + std::to_string(match) + " " +
+                               infos[match].name +
+                               " has no compute queue family");
+    chosen = match;
+    return Status::success();
+  }
+  int bestRank = 1000;
+  for (uint32_t i = 0; i < physicals.size(); ++i) {
+    if (!hasCompute[i])
+      continue;
+    VkPhysicalDeviceProperties props{};
+    state.fn.vkGetPhysicalDeviceProperties(physicals[i], &props);
+    int rank = deviceTypeRank(props.deviceType);
+    if (rank < bestRank) {
+      bestRank = rank;
+      chosen = i;
+    }
+  }
+  if (bestRank == 1000)
+    return Status::error(ErrorKind::DeviceUnavailable,
+                         "no Vulkan device has a compute queue; devices:" +
+                             deviceList(infos));
+  return Status::success();
+}
+
+} // namespace
+
+Context::Context() : state_(std::make_unique<State>()) {}
+Context::~Context() = default;
+
+const DeviceInfo &Context::info() const { return state_->info; }
+
+Status Context::listDevices(std::vector<DeviceInfo> &out) {
+  out.clear();
+  auto state = std::make_unique<ContextState>();
+  if (Status status = openInstance(*state); !status.ok())
+    return status;
+  std::vector<VkPhysicalDevice> physicals;
+  if (Status status = enumerateDevices(*state, physicals); !status.ok())
+    return status;
+  for (uint32_t i = 0; i < physicals.size(); ++i)
+    out.push_back(describeDevice(*state, physicals[i], i));
+  return Status::success();
+}
+
+Status Context::create(std::unique_ptr<Context> &out) {
+  out.reset();
+  std::unique_ptr<Context> context(new Context());
+  State &state = *context->state_;
+  if (Status status = openInstance(state); !status.ok())
+    return status;
+  std::vector<VkPhysicalDevice> physicals;
+  if (Status status = enumerateDevices(state, physicals); !status.ok())
+    return status;
+  if (physicals.empty())
+    return Status::error(ErrorKind::DeviceUnavailable,
+                         "the Vulkan loader reports no physical device; "
+                         "install a driver such as mesa-vulkan-drivers "
+                         "(lavapipe runs on the CPU)");
+  uint32_t chosen = 0;
+  if (Status status = selectDevice(state, physicals, chosen); !status.ok())
+    return status;
+  state.physical = physicals[chosen];
+  state.info = describeDevice(state, state.physical, chosen);
+  state.queueFamily =
+      computeQueueFamily(state, state.physical, &state.timestampValidBits);
+  VkPhysicalDeviceProperties props{};
+  state.fn.vkGetPhysicalDeviceProperties(state.physical, &props);
+  state.limits = props.limits;
+  if (const char *split = std::getenv("SLUICE_VULKAN_SPLIT_GROUPS_X"))
+    state.splitGroupsX = std::strtoull(split, nullptr, 10);
+  state.fn.vkGetPhysicalDeviceMemoryProperties(state.physical, &state.memory);
+  if (props.apiVersion < VK_API_VERSION_1_1)
+    return Status::error(ErrorKind::DeviceUnavailable,
+                         "Vulkan device " + state.info.name +
+                             " supports only Vulkan 1.0; Sluice needs 1.1");
+
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo queueCreate{};
+  queueCreate.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+  queueCreate.queueFamilyIndex = state.queueFamily;
+  queueCreate.queueCount = 1;
+  queueCreate.pQueuePriorities = &priority;
+  VkPhysicalDeviceFeatures features{};
+  features.shaderInt64 = state.info.shaderInt64 ? VK_TRUE : VK_FALSE;
+  VkDeviceCreateInfo deviceCreate{};
+  deviceCreate.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+  deviceCreate.queueCreateInfoCount = 1;
+  deviceCreate.pQueueCreateInfos = &queueCreate;
+  deviceCreate.pEnabledFeatures = &features;
+  VkResult result = state.fn.vkCreateDevice(state.physical, &deviceCreate,
+                                            nullptr, &state.device);
+  if (result != VK_SUCCESS) {
+    state.device = VK_NULL_HANDLE;
+    return vkError("vkCreateDevice", result);
+  }
+  if (Status status = loadDeviceFunctions(state); !status.ok())
+    return status;
+  state.fn.vkGetDeviceQueue(state.device, state.queueFamily, 0, &state.queue);
+  out = std::move(context);
+  return Status::success();
+}
+
+} // namespace sluice::runtime::vulkan

@@ -1,0 +1,549 @@
+//===- vulkan_stream.cpp - Command buffers, dispatches and copies ---------===//
+//
+// A Stream records dispatches and copies into one command buffer, ordered by
+// memory barriers and timed with timestamp queries, submits it with a fence
+// and waits (spinning briefly first).
+//
+//===----------------------------------------------------------------------===//
+
+#include "vulkan_internal.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace sluice::runtime::vulkan {
+using namespace detail;
+namespace {
+
+constexpr uint32_t kSetsPerDescriptorPool = 64;
+constexpr uint32_t kDescriptorsPerPool = 512;
+constexpr uint32_t kDispatchesPerQueryPool = 64;
+
+struct StreamState {
+  ContextState *context = nullptr;
+  std::vector<uint64_t> ticks; // query results, reused by every submit
+  VkCommandPool commandPool = VK_NULL_HANDLE;
+  VkCommandBuffer commands = VK_NULL_HANDLE;
+  VkFence fence = VK_NULL_HANDLE;
+  std::vector<VkDescriptorPool> descriptorPools;
+  size_t currentDescriptorPool = 0;
+  // Each pool holds two timestamps for kDispatchesPerQueryPool timed commands
+  // (dispatch calls and copies); pools are added rather than grown because a
+  // recording references them.
+  std::vector<VkQueryPool> queryPools;
+  bool timestamps = false;
+  bool recording = false;
+  // Set when a wait failed: the work may still be in flight, so the command
+  // buffer can be neither reset nor reused.
+  bool broken = false;
+  // Timed commands recorded so far; timedIsCopy[i] says whether the i-th is
+  // a copy (else a dispatch call).
+  uint32_t timedCommands = 0;
+  std::vector<bool> timedIsCopy;
+  Status error;
+
+  ~StreamState() {
+    // Objects that pending work may still use are leaked rather than freed.
+    if (!context || broken)
+      return;
+    const Functions &fn = context->fn;
+    VkDevice device = context->device;
+    for (VkQueryPool pool : queryPools)
+      fn.vkDestroyQueryPool(device, pool, nullptr);
+    for (VkDescriptorPool pool : descriptorPools)
+      fn.vkDestroyDescriptorPool(device, pool, nullptr);
+    if (fence != VK_NULL_HANDLE)
+      fn.vkDestroyFence(device, fence, nullptr);
+    // Destroying the pool frees its command buffer.
+    if (commandPool != VK_NULL_HANDLE)
+      fn.vkDestroyCommandPool(device, commandPool, nullptr);
+  }
+
+  Status addDescriptorPool(uint32_t descriptors) {
+    VkDescriptorPoolSize size{};
+    size.type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    size.descriptorCount = std::max(descriptors, kDescriptorsPerPool);
+    VkDescriptorPoolCreateInfo create{};
+    create.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+    create.maxSets = kSetsPerDescriptorPool;
+    create.poolSizeCount = 1;
+    create.pPoolSizes = &size;
+    VkDescriptorPool pool = VK_NULL_HANDLE;
+    VkResult result = context->fn.vkCreateDescriptorPool(
+        context->device, &create, nullptr, &pool);
+    if (result != VK_SUCCESS)
+      return vkError("vkCreateDescriptorPool", result);
+    descriptorPools.push_back(pool);
+    return Status::success();
+  }
+
+  Status allocateSet(VkDescriptorSetLayout layout, uint32_t descriptors,
+                     VkDescriptorSet &out) {
+    VkDescriptorSetAllocateInfo allocate{};
+    allocate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+    allocate.descriptorSetCount = 1;
+    allocate.pSetLayouts = &layout;
+    // Try the current pool, then the later ones, then a new one sized for
+    // this set; failing in a fresh pool is a real error.
+    while (true) {
+      bool fresh = false;
+      if (currentDescriptorPool == descriptorPools.size()) {
+        if (Status status = addDescriptorPool(descriptors); !status.ok())
+          return status;
+        fresh = true;
+      }
+      allocate.descriptorPool = descriptorPools[currentDescriptorPool];
+      VkResult result = context->fn.vkAllocateDescriptorSets(context->device,
+                                                             &allocate, &out);
+      if (result == VK_SUCCESS)
+        return Status::success();
+      if (fresh || (result != VK_ERROR_OUT_OF_POOL_MEMORY &&
+                    result != VK_ERROR_FRAGMENTED_POOL))
+        return vkError("vkAllocateDescriptorSets", result);
+      ++currentDescriptorPool;
+    }
+  }
+
+  Status queryPoolFor(uint32_t call, VkQueryPool &out) {
+    uint32_t poolIndex = call / kDispatchesPerQueryPool;
+    if (poolIndex == queryPools.size()) {
+      VkQueryPoolCreateInfo create{};
+      create.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+      create.queryType = VK_QUERY_TYPE_TIMESTAMP;
+      create.queryCount = 2 * kDispatchesPerQueryPool;
+      VkQueryPool pool = VK_NULL_HANDLE;
+      VkResult result = context->fn.vkCreateQueryPool(context->device, &create,
+                                                      nullptr, &pool);
+      if (result != VK_SUCCESS)
+        return vkError("vkCreateQueryPool", result);
+      queryPools.push_back(pool);
+    }
+    out = queryPools[poolIndex];
+    // Queries must be reset before their first write in each recording.
+    if (call % kDispatchesPerQueryPool == 0)
+      context->fn.vkCmdResetQueryPool(commands, out, 0,
+                                      2 * kDispatchesPerQueryPool);
+    return Status::success();
+  }
+
+  void barrier(VkPipelineStageFlags srcStage, VkAccessFlags srcAccess,
+               VkPipelineStageFlags dstStage, VkAccessFlags dstAccess) {
+    VkMemoryBarrier memoryBarrier{};
+    memoryBarrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    memoryBarrier.srcAccessMask = srcAccess;
+    memoryBarrier.dstAccessMask = dstAccess;
+    context->fn.vkCmdPipelineBarrier(commands, srcStage, dstStage, 0, 1,
+                                     &memoryBarrier, 0, nullptr, 0, nullptr);
+  }
+
+  // Returns the stream to the idle state: nothing recorded, pools reset.
+  void reset() {
+    const Functions &fn = context->fn;
+    if (recording || timedCommands > 0)
+      fn.vkResetCommandBuffer(commands, 0);
+    for (VkDescriptorPool pool : descriptorPools)
+      fn.vkResetDescriptorPool(context->device, pool, 0);
+    currentDescriptorPool = 0;
+    recording = false;
+    timedCommands = 0;
+    timedIsCopy.clear();
+    error = Status::success();
+  }
+
+  // Starts the command buffer if needed and orders the next command after
+  // everything before it: host writes before the first command, compute and
+  // transfer writes before every later one, for compute and transfer reads
+  // and writes alike (dispatches and copies in any order).
+  Status beginCommand() {
+    constexpr VkPipelineStageFlags kWork =
+        VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
+    constexpr VkAccessFlags kWrites =
+        VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
+    constexpr VkAccessFlags kReadsWrites =
+        kWrites | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
+    if (!recording) {
+      VkCommandBufferBeginInfo begin{};
+      begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+      begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+      VkResult result = context->fn.vkBeginCommandBuffer(commands, &begin);
+      if (result != VK_SUCCESS)
+        return vkError("vkBeginCommandBuffer", result);
+      recording = true;
+      barrier(VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, kWork,
+              kReadsWrites);
+    } else {
+      barrier(kWork, kWrites, kWork, kReadsWrites);
+    }
+    return Status::success();
+  }
+
+  // Writes the start timestamp of the next timed command; `pool` and
+  // `firstQuery` receive its pair of queries (pool null: not timed).
+  Status startTimer(VkPipelineStageFlagBits stage, VkQueryPool &pool,
+                    uint32_t &firstQuery) {
+    pool = VK_NULL_HANDLE;
+    firstQuery = 0;
+    if (!timestamps)
+      return Status::success();
+    if (Status status = queryPoolFor(timedCommands, pool); !status.ok())
+      return status;
+    firstQuery = 2 * (timedCommands % kDispatchesPerQueryPool);
+    context->fn.vkCmdWriteTimestamp(commands, stage, pool, firstQuery);
+    return Status::success();
+  }
+  void stopTimer(bool isCopy, VkPipelineStageFlagBits stage, VkQueryPool pool,
+                 uint32_t firstQuery) {
+    if (pool != VK_NULL_HANDLE)
+      context->fn.vkCmdWriteTimestamp(commands, stage, pool, firstQuery + 1);
+    ++timedCommands;
+    timedIsCopy.push_back(isCopy);
+  }
+};
+
+} // namespace
+
+struct Stream::State : StreamState {};
+
+Status Context::createStream(std::unique_ptr<Stream> &out) {
+  out.reset();
+  State &state = *state_;
+  const Functions &fn = state.fn;
+  std::unique_ptr<Stream> stream(new Stream());
+  stream->state_ = std::make_unique<Stream::State>();
+  StreamState &s = *stream->state_;
+  s.context = &state;
+  s.timestamps = state.timestampValidBits > 0;
+
+  VkCommandPoolCreateInfo poolCreate{};
+  poolCreate.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  poolCreate.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  poolCreate.queueFamilyIndex = state.queueFamily;
+  VkResult result = fn.vkCreateCommandPool(state.device, &poolCreate, nullptr,
+                                           &s.commandPool);
+  if (result != VK_SUCCESS) {
+    s.commandPool = VK_NULL_HANDLE;
+    return vkError("vkCreateCommandPool", result);
+  }
+  VkCommandBufferAllocateInfo allocate{};
+  allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  allocate.commandPool = s.commandPool;
+  allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  allocate.commandBufferCount = 1;
+  result = fn.vkAllocateCommandBuffers(state.device, &allocate, &s.commands);
+  if (result != VK_SUCCESS)
+    return vkError("vkAllocateCommandBuffers", result);
+  VkFenceCreateInfo fenceCreate{};
+  fenceCreate.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+  result = fn.vkCreateFence(state.device, &fenceCreate, nullptr, &s.fence);
+  if (result != VK_SUCCESS) {
+    s.fence = VK_NULL_HANDLE;
+    return vkError("vkCreateFence", result);
+  }
+  if (Status status = s.addDescriptorPool(0); !status.ok())
+    return status;
+  out = std::move(stream);
+  return Status::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Stream
+//===----------------------------------------------------------------------===//
+
+Stream::~Stream() = default;
+
+void Stream::dispatch(const Kernel &kernel, std::span<Buffer *const> bindings,
+                      std::span<const std::byte> pushConstants,
+                      const uint64_t groups[3]) {
+  StreamState &s = *state_;
+  if (!s.error.ok() || s.broken)
+    return; // The first error wins; submitAndWait reports it.
+  const std::string &name = kernel.entry_;
+  auto fail = [&](Status status) { s.error = std::move(status); };
+  if (kernel.context_->state_.get() != s.context)
+    return fail(Status::error(ErrorKind::InvalidArgument,
+                              "kernel '" + name +
+                                  "' belongs to another Vulkan context"));
+  if (bindings.size() != kernel.bindings_)
+    return fail(Status::error(
+        ErrorKind::InvalidArgument,
+        "kernel '" + name + "' has " + std::to_string(kernel.bindings_) +
+            " bindings but the dispatch passes " +
+            std::to_string(bindings.size()) + " buffers"));
+  for (size_t i = 0; i < bindings.size(); ++i) {
+    if (!bindings[i])
+      return fail(Status::error(ErrorKind::InvalidArgument,
+                                "kernel '" + name + "' binding " +
+                                    std::to_string(i) + " is a null buffer"));
+    if (bindings[i]->context_->state_.get() != s.context)
+      return fail(Status::error(ErrorKind::InvalidArgument,
+                                "kernel '" + name + "' binding " +
+                                    std::to_string(i) +
+                                    " belongs to another Vulkan context"));
+  }
+  if (pushConstants.size() != kernel.pushBytes_)
+    return fail(Status::error(
+        ErrorKind::InvalidArgument,
+        "kernel '" + name + "' takes " + std::to_string(kernel.pushBytes_) +
+            " push constant bytes but the dispatch passes " +
+            std::to_string(pushConstants.size())));
+  for (int d = 0; d < 3; ++d)
+    if (groups[d] > UINT32_MAX)
+      return fail(Status::error(
+          ErrorKind::InvalidArgument,
+          "kernel '" + name + "' grid dimension " + std::to_string(d) + " is " +
+              std::to_string(groups[d]) +
+              " workgroups; WorkgroupId is 32-bit, so at most 4294967295"));
+
+  const ContextState &context = *s.context;
+  const Functions &fn = context.fn;
+  // Only a one-dimensional grid is split (along x): generated code linearizes
+  // block ids from NumWorkgroups, which a split would make the chunk's.
+  uint64_t limit[3];
+  for (int d = 0; d < 3; ++d)
+    limit[d] =
+        std::max<uint32_t>(context.limits.maxComputeWorkGroupCount[d], 1);
+  bool empty = groups[0] == 0 || groups[1] == 0 || groups[2] == 0;
+  bool oneDimensional = groups[1] == 1 && groups[2] == 1;
+  if (!empty && !oneDimensional &&
+      (groups[0] > limit[0] || groups[1] > limit[1] || groups[2] > limit[2])) {
+    auto grid = std::to_string(groups[0]) + "x" + std::to_string(groups[1]) +
+                "x" + std::to_string(groups[2]);
+    auto limits = std::to_string(limit[0]) + "x" + std::to_string(limit[1]) +
+                  "x" + std::to_string(limit[2]);
+    return fail(Status::error(
+        ErrorKind::Unsupported,
+        "kernel '" + name + "' grid " + grid +
+            " exceeds the device's maxComputeWorkGroupCount " + limits +
+            "; only a one-dimensional grid (y = z = 1) is split along x"));
+  }
+
+  VkCommandBuffer cmd = s.commands;
+  if (Status status = s.beginCommand(); !status.ok())
+    return fail(std::move(status));
+
+  VkDescriptorSet set = VK_NULL_HANDLE;
+  if (kernel.bindings_ > 0) {
+    if (Status status =
+            s.allocateSet(toHandle<VkDescriptorSetLayout>(kernel.setLayout_),
+                          kernel.bindings_, set);
+        !status.ok())
+      return fail(std::move(status));
+    std::vector<VkDescriptorBufferInfo> infos(bindings.size());
+    std::vector<VkWriteDescriptorSet> writes(bindings.size());
+    for (size_t i = 0; i < bindings.size(); ++i) {
+      infos[i].buffer = toHandle<VkBuffer>(bindings[i]->buffer_);
+      infos[i].offset = 0;
+      infos[i].range = VK_WHOLE_SIZE;
+      writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+      writes[i].dstSet = set;
+      writes[i].dstBinding = static_cast<uint32_t>(i);
+      writes[i].descriptorCount = 1;
+      writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      writes[i].pBufferInfo = &infos[i];
+    }
+    fn.vkUpdateDescriptorSets(context.device,
+                              static_cast<uint32_t>(writes.size()),
+                              writes.data(), 0, nullptr);
+  }
+
+  VkQueryPool queries = VK_NULL_HANDLE;
+  uint32_t firstQuery = 0;
+  if (Status status = s.startTimer(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                                   queries, firstQuery);
+      !status.ok())
+    return fail(std::move(status));
+  VkPipelineLayout layout = toHandle<VkPipelineLayout>(kernel.layout_);
+  fn.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE,
+                       toHandle<VkPipeline>(kernel.pipeline_));
+  if (set != VK_NULL_HANDLE)
+    fn.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0,
+                               1, &set, 0, nullptr);
+  if (!pushConstants.empty())
+    fn.vkCmdPushConstants(cmd, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                          static_cast<uint32_t>(pushConstants.size()),
+                          pushConstants.data());
+  // Chunks of at most maxComputeWorkGroupCount.x (only a one-dimensional
+  // grid gets here beyond the limit); the base keeps WorkgroupId global.
+  uint64_t chunk = limit[0];
+  if (oneDimensional && context.splitGroupsX != 0)
+    chunk = std::min(chunk, context.splitGroupsX);
+  if (!empty) {
+    for (uint64_t x = 0; x < groups[0]; x += chunk)
+      fn.vkCmdDispatchBase(
+          cmd, static_cast<uint32_t>(x), 0, 0,
+          static_cast<uint32_t>(std::min(chunk, groups[0] - x)),
+          static_cast<uint32_t>(groups[1]), static_cast<uint32_t>(groups[2]));
+  }
+  s.stopTimer(false, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, queries, firstQuery);
+}
+
+void Stream::copy(Buffer &source, uint64_t sourceOffset, Buffer &destination,
+                  uint64_t destinationOffset, uint64_t bytes) {
+  StreamState &s = *state_;
+  if (!s.error.ok() || s.broken)
+    return; // The first error wins; submitAndWait reports it.
+  auto fail = [&](Status status) { s.error = std::move(status); };
+  if (source.context_->state_.get() != s.context ||
+      destination.context_->state_.get() != s.context)
+    return fail(Status::error(ErrorKind::InvalidArgument,
+                              std::string("copy ") +
+                                  (source.context_->state_.get() != s.context
+                                       ? "source"
+                                       : "destination") +
+                                  " buffer belongs to another Vulkan context"));
+  auto outOfBounds = [&](uint64_t offset, uint64_t size) {
+    return offset > size || bytes > size - offset;
+  };
+  auto describe = [&](const char *what, uint64_t offset, uint64_t size) {
+    return std::string("copy of ") + std::to_string(bytes) + " bytes at " +
+           what + " offset " + std::to_string(offset) + " exceeds the " + what +
+           " buffer of " + std::to_string(size) + " bytes";
+  };
+  if (outOfBounds(sourceOffset, source.size_))
+    return fail(Status::error(ErrorKind::InvalidArgument,
+                              describe("source", sourceOffset, source.size_)));
+  if (outOfBounds(destinationOffset, destination.size_))
+    return fail(Status::error(
+        ErrorKind::InvalidArgument,
+        describe("destination", destinationOffset, destination.size_)));
+  if (bytes == 0)
+    return;
+  if (&source == &destination && sourceOffset < destinationOffset + bytes &&
+      destinationOffset < sourceOffset + bytes)
+    return fail(Status::error(
+        ErrorKind::InvalidArgument,
+        "copy of " + std::to_string(bytes) + " bytes within one buffer from " +
+            std::to_string(sourceOffset) + " to " +
+            std::to_string(destinationOffset) + " overlaps itself"));
+
+  if (Status status = s.beginCommand(); !status.ok())
+    return fail(std::move(status));
+  VkQueryPool queries = VK_NULL_HANDLE;
+  uint32_t firstQuery = 0;
+  if (Status status =
+          s.startTimer(VK_PIPELINE_STAGE_TRANSFER_BIT, queries, firstQuery);
+      !status.ok())
+    return fail(std::move(status));
+  VkBufferCopy region{};
+  region.srcOffset = sourceOffset;
+  region.dstOffset = destinationOffset;
+  region.size = bytes;
+  s.context->fn.vkCmdCopyBuffer(s.commands, toHandle<VkBuffer>(source.buffer_),
+                                toHandle<VkBuffer>(destination.buffer_), 1,
+                                &region);
+  s.stopTimer(true, VK_PIPELINE_STAGE_TRANSFER_BIT, queries, firstQuery);
+}
+
+Status Stream::submitAndWait(std::vector<double> *dispatchNs,
+                             std::vector<double> *copyNs) {
+  StreamState &s = *state_;
+  if (dispatchNs)
+    dispatchNs->clear();
+  if (copyNs)
+    copyNs->clear();
+  const ContextState &context = *s.context;
+  const Functions &fn = context.fn;
+  if (s.broken)
+    return Status::error(ErrorKind::DeviceError,
+                         "the stream is unusable after vkWaitForFences failed");
+  if (!s.error.ok() || !s.recording) {
+    Status error = std::move(s.error);
+    if (s.recording)
+      fn.vkEndCommandBuffer(s.commands);
+    s.reset();
+    return error;
+  }
+  s.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                VK_PIPELINE_STAGE_TRANSFER_BIT,
+            VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+            VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+  VkResult result = fn.vkEndCommandBuffer(s.commands);
+  if (result != VK_SUCCESS) {
+    s.reset();
+    return vkError("vkEndCommandBuffer", result);
+  }
+  VkSubmitInfo submit{};
+  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &s.commands;
+  {
+    std::lock_guard<std::mutex> lock(s.context->queueMutex);
+    result = fn.vkQueueSubmit(context.queue, 1, &submit, s.fence);
+  }
+  if (result != VK_SUCCESS) {
+    s.reset();
+    return vkError("vkQueueSubmit", result);
+  }
+  // The wavefront scheduler waits for every dispatch, so the wake-up latency
+  // of a blocking wait is on its critical path: poll the fence (yielding the
+  // core) for up to SLUICE_VULKAN_SPIN_US microseconds (default 2000) before
+  // sleeping in vkWaitForFences.
+  result = VK_NOT_READY;
+  static const uint64_t spinMicroseconds = [] {
+    const char *text = std::getenv("SLUICE_VULKAN_SPIN_US");
+    return text ? std::strtoull(text, nullptr, 10) : uint64_t(2000);
+  }();
+  if (spinMicroseconds != 0) {
+    auto deadline = std::chrono::steady_clock::now() +
+                    std::chrono::microseconds(spinMicroseconds);
+    do {
+      result = fn.vkGetFenceStatus(context.device, s.fence);
+      if (result != VK_NOT_READY)
+        break;
+      std::this_thread::yield();
+    } while (std::chrono::steady_clock::now() < deadline);
+  }
+  if (result == VK_NOT_READY)
+    result =
+        fn.vkWaitForFences(context.device, 1, &s.fence, VK_TRUE, UINT64_MAX);
+  if (result != VK_SUCCESS) {
+    s.broken = true;
+    return vkError("vkWaitForFences", result);
+  }
+  fn.vkResetFences(context.device, 1, &s.fence);
+
+  Status status;
+  if (s.timestamps && (dispatchNs || copyNs)) {
+    uint64_t mask = context.timestampValidBits >= 64
+                        ? UINT64_MAX
+                        : (uint64_t(1) << context.timestampValidBits) - 1;
+    std::vector<uint64_t> &ticks = s.ticks;
+    ticks.resize(2 * kDispatchesPerQueryPool);
+    for (uint32_t call = 0; call < s.timedCommands && status.ok();
+         call += kDispatchesPerQueryPool) {
+      uint32_t inPool =
+          std::min(s.timedCommands - call, kDispatchesPerQueryPool);
+      result = fn.vkGetQueryPoolResults(
+          context.device, s.queryPools[call / kDispatchesPerQueryPool], 0,
+          2 * inPool, ticks.size() * sizeof(uint64_t), ticks.data(),
+          sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+      if (result != VK_SUCCESS) {
+        status = vkError("vkGetQueryPoolResults", result);
+        if (dispatchNs)
+          dispatchNs->clear();
+        if (copyNs)
+          copyNs->clear();
+        break;
+      }
+      for (uint32_t i = 0; i < inPool; ++i) {
+        uint64_t elapsed =
+            ((ticks[2 * i + 1] & mask) - (ticks[2 * i] & mask)) & mask;
+        std::vector<double> *into =
+            s.timedIsCopy[call + i] ? copyNs : dispatchNs;
+        if (into)
+          into->push_back(static_cast<double>(elapsed) *
+                          context.info.timestampPeriodNs);
+      }
+    }
+  }
+  s.reset();
+  return status;
+}
+
+} // namespace sluice::runtime::vulkan
