@@ -1,5 +1,4 @@
-//===- host_router.h - Host-side protocol of per-invocation devices -*- C++
-//-*-===//
+//===- host_router.h - Host protocol of per-invocation devices --*- C++ -*-===//
 //
 // Internal to the runtime (not installed). The host-side bookkeeping shared by
 // every device adapter whose kernels report their outcomes per invocation

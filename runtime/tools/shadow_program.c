@@ -1,5 +1,4 @@
-/*===- shadow_program.c - Shadow-pool demo kernels
- * -------------------------===*/
+/*===- shadow_program.c - Shadow-pool demo kernels ------------------------===*/
 
 #include "shadow_program.h"
 

@@ -1,5 +1,4 @@
-//===- scripted_program.h - Programs whose kernels follow a plan -*- C++
-//-*-===//
+//===- scripted_program.h - Programs whose kernels run a plan ---*- C++ -*-===//
 //
 // A ScriptedProgram describes every lane's path through the main stages and
 // every published item's path through its owner's stages up front. Its two

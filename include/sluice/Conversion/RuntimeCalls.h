@@ -1,4 +1,4 @@
-//===- RuntimeCalls.h - Declaring the runtime's C ABI in a module -*- C++ -*-===//
+//===- RuntimeCalls.h - Runtime C ABI declarations in a module --*- C++ -*-===//
 //
 // Lowerings that call into Sluice's runtime declare its C functions once per
 // module and pass string constants by address; this is the one place that

@@ -1,5 +1,4 @@
-//===- KernelLowering.h - gpu.func kernels -> CPU block functions -*- C++
-//-*-===//
+//===- KernelLowering.h - gpu.func kernels -> CPU blocks --------*- C++ -*-===//
 //
 // Shared pieces of convert-gpu-to-cpu. A kernel becomes a block function
 // `(ctx: !llvm.ptr, block: i64) -> ()` that runs every lane of one block;

@@ -1,4 +1,4 @@
-//===- Passes.h - Cohort verification passes ----------------------*- C++ -*-===//
+//===- Passes.h - Cohort verification passes --------------------*- C++ -*-===//
 #ifndef SLUICE_DIALECT_COHORT_TRANSFORMS_PASSES_H
 #define SLUICE_DIALECT_COHORT_TRANSFORMS_PASSES_H
 

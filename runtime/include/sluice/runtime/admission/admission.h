@@ -1,5 +1,4 @@
-//===- admission.h - Capacity owners and the admission rule ------*- C++
-//-*-===//
+//===- admission.h - Capacity owners and the admission rule -----*- C++ -*-===//
 //
 // DESIGN.md §2.1. A capacity owner is a pool of C item slots shared by k >= 1
 // stages. A main producer stage may publish at most b items per invocation

@@ -1,5 +1,4 @@
-//===- status.h - Runtime error reporting ------------------------*- C++
-//-*-===//
+//===- status.h - Runtime error reporting -----------------------*- C++ -*-===//
 //
 // Every runtime failure (protocol violation, bad descriptor, allocation
 // failure) is reported as a Status carrying a kind and a message that names the

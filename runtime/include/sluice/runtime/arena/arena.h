@@ -1,5 +1,4 @@
-//===- arena.h - Coroutine frame arena (CPU fallback) ------------*- C++
-//-*-===//
+//===- arena.h - Coroutine frame arena (CPU fallback) -----------*- C++ -*-===//
 //
 // DESIGN.md §2.2. One arena per worker thread. Frames are bump-allocated from
 // an inline region (4 MiB by default, allocated once); requests that do not

@@ -1,5 +1,4 @@
-//===- cpu_device.h - CPU device adapter -------------------------*- C++
-//-*-===//
+//===- cpu_device.h - CPU device adapter ------------------------*- C++ -*-===//
 //
 // Stage kernels are C function pointers (c_api.h) run block by block on a
 // worker pool. Item slots come from a per-owner ring of free slot indices

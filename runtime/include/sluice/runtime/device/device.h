@@ -1,5 +1,4 @@
-//===- device.h - Device interface of the wavefront runtime ------*- C++
-//-*-===//
+//===- device.h - Device interface of the wavefront runtime -----*- C++ -*-===//
 //
 // One interface for every backend. The scheduler allocates buffers once, then
 // per iteration enqueues a refill and one stage dispatch on the device's

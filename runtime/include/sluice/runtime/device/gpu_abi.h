@@ -1,5 +1,4 @@
-//===- gpu_abi.h - The compiled stage kernels' argument convention -*- C++
-//-*-===//
+//===- gpu_abi.h - Compiled stage kernels' argument convention --*- C++ -*-===//
 //
 // convert-wave-to-gpu gives every stage kernel the same arguments
 // (docs/compiler.md): count, invocations, lane ids, frames, field offsets,

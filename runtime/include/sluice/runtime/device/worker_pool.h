@@ -1,5 +1,4 @@
-//===- worker_pool.h - Block worker pool of the CPU device -------*- C++
-//-*-===//
+//===- worker_pool.h - Block worker pool of the CPU device ------*- C++ -*-===//
 //
 // Runs the blocks of one dispatch on a fixed set of workers: the calling
 // thread plus (workers - 1) background threads. Blocks are claimed through

@@ -1,5 +1,4 @@
-//===- program.h - Program descriptor ----------------------------*- C++
-//-*-===//
+//===- program.h - Program descriptor ---------------------------*- C++ -*-===//
 //
 // What the compiler hands the runtime: main stages (one kernel per resume
 // point), capacity owners with their stages, producers with emission bounds,

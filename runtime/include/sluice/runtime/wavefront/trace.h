@@ -1,5 +1,4 @@
-//===- trace.h - Chrome trace of wavefront iterations ------------*- C++
-//-*-===//
+//===- trace.h - Chrome trace of wavefront iterations -----------*- C++ -*-===//
 //
 // Records every scheduler iteration and writes Chrome trace JSON (the
 // "traceEvents" format) that Perfetto and chrome://tracing open. Per

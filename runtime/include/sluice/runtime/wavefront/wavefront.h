@@ -1,5 +1,4 @@
-//===- wavefront.h - Wavefront host scheduler --------------------*- C++
-//-*-===//
+//===- wavefront.h - Wavefront host scheduler -------------------*- C++ -*-===//
 //
 // Drives a program descriptor over a Device. One iteration:
 //   1. read counts after same-stream completion and validate every owner

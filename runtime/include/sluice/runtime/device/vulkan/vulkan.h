@@ -1,5 +1,4 @@
-//===- vulkan.h - Vulkan compute context of the runtime ----------*- C++
-//-*-===//
+//===- vulkan.h - Vulkan compute context of the runtime ---------*- C++ -*-===//
 //
 // The thin Vulkan layer the Vulkan device adapter and the barrier-kernel launch
 // ABI stand on. The loader (libvulkan.so.1) is opened with dlopen at run time,

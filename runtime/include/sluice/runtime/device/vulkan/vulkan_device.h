@@ -1,5 +1,4 @@
-//===- vulkan_device.h - Vulkan device adapter -------------------*- C++
-//-*-===//
+//===- vulkan_device.h - Vulkan device adapter ------------------*- C++ -*-===//
 //
 // Runs compiled stage kernels (SPIR-V from the sluice-to-spirv pipeline) on a
 // Vulkan device under the same wavefront scheduler and admission code as the
