@@ -10,8 +10,8 @@
 # and, for the wave example, OUT/shadow_pool.sluice (the compiled-program
 # artifact with CPU and Vulkan kernels, docs/artifact.md) for
 # sluice-run-artifact. The host code is the same MLIR the JIT of sluice-run
-# compiles, lowered with the same passes, translated to LLVM IR and compiled
-# with clang -O2 -march=x86-64-v3.
+# compiles, lowered with the same registered pipeline (sluice-host-to-llvm),
+# translated to LLVM IR and compiled with clang -O2 -march=x86-64-v3.
 #
 #   bash bench/vulkan/aot.sh BUILD OUT
 set -euo pipefail
@@ -20,17 +20,15 @@ out=${2:?usage: aot.sh BUILD OUT}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$build/bin
 mkdir -p "$out"
-libs=("$build/runtime/libSluiceRuntimeVulkan.a" "$build/runtime/launch/libSluiceLaunch.a"
-      "$build/runtime/libSluiceRuntime.a")
+libs=("$build/runtime/libSluiceRuntimeBackends.a" "$build/runtime/libSluiceRuntimeVulkan.a"
+      "$build/runtime/launch/libSluiceLaunch.a" "$build/runtime/libSluiceRuntime.a")
 # The barrier examples, and the Integration programs with floats, scalar
 # push constants and scratch memory.
 for example in "$root"/examples/barrier/*.mlir "$root"/test/Integration/vulkan-float-kernel.mlir \
                "$root"/test/Integration/vulkan-push-scratch.mlir; do
   name=$(basename "$example" .mlir)
   for backend in cpu vulkan; do
-    if [ $backend = cpu ]; then gpu=--convert-gpu-to-cpu; else gpu=--convert-gpu-launch-to-vulkan; fi
-    "$bin/sluice-opt" --sluice-verify $gpu --convert-scf-to-cf --convert-to-llvm \
-        --reconcile-unrealized-casts "$example" |
+    "$bin/sluice-opt" --sluice-verify --sluice-host-to-llvm=backend=$backend "$example" |
       "$bin/sluice-translate" --mlir-to-llvmir |
       sed -e 's/@main(/@sluice_program_main(/g' > "$out/$name-$backend.ll"
     clang++-22 -O2 -march=x86-64-v3 -fuse-ld=lld -Wno-override-module \

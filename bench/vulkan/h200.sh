@@ -28,3 +28,5 @@ for args in "--lanes=4096 --frame-pool=1024" "--lanes=262144 --frame-pool=1024" 
   echo "== shadow_pool $args"
   ./sluice-run-artifact shadow_pool.sluice --backend=vulkan $args --stats --repeat=10
 done
+echo "== shadow_pool artifact on the CPU backend (the same file)"
+./sluice-run-artifact shadow_pool.sluice --backend=cpu --lanes=262144 --frame-pool=1024 --stats --repeat=3

@@ -73,6 +73,24 @@ void buildWaveToSPIRVPipeline(OpPassManager &pm) {
   buildSluiceToSPIRVPipeline(pm, spirv);
 }
 
+void buildHostToLLVMPipeline(OpPassManager &pm,
+                             const HostToLLVMOptions &options) {
+  pm.addPass(createConvertCohortToLLVM());
+  if (options.backend == "cpu") {
+    ConvertGPUToCPUOptions gpu;
+    gpu.forceCoroutines = options.forceCoroutines;
+    gpu.coroutineLanes = options.coroutineLanes;
+    pm.addPass(createConvertGPUToCPU(gpu));
+  } else {
+    ConvertGPULaunchToRuntimeOptions launch;
+    launch.backend = options.backend;
+    pm.addPass(createConvertGPULaunchToRuntime(launch));
+  }
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
 void registerSluicePipelines() {
   PassPipelineRegistration<>(
       "sluice-verify",
@@ -89,6 +107,12 @@ void registerSluicePipelines() {
       "The gpu hand-off's stage kernels to CPU block functions in the LLVM "
       "dialect",
       buildWaveToCPUPipeline);
+  PassPipelineRegistration<HostToLLVMOptions>(
+      "sluice-host-to-llvm",
+      "A host program (gpu.launch_func, cohort graphs) to the LLVM dialect, "
+      "its kernels compiled for backend=cpu|vulkan and its launches on the "
+      "host-launch ABI",
+      buildHostToLLVMPipeline);
   PassPipelineRegistration<>(
       "sluice-wave-to-spirv",
       "The gpu hand-off's stage kernels to spirv.modules (workgroups of the "

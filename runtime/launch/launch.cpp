@@ -1,7 +1,7 @@
 //===- launch.cpp - Block launcher of the CPU backend ---------------------===//
 
-#include "sluice/runtime/launch.h"
-#include "sluice/runtime/worker_pool.h"
+#include "sluice/runtime/launch/launch.h"
+#include "sluice/runtime/device/worker_pool.h"
 
 #include <algorithm>
 #include <chrono>

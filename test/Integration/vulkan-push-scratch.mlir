@@ -29,19 +29,19 @@
 // RUN: sluice-opt --sluice-to-spirv %s | sluice-translate --sluice-to-spirv-bin -o %t.spv
 // RUN: spirv-val --target-env vulkan1.1 %t.spv
 //
-// The host side: the scalars travel as sluice_rt_vk_launch_scalar (4 and 8
+// The host side: the scalars travel as sluice_rt_launch_scalar (4 and 8
 // bytes), the output is copied in and back (access 3), and the scratch call
 // asks for 32768 bytes per invocation.
-// RUN: sluice-opt --convert-gpu-launch-to-vulkan %s | FileCheck %s --check-prefix=HOST
+// RUN: sluice-opt --convert-gpu-launch-to-runtime %s | FileCheck %s --check-prefix=HOST
 // HOST: %[[FOUR:.*]] = arith.constant 4 : i64
-// HOST: call @sluice_rt_vk_launch_scalar(%{{.*}}, %[[FOUR]])
+// HOST: call @sluice_rt_launch_scalar(%{{.*}}, %[[FOUR]])
 // HOST: %[[THREE:.*]] = arith.constant 3 : i64
-// HOST: call @sluice_rt_vk_launch_arg(%{{.*}}, %{{.*}}, %[[THREE]])
+// HOST: call @sluice_rt_launch_memref(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[THREE]])
 // HOST: %[[EIGHT:.*]] = arith.constant 8 : i64
-// HOST: call @sluice_rt_vk_launch_scalar(%{{.*}}, %[[EIGHT]])
+// HOST: call @sluice_rt_launch_scalar(%{{.*}}, %[[EIGHT]])
 // HOST: %[[SCRATCH:.*]] = arith.constant 32768 : i64
-// HOST: call @sluice_rt_vk_launch_scratch(%[[SCRATCH]])
-// HOST: call @sluice_rt_vk_launch_end
+// HOST: call @sluice_rt_launch_scratch(%[[SCRATCH]])
+// HOST: call @sluice_rt_launch_end
 // HOST-NOT: gpu.module
 
 module attributes {gpu.container_module} {

@@ -1,47 +1,27 @@
 //===- sluice-run.cpp - JIT-compile and run a Sluice program -------------===//
 //
-// Parses a .mlir program, proves its compile-time contracts (sluice-verify),
-// lowers cohort graphs to the cohort executor's C ABI and everything else to
-// LLVM, JIT-compiles it with ORC and calls the entry function. Generated code
-// reaches the runtime through the symbols registered below.
+// Option parsing around sluice::runProgram (include/sluice/Pipelines/Run.h):
+// a wave program is compiled into an artifact and run by the runtime; any
+// other program is proven, lowered for the backend, JIT-compiled and its
+// entry function called.
 //
 //===----------------------------------------------------------------------===//
 
-#include "sluice/Conversion/Passes.h"
-#include "sluice/Dialect/Pool/Transforms/Passes.h"
-#include "sluice/Dialect/Wave/IR/WaveOps.h"
 #include "sluice/InitAll.h"
-#include "sluice/Pipelines/Pipelines.h"
-#include "sluice/runtime/c_api.h"
-#include "sluice/runtime/cohort/c_api.h"
-#include "sluice/runtime/launch.h"
+#include "sluice/Pipelines/Run.h"
 #include "sluice/runtime/device/backend.h"
 #include "sluice/runtime/exit_codes.h"
-#include "sluice/runtime/program/run.h"
-#include "sluice/runtime/vulkan_launch.h"
 
-#include "mlir/Conversion/Passes.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
-#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
-#include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
-#include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/ToolOutputFile.h"
 
-#include <cinttypes>
-#include <cstdio>
 #include <vector>
 
 using namespace mlir;
@@ -97,124 +77,8 @@ static cl::opt<bool> wavePartialAdmission(
     "partial-admission", cl::desc("Wave programs: admit a prefix of a blocked producer"),
     cl::init(true), cl::cat(runCategory));
 
-/// Printing helper that programs declare as `func.func private @sluice_print_i64(i64)`.
-extern "C" void sluice_print_i64(int64_t value) {
-  std::printf("%" PRId64 "\n", value);
-  std::fflush(stdout);
-}
-
-/// `func.func private @sluice_print_f64(f64)`: 17 significant digits, so a
-/// printed value identifies its bits.
-extern "C" void sluice_print_f64(double value) {
-  std::printf("%.17g\n", value);
-  std::fflush(stdout);
-}
-
-/// The runtime entry points generated code may call, by unmangled name.
-static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
-  llvm::orc::SymbolMap map;
-  auto add = [&](llvm::StringRef name, void *address) {
-    map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                           llvm::JITSymbolFlags::Exported};
-  };
-  add("sluice_print_i64", reinterpret_cast<void *>(&sluice_print_i64));
-  add("sluice_print_f64", reinterpret_cast<void *>(&sluice_print_f64));
-  add("sluice_cohort_graph_create", reinterpret_cast<void *>(&sluice_cohort_graph_create));
-  add("sluice_cohort_graph_destroy", reinterpret_cast<void *>(&sluice_cohort_graph_destroy));
-  add("sluice_cohort_add_task", reinterpret_cast<void *>(&sluice_cohort_add_task));
-  add("sluice_cohort_add_dependency", reinterpret_cast<void *>(&sluice_cohort_add_dependency));
-  add("sluice_cohort_run", reinterpret_cast<void *>(&sluice_cohort_run));
-  add("sluice_cohort_last_error", reinterpret_cast<void *>(&sluice_cohort_last_error));
-  add("sluice_rt_coro_alloc", reinterpret_cast<void *>(&sluice_rt_coro_alloc));
-  add("sluice_rt_coro_free", reinterpret_cast<void *>(&sluice_rt_coro_free));
-  add("sluice_rt_launch_blocks", reinterpret_cast<void *>(&sluice_rt_launch_blocks));
-  add("sluice_rt_barrier_divergence", reinterpret_cast<void *>(&sluice_rt_barrier_divergence));
-  add("sluice_rt_now_ns", reinterpret_cast<void *>(&sluice_rt_now_ns));
-  add("sluice_rt_bench_reps", reinterpret_cast<void *>(&sluice_rt_bench_reps));
-  add("sluice_rt_report_time", reinterpret_cast<void *>(&sluice_rt_report_time));
-  add("sluice_rt_vk_launch_begin", reinterpret_cast<void *>(&sluice_rt_vk_launch_begin));
-  add("sluice_rt_vk_launch_workgroup_memory",
-      reinterpret_cast<void *>(&sluice_rt_vk_launch_workgroup_memory));
-  add("sluice_rt_vk_launch_arg", reinterpret_cast<void *>(&sluice_rt_vk_launch_arg));
-  add("sluice_rt_vk_launch_scalar", reinterpret_cast<void *>(&sluice_rt_vk_launch_scalar));
-  add("sluice_rt_vk_launch_scratch", reinterpret_cast<void *>(&sluice_rt_vk_launch_scratch));
-  add("sluice_rt_vk_launch_end", reinterpret_cast<void *>(&sluice_rt_vk_launch_end));
-  return map;
-}
-
-/// A wave program: compiled into an artifact for the chosen backend
-/// (lib/Pipelines), then run through the runtime's one reader and run path,
-/// exactly as sluice-run-artifact runs the artifact from a file.
-static int runWaveProgram(ModuleOp module) {
-  namespace rt = sluice::runtime;
-  rt::ArtifactRunOptions run;
-  run.backend = backend;
-  run.schedule = waveSchedule;
-  run.lanes = waveLanes;
-  run.framePool = waveFramePool;
-  run.workers = waveWorkers;
-  run.partialAdmission = wavePartialAdmission;
-  run.stats = waveStats;
-  run.tracePath = waveTrace;
-  if (int code = rt::checkRunOptions(run); code != rt::kExitSuccess)
-    return code;
-
-  if (waveLayout != "soa" && waveLayout != "aos") {
-    llvm::errs() << "sluice-run: --layout must be 'soa' or 'aos', got '" << waveLayout
-                 << "'\n";
-    return rt::kExitBadInput;
-  }
-  // A --capacity that does not parse or names no owner is bad usage.
-  {
-    PassManager pm(module.getContext());
-    sluice::pool::PoolSetCapacityOptions capacity;
-    capacity.capacities.assign(waveCapacities.begin(), waveCapacities.end());
-    pm.addPass(sluice::pool::createPoolSetCapacity(capacity));
-    if (failed(pm.run(module)))
-      return rt::kExitBadInput;
-  }
-
-  sluice::WaveCompileOptions compile;
-  compile.backends = {backend};
-  compile.layout = waveLayout;
-  compile.forceCoroutines = gpuForceCoroutines;
-  compile.coroutineLanes = gpuCoroutineLanes;
-  compile.optLevel = optLevel;
-  compile.printLowered = printLowered ? &llvm::outs() : nullptr;
-  std::vector<unsigned char> bytes;
-  if (failed(sluice::compileWaveProgram(module, compile, bytes)))
-    return rt::kExitFailure;
-  rt::Artifact artifact;
-  if (rt::Status status = rt::Artifact::read(std::move(bytes), "<compiled>", artifact);
-      !status.ok()) {
-    llvm::errs() << "sluice-run: " << status.message() << "\n";
-    return rt::kExitFailure;
-  }
-  return rt::runArtifact(artifact, run);
-}
-
-static LogicalResult lowerToLLVM(ModuleOp module) {
-  PassManager pm(module.getContext());
-  pm.addPass(sluice::createConvertCohortToLLVM());
-  if (backend == "vulkan") {
-    // Kernels become SPIR-V constants; launches call the Vulkan launch ABI.
-    pm.addPass(sluice::createConvertGPULaunchToVulkan());
-  } else {
-    sluice::ConvertGPUToCPUOptions gpuOptions;
-    gpuOptions.forceCoroutines = gpuForceCoroutines;
-    gpuOptions.coroutineLanes = gpuCoroutineLanes;
-    pm.addPass(sluice::createConvertGPUToCPU(gpuOptions));
-  }
-  pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createConvertToLLVMPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
-  return pm.run(module);
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
   cl::HideUnrelatedOptions(runCategory);
   cl::AddExtraVersionPrinter(sluice::printVersion);
   std::vector<char *> arguments;
@@ -267,8 +131,6 @@ int main(int argc, char **argv) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   sluice::registerSluiceDialects(registry);
-  registerBuiltinDialectTranslation(registry);
-  registerLLVMDialectTranslation(registry);
   MLIRContext context(registry);
   context.printOpOnDiagnostic(false);
 
@@ -276,61 +138,23 @@ int main(int argc, char **argv) {
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(inputFilename, sourceMgr, &context);
   if (!module)
-    return 1;
+    return sluice::runtime::kExitFailure;
 
-  if (!module->getOps<sluice::wave::CoroutineOp>().empty())
-    return runWaveProgram(*module);
-  // The contracts come first: a program that breaks one gets that error, not
-  // a complaint about its entry function.
-  {
-    PassManager pm(&context);
-    sluice::buildVerificationPipeline(pm);
-    if (failed(pm.run(*module)))
-      return sluice::runtime::kExitFailure;
-  }
-  auto entry = module->lookupSymbol<func::FuncOp>(entryPoint);
-  if (!entry || entry.isExternal()) {
-    emitError(module->getLoc()) << "no function @" << entryPoint << " with a body to run";
-    return 1;
-  }
-  if (entry.getNumArguments() != 0 || entry.getNumResults() != 0) {
-    entry.emitError("the entry function must take no arguments and return nothing, has type ")
-        << entry.getFunctionType();
-    return 1;
-  }
-
-  if (failed(lowerToLLVM(*module)))
-    return 1;
-  if (printLowered)
-    module->print(llvm::outs());
-
-  // Optimize for the host CPU, so the vectorizer sees its vector registers.
-  std::unique_ptr<llvm::TargetMachine> hostMachine;
-  if (auto hostBuilder = llvm::orc::JITTargetMachineBuilder::detectHost()) {
-    if (auto machine = hostBuilder->createTargetMachine())
-      hostMachine = std::move(*machine);
-    else
-      llvm::consumeError(machine.takeError());
-  } else {
-    llvm::consumeError(hostBuilder.takeError());
-  }
-  // ExecutionEngineOptions holds a function_ref: keep the transformer alive.
-  std::function<llvm::Error(llvm::Module *)> optimize =
-      makeOptimizingTransformer(optLevel, /*sizeLevel=*/0, hostMachine.get());
-  ExecutionEngineOptions options;
-  options.transformer = optimize;
-  options.jitCodeGenOptLevel = static_cast<llvm::CodeGenOptLevel>(optLevel.getValue());
-  auto engine = ExecutionEngine::create(*module, options);
-  if (!engine) {
-    llvm::errs() << "sluice-run: JIT compilation failed: "
-                 << llvm::toString(engine.takeError()) << "\n";
-    return 1;
-  }
-  (*engine)->registerSymbols(runtimeSymbols);
-  if (llvm::Error error = (*engine)->invokePacked(entryPoint)) {
-    llvm::errs() << "sluice-run: cannot call @" << entryPoint << ": "
-                 << llvm::toString(std::move(error)) << "\n";
-    return 1;
-  }
-  return 0;
+  sluice::RunOptions options;
+  options.entry = entryPoint;
+  options.run.backend = backend;
+  options.run.schedule = waveSchedule;
+  options.run.lanes = waveLanes;
+  options.run.framePool = waveFramePool;
+  options.run.workers = waveWorkers;
+  options.run.partialAdmission = wavePartialAdmission;
+  options.run.stats = waveStats;
+  options.run.tracePath = waveTrace;
+  options.compile.layout = waveLayout;
+  options.compile.capacities.assign(waveCapacities.begin(), waveCapacities.end());
+  options.compile.forceCoroutines = gpuForceCoroutines;
+  options.compile.coroutineLanes = gpuCoroutineLanes;
+  options.compile.optLevel = optLevel;
+  options.compile.printLowered = printLowered ? &llvm::outs() : nullptr;
+  return sluice::runProgram(*module, options);
 }

@@ -7,7 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sluice/runtime/device/vulkan/vulkan.h"
-#include "sluice/runtime/vulkan_launch.h"
+#include "sluice/runtime/device/vulkan/vulkan_launch.h"
 
 #include <gtest/gtest.h>
 

@@ -29,11 +29,13 @@ def ConvertGPUToCPU : Pass<"convert-gpu-to-cpu", "::mlir::ModuleOp"> {
   let summary = "Lower gpu.module kernels with barriers and shared memory to CPU block functions";
   let description = [{
     Every `gpu.func` kernel becomes `@__sluice_block_<kernel>(!llvm.ptr, i64)`,
-    which runs all lanes of one block, and every `gpu.launch_func` becomes a
-    call of `sluice_rt_launch_blocks` (runtime/include/sluice/runtime/launch.h)
-    that runs the grid's blocks on a worker pool. The `!llvm.ptr` points to an
-    argument record: the kernel operands (in their LLVM types), then the grid
-    and block sizes (i64). Workgroup attributions (shared memory) come from the
+    which runs all lanes of one block, and every `gpu.launch_func` becomes the
+    host-launch ABI of every backend (runtime/include/sluice/runtime/launch/
+    host_launch.h; see convert-gpu-launch-to-runtime) with the block function
+    as the kernel handle; its CPU wrapper runs the grid's blocks on a worker
+    pool. The `!llvm.ptr` of the block function points to an argument record
+    that the wrapper lays out: the kernel operands (in their LLVM types, each
+    at its natural alignment), then the grid and block sizes (i64). Workgroup attributions (shared memory) come from the
     worker's frame arena, which is reset at every block boundary.
 
     A kernel whose barriers are all in block-uniform control flow (the top
@@ -244,37 +246,40 @@ def SluiceSPIRVPushConstants : Pass<"sluice-spirv-push-constants", "::mlir::spir
   let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
 }
 
-def ConvertGPULaunchToVulkan : Pass<"convert-gpu-launch-to-vulkan", "::mlir::ModuleOp"> {
-  let summary = "Compile gpu.modules to SPIR-V and turn gpu.launch_func into Vulkan launches";
+def ConvertGPULaunchToRuntime : Pass<"convert-gpu-launch-to-runtime", "::mlir::ModuleOp"> {
+  let summary = "Compile gpu.modules for a GPU backend and turn gpu.launch_func into the host-launch ABI";
   let description = [{
-    The host side of the Vulkan backend for programs that launch kernels
-    themselves (barrier kernels, examples/barrier). Runs the `sluice-to-spirv`
-    pipeline on the module, serializes every `spirv.module` into an
-    `llvm.mlir.global` constant of 32-bit words, and rewrites each
-    `gpu.launch_func` into calls to the runtime's launch ABI
-    (runtime/include/sluice/runtime/vulkan_launch.h):
+    The host side of the GPU backends for programs that launch kernels
+    themselves (barrier kernels, examples/barrier). With `backend=vulkan`
+    (the only GPU backend today) it runs the `sluice-to-spirv` pipeline on the
+    module, serializes every `spirv.module` into an `llvm.mlir.global`
+    constant of 32-bit words, and rewrites each `gpu.launch_func` into the
+    one host-launch ABI of every backend
+    (runtime/include/sluice/runtime/launch/host_launch.h,
+    include/sluice/ABI/LaunchABI.h):
 
     ```
-    sluice_rt_vk_launch_begin(words, word_count, "entry")
-    sluice_rt_vk_launch_workgroup_memory(bytes)     // if it has any
-    sluice_rt_vk_launch_arg(pointer, bytes, access) // per memref operand
-    sluice_rt_vk_launch_scalar(value, bytes)        // per scalar operand
-    sluice_rt_vk_launch_scratch(bytes)              // per scratch argument
-    sluice_rt_vk_launch_end(gx, gy, gz, bx, by, bz)
+    sluice_rt_launch_begin(backend, handle, handle_bytes, "kernel")
+    sluice_rt_launch_workgroup_memory(bytes)          // if it has any
+    sluice_rt_launch_memref(aligned, offset, rank,    // per memref operand
+                            sizes_and_strides, element_bytes, access)
+    sluice_rt_launch_scalar(value, bytes)             // per scalar operand
+    sluice_rt_launch_scratch(bytes)                   // per scratch argument
+    sluice_rt_launch_end(gx, gy, gz, bx, by, bz)
     ```
 
-    `access` says whether the kernel may read (1) and write (2) the memref:
-    every used argument is copied in, only written ones are copied back. A
-    private array larger than `max-private-bytes` becomes a scratch argument
-    (see sluice-gpu-to-spirv); the runtime allocates its bytes per
-    invocation for every invocation of the grid.
+    The handle is the SPIR-V words of the kernel's module. `access` says
+    whether the kernel may read (1) and write (2) the memref: every used
+    argument is copied in, only written ones are copied back. A private array
+    larger than `max-private-bytes` becomes a scratch argument (see
+    sluice-gpu-to-spirv); the runtime allocates its bytes per invocation for
+    every invocation of the grid. `convert-gpu-to-cpu` lowers the CPU
+    backend's launches to the same calls, with its block function as the
+    handle.
 
     Operand *i* is the storage buffer at set 0, binding *i*, as
-    `sluice-gpu-to-spirv` assigns them. A memref operand passes the address
-    of its first element and its size in bytes; the runtime copies the bytes
-    into a device buffer before the launch and back after it. The gpu and
-    spirv modules are erased; what remains is host code for
-    `convert-to-llvm`.
+    `sluice-gpu-to-spirv` assigns them. The gpu and spirv modules are erased;
+    what remains is host code for `convert-to-llvm`.
 
     Rejected with an error at the launch: async launches, dynamic shared
     memory, memref operands with a non-identity layout or a memory space,
@@ -282,6 +287,8 @@ def ConvertGPULaunchToVulkan : Pass<"convert-gpu-launch-to-vulkan", "::mlir::Mod
     the host's) and scalar operands that are not integers, floats or index.
   }];
   let options = [
+    Option<"backend", "backend", "std::string", /*default=*/"\"vulkan\"",
+           "The GPU backend whose kernels the launches run: vulkan">,
     Option<"workgroupSize", "workgroup-size", "unsigned", /*default=*/"64",
            "Workgroup size x of kernels without a known block size">,
     Option<"maxPrivateBytes", "max-private-bytes", "unsigned", /*default=*/"16384",

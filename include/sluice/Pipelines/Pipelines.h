@@ -9,6 +9,8 @@
 //                         scf-to-cf, convert-to-llvm (stage kernels as block
 //                         functions in the LLVM dialect)
 //   sluice-wave-to-spirv  sluice-to-spirv with the stage kernels' workgroup
+//   sluice-host-to-llvm   a host program with gpu.launch_func and cohort
+//                         graphs to the LLVM dialect, for a backend
 //
 // and compileWaveProgram, which runs them and writes the compiled-program
 // artifact (docs/artifact.md) for one or more backends.
@@ -61,7 +63,30 @@ void buildWaveToCPUPipeline(mlir::OpPassManager &pm,
 /// sluice-to-spirv with workgroups of SLUICE_KERNEL_BLOCK_LANES lanes.
 void buildWaveToSPIRVPipeline(mlir::OpPassManager &pm);
 
-/// Registers the three pipelines above with the pass registry.
+struct HostToLLVMOptions : public mlir::PassPipelineOptions<HostToLLVMOptions> {
+  Option<std::string> backend{
+      *this, "backend",
+      llvm::cl::desc("Where the kernels of gpu.launch_func run: cpu | vulkan"),
+      llvm::cl::init("cpu")};
+  Option<bool> forceCoroutines{
+      *this, "force-coroutines",
+      llvm::cl::desc("cpu: lower every kernel on the coroutine path"),
+      llvm::cl::init(false)};
+  Option<unsigned> coroutineLanes{
+      *this, "coroutine-lanes",
+      llvm::cl::desc("cpu: lanes per coroutine on the coroutine path"),
+      llvm::cl::init(128)};
+};
+
+/// A host program (func.func @main with gpu.launch_func, cohort graphs) to
+/// the LLVM dialect: convert-cohort-to-llvm, then the kernels for the backend
+/// and the launches on the host-launch ABI (convert-gpu-to-cpu, or
+/// convert-gpu-launch-to-runtime), scf-to-cf, convert-to-llvm. Run the
+/// proofs (sluice-verify) first.
+void buildHostToLLVMPipeline(mlir::OpPassManager &pm,
+                             const HostToLLVMOptions &options);
+
+/// Registers the pipelines above with the pass registry.
 void registerSluicePipelines();
 
 /// What compileWaveProgram compiles, and for which backends.

@@ -1,6 +1,7 @@
 //===- GPUToCPU.cpp - gpu.module kernels -> CPU block functions -----------===//
 
 #include "KernelLowering.h"
+#include "sluice/Conversion/GPULaunchToRuntime/LaunchLowering.h"
 #include "sluice/Conversion/Passes.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -70,6 +71,12 @@ struct ConvertGPUToCPUPass
     LLVMTypeConverter typeConverter(&getContext());
 
     SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
+    WalkResult launchesChecked = module.walk([](gpu::LaunchFuncOp launch) {
+      return failed(checkLaunch(launch)) ? WalkResult::interrupt()
+                                         : WalkResult::advance();
+    });
+    if (launchesChecked.wasInterrupted())
+      return signalPassFailure();
     for (gpu::GPUModuleOp gpuModule : gpuModules)
       if (failed(checkSupported(gpuModule)))
         return signalPassFailure();
@@ -99,6 +106,8 @@ struct ConvertGPUToCPUPass
     // Kernels by (module, kernel) name.
     llvm::DenseMap<std::pair<StringAttr, StringAttr>, KernelLoweringResult>
         lowered;
+    // The launch ABI's view of each kernel, taken before it is lowered.
+    launchInfos.clear();
     for (gpu::GPUModuleOp gpuModule : gpuModules) {
       for (auto kernel : gpuModule.getOps<gpu::GPUFuncOp>()) {
         if (symbols.lookup((SLUICE_CPU_BLOCK_PREFIX + kernel.getName()).str())) {
@@ -107,6 +116,9 @@ struct ConvertGPUToCPUPass
               << " cannot both be lowered: block functions are named by kernel";
           return signalPassFailure();
         }
+        launchInfos[{gpuModule.getSymNameAttr(),
+                     SymbolTable::getSymbolName(kernel)}] =
+            sluice::launchKernelInfo(kernel);
         KernelContext context{kernel,  module,        symbols,
                               runtime, typeConverter, std::nullopt};
         if (std::optional<ArrayRef<int32_t>> known = kernel.getKnownBlockSize())
@@ -143,85 +155,71 @@ struct ConvertGPUToCPUPass
 
     SmallVector<gpu::LaunchFuncOp> launches;
     module.walk([&](gpu::LaunchFuncOp launch) { launches.push_back(launch); });
+    sluice::HostLaunchLowering host(module, symbols);
     for (gpu::LaunchFuncOp launch : launches)
-      if (failed(lowerLaunch(launch, lowered, runtime, typeConverter)))
+      if (failed(lowerLaunch(launch, lowered, host)))
         return signalPassFailure();
     for (gpu::GPUModuleOp gpuModule : gpuModules)
       gpuModule.erase();
     module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
   }
 
+  /// What the CPU backend cannot launch, checked before the kernels are
+  /// lowered so that the error is at the launch.
+  static LogicalResult checkLaunch(gpu::LaunchFuncOp launch) {
+    if (failed(sluice::checkLaunchForm(launch, "CPU")))
+      return failure();
+    for (auto [position, operand] :
+         llvm::enumerate(launch.getKernelOperands())) {
+      auto type = dyn_cast<MemRefType>(operand.getType());
+      SmallVector<int64_t> strides;
+      int64_t offset;
+      if (type && failed(type.getStridesAndOffset(strides, offset)))
+        return launch.emitError("operand #")
+               << position << " of type " << type
+               << " has a layout the CPU backend cannot pass: a strided "
+                  "layout is needed";
+      if (!type && sluice::hostElementBytes(operand.getType(), 8) == 0)
+        return launch.emitError("operand #")
+               << position << " of type " << operand.getType()
+               << " cannot be passed to a CPU kernel (scalars: integers, "
+                  "floats and index of 1 to 64 bits)";
+    }
+    return success();
+  }
+
   LogicalResult lowerLaunch(gpu::LaunchFuncOp launch,
                             llvm::DenseMap<std::pair<StringAttr, StringAttr>,
                                            KernelLoweringResult> &lowered,
-                            RuntimeDeclarations &runtime,
-                            const LLVMTypeConverter &typeConverter) {
-    if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty())
-      return launch.emitOpError(
-          "asynchronous launches are not supported by the CPU backend");
-    if (launch.hasClusterSize())
-      return launch.emitOpError(
-          "cluster launches are not supported by the CPU backend");
-    if (launch.getDynamicSharedMemorySize())
-      return launch.emitOpError("dynamic shared memory is not supported by "
-                                "the CPU backend; use a workgroup attribution");
+                            sluice::HostLaunchLowering &host) {
     auto it =
         lowered.find({launch.getKernelModuleName(), launch.getKernelName()});
     if (it == lowered.end())
       return launch.emitOpError("launches ")
              << launch.getKernel() << ", which is not a kernel of a gpu.module";
     func::FuncOp blockFunction = it->second.blockFunction;
-
-    OpBuilder builder(launch);
-    Location loc = launch.getLoc();
-    auto ptr = LLVM::LLVMPointerType::get(&getContext());
-    auto i64 = builder.getI64Type();
-    SmallVector<Type> fields;
-    for (Value operand : launch.getKernelOperands())
-      fields.push_back(typeConverter.convertType(operand.getType()));
-    fields.append(6, i64);
-    auto recordType = LLVM::LLVMStructType::getLiteral(&getContext(), fields);
-    Value one = LLVM::ConstantOp::create(builder, loc, i64,
-                                         builder.getI64IntegerAttr(1));
-    Value record = LLVM::AllocaOp::create(builder, loc, ptr, recordType, one);
-    auto store = [&](Value value, unsigned position) {
-      Value address =
-          LLVM::GEPOp::create(builder, loc, ptr, recordType, record,
-                              ArrayRef<LLVM::GEPArg>{0, int32_t(position)});
-      LLVM::StoreOp::create(builder, loc, value, address);
-    };
-    for (auto [position, operand] :
-         llvm::enumerate(launch.getKernelOperands())) {
-      Value value = operand;
-      if (fields[position] != operand.getType())
-        value = UnrealizedConversionCastOp::create(builder, loc,
-                                                   fields[position], operand)
-                    .getResult(0);
-      store(value, position);
-    }
-    unsigned base = launch.getKernelOperands().size();
-    gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
-    gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
-    Value gridSizes[3] = {grid.x, grid.y, grid.z};
-    Value blockSizes[3] = {block.x, block.y, block.z};
-    Value total;
-    for (unsigned d = 0; d < 3; ++d) {
-      Value g = arith::IndexCastOp::create(builder, loc, i64, gridSizes[d]);
-      store(g, base + d);
-      store(arith::IndexCastOp::create(builder, loc, i64, blockSizes[d]),
-            base + 3 + d);
-      total =
-          total ? arith::MulIOp::create(builder, loc, total, g).getResult() : g;
-    }
-    Value function =
-        func::ConstantOp::create(builder, loc, blockFunction.getFunctionType(),
-                                 SymbolRefAttr::get(blockFunction));
-    Value workerCount = arith::ConstantIntOp::create(builder, loc, workers, 32);
-    func::CallOp::create(builder, loc, runtime.launchBlocks(),
-                         ValueRange{function, record, total, workerCount});
-    launch.erase();
+    sluice::HostLaunchTarget target;
+    target.backend = SLUICE_LAUNCH_CPU;
+    target.indexBytes = 8;
+    target.workers = workers;
+    host.lower(
+        launch, target,
+        [&](OpBuilder &b, Location loc) -> Value {
+          Value function = func::ConstantOp::create(
+              b, loc, blockFunction.getFunctionType(),
+              SymbolRefAttr::get(blockFunction));
+          return UnrealizedConversionCastOp::create(
+                     b, loc, LLVM::LLVMPointerType::get(b.getContext()),
+                     function)
+              .getResult(0);
+        },
+        /*handleBytes=*/0,
+        launchInfos[{launch.getKernelModuleName(), launch.getKernelName()}]);
     return success();
   }
+
+  llvm::DenseMap<std::pair<StringAttr, StringAttr>, sluice::LaunchKernelInfo>
+      launchInfos;
 };
 
 } // namespace

@@ -19,7 +19,7 @@
 #include "sluice/runtime/device/backend.h"
 #include "sluice/runtime/device/cpu_device.h"
 #include "sluice/runtime/device/gpu_abi.h"
-#include "sluice/runtime/launch.h"
+#include "sluice/runtime/launch/launch.h"
 
 #include <dlfcn.h>
 #include <sys/mman.h>

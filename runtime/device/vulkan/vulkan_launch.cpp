@@ -1,8 +1,8 @@
 //===- vulkan_launch.cpp - C ABI launching barrier kernels on Vulkan ------===//
 
 #include "sluice/runtime/exit_codes.h"
-#include "sluice/runtime/vulkan_launch.h"
-#include "sluice/runtime/vulkan.h"
+#include "sluice/runtime/device/vulkan/vulkan_launch.h"
+#include "sluice/runtime/device/vulkan/vulkan.h"
 
 #include <algorithm>
 #include <chrono>

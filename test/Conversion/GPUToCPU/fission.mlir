@@ -28,12 +28,23 @@ module attributes {gpu.container_module} {
 // CHECK-NOT: gpu.module
 // CHECK-LABEL: func.func @host(
 // CHECK-SAME: %[[DATA:.*]]: memref<?xf32>, %[[FACTOR:.*]]: f32, %[[BLOCKS:.*]]: index)
-// CHECK: %[[RECORD:.*]] = llvm.alloca %{{.*}} x !llvm.struct<(struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>, f32, i64, i64, i64, i64, i64, i64)>
-// CHECK: %[[DESC:.*]] = builtin.unrealized_conversion_cast %[[DATA]] : memref<?xf32> to !llvm.struct
-// CHECK: llvm.store %[[DESC]]
-// CHECK: llvm.store %[[FACTOR]]
+// The launch is the host-launch ABI with the CPU backend (1) and the block
+// function as the handle; the operands follow in order (the memref, written:
+// access 3, 4-byte elements; the f32 as its bits), then the grid.
+// CHECK: %[[CPU:.*]] = arith.constant 1 : i32
 // CHECK: %[[FN:.*]] = constant @__sluice_block_scale : (!llvm.ptr, i64) -> ()
-// CHECK: call @sluice_rt_launch_blocks(%[[FN]], %[[RECORD]], %{{.*}}, %{{.*}})
+// CHECK: %[[HANDLE:.*]] = builtin.unrealized_conversion_cast %[[FN]] : (!llvm.ptr, i64) -> () to !llvm.ptr
+// CHECK: call @sluice_rt_launch_begin(%[[CPU]], %[[HANDLE]], %{{.*}}, %{{.*}})
+// CHECK: memref.extract_aligned_pointer_as_index %[[DATA]]
+// CHECK: %[[ELEMENT:.*]] = arith.constant 4 : i64
+// CHECK: %[[ACCESS:.*]] = arith.constant 3 : i64
+// CHECK: call @sluice_rt_launch_memref(%{{.*}}, %{{.*}}, %{{.*}}, %[[ELEMENT]], %[[ACCESS]])
+// CHECK: call @sluice_rt_launch_memref_dim(
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[FACTOR]] : f32 to i32
+// CHECK: %[[WIDE:.*]] = arith.extui %[[BITS]] : i32 to i64
+// CHECK: call @sluice_rt_launch_scalar(%[[WIDE]], %{{.*}})
+// CHECK: %[[GRIDX:.*]] = arith.index_cast %[[BLOCKS]] : index to i64
+// CHECK: call @sluice_rt_launch_end(%[[GRIDX]],
 // CHECK-NOT: gpu.launch_func
 
 // CHECK-LABEL: func.func private @__sluice_block_scale(

@@ -90,7 +90,7 @@ module attributes {gpu.container_module} {
   func.func @host() {
     %c1 = arith.constant 1 : index
     %t0 = gpu.wait async
-    // expected-error @+1 {{'gpu.launch_func' op asynchronous launches are not supported by the CPU backend}}
+    // expected-error @+1 {{the CPU backend runs launches synchronously; this launch is async}}
     %t1 = gpu.launch_func async [%t0] @m::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
     return
   }
@@ -107,7 +107,7 @@ module attributes {gpu.container_module} {
   func.func @host() {
     %c1 = arith.constant 1 : index
     %bytes = arith.constant 64 : i32
-    // expected-error @+1 {{'gpu.launch_func' op dynamic shared memory is not supported by the CPU backend; use a workgroup attribution}}
+    // expected-error @+1 {{dynamic shared memory is not supported by the CPU backend; use a workgroup attribution}}
     gpu.launch_func @m::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) dynamic_shared_memory_size %bytes
     return
   }
@@ -139,8 +139,46 @@ module attributes {gpu.container_module} {
   }
   func.func @host() {
     %c1 = arith.constant 1 : index
-    // expected-error @+1 {{'gpu.launch_func' op cluster launches are not supported by the CPU backend}}
+    // expected-error @+1 {{cluster launches are not supported by the CPU backend}}
     gpu.launch_func @m::@k clusters in (%c1, %c1, %c1) blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+    return
+  }
+}
+
+// -----
+
+// A memref whose layout is not strided has no descriptor the block function
+// could read.
+#transposed = affine_map<(d0, d1) -> (d1 * 4 + d0 floordiv 2)>
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @k(%a: memref<4x4xf32, #transposed>) kernel {
+      gpu.return
+    }
+  }
+  func.func @host(%a: memref<4x4xf32, #transposed>) {
+    %c1 = arith.constant 1 : index
+    // expected-error @+1 {{operand #0 of type 'memref<4x4xf32, affine_map<(d0, d1) -> (d1 * 4 + d0 floordiv 2)>>' has a layout the CPU backend cannot pass: a strided layout is needed}}
+    gpu.launch_func @m::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%a : memref<4x4xf32, #transposed>)
+    return
+  }
+}
+
+// -----
+
+// A vector scalar has no place in the argument record.
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @k(%v: vector<4xf32>) kernel {
+      gpu.return
+    }
+  }
+  func.func @host(%v: vector<4xf32>) {
+    %c1 = arith.constant 1 : index
+    // expected-error @+1 {{operand #0 of type 'vector<4xf32>' cannot be passed to a CPU kernel (scalars: integers, floats and index of 1 to 64 bits)}}
+    gpu.launch_func @m::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+        args(%v : vector<4xf32>)
     return
   }
 }

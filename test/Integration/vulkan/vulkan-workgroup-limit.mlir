@@ -12,10 +12,10 @@
 // VULKAN: sluice: vulkan: kernel @big uses 1048576 bytes of workgroup memory, but '{{.+}}' allows {{[0-9]+}} (maxComputeSharedMemorySize)
 //
 // The lowering passes the size once per launch.
-// RUN: sluice-opt --convert-gpu-launch-to-vulkan %s | FileCheck %s --check-prefix=HOST
-// HOST: call @sluice_rt_vk_launch_begin
+// RUN: sluice-opt --convert-gpu-launch-to-runtime %s | FileCheck %s --check-prefix=HOST
+// HOST: call @sluice_rt_launch_begin
 // HOST-NEXT: %[[BYTES:.*]] = arith.constant 1048576 : i64
-// HOST-NEXT: call @sluice_rt_vk_launch_workgroup_memory(%[[BYTES]])
+// HOST-NEXT: call @sluice_rt_launch_workgroup_memory(%[[BYTES]])
 
 module attributes {gpu.container_module} {
   func.func private @sluice_print_i64(i64)

@@ -84,6 +84,11 @@ struct TaskProbe {
   /// One block that sleeps, so consumers are staged early while it runs.
   int64_t slowBlock = -1;
   std::chrono::microseconds slowFor{0};
+  /// The slow block first waits (up to 10 s) for every other block of its
+  /// task to finish, so that the task is fully published when it sleeps:
+  /// a scene that asserts early staging does not depend on how fast a
+  /// loaded machine runs the other blocks. Needs two or more cores.
+  bool slowAfterOthers = false;
   std::atomic<int64_t> sink{0};
 
   TaskProbe(std::string taskName, int64_t blockCount, bool useBarrier)
@@ -122,8 +127,14 @@ struct TaskProbe {
         }
       }
     }
-    if (block == slowBlock)
+    if (block == slowBlock) {
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (slowAfterOthers &&
+             finishedBlocks.load(std::memory_order_acquire) < blocks - 1 &&
+             std::chrono::steady_clock::now() < deadline)
+        std::this_thread::yield();
       std::this_thread::sleep_for(slowFor);
+    }
     int64_t acc = 0;
     for (int64_t i = 0; i < work; ++i)
       acc += i ^ block;

@@ -112,7 +112,8 @@ void runWideProducerScene(int32_t cores, bool early, int repeats) {
                                 early ? TaskAllowEarlyResolve : TaskNone, 200);
     // Block 0 outlasts the others, so the cohort is staged while it runs.
     scene.probes[producer]->slowBlock = 0;
-    scene.probes[producer]->slowFor = 3ms;
+    scene.probes[producer]->slowFor = 20ms;
+    scene.probes[producer]->slowAfterOthers = true;
     TaskId cohort = scene.add("cohort", cores, TaskSyncStart);
     TaskId after = scene.add("after", 2 * cores, TaskNone);
     scene.depend(producer, cohort);
@@ -152,7 +153,8 @@ TEST(cohortExecutor, CrossBlockBarrierNeedsCoResidency) {
     Scene scene;
     TaskId a = scene.add("a", 9, TaskAllowEarlyResolve, 50);
     scene.probes[a]->slowBlock = 4;
-    scene.probes[a]->slowFor = 3ms;
+    scene.probes[a]->slowFor = 20ms;
+    scene.probes[a]->slowAfterOthers = true;
     TaskId b = scene.add("b", 5, TaskAllowEarlyResolve, 50);
     TaskId side = scene.add("side", 11, TaskNone, 50);
     TaskId c1 = scene.add("c1", 4, TaskSyncStart | TaskAllowEarlyResolve);

@@ -9,7 +9,6 @@
 #define SLUICE_CONVERSION_GPUTOSPIRV_SPIRVBACKEND_H
 
 // Users of the pipeline that serialize its spirv.modules get the serializer.
-#include "sluice/Target/SPIRV/SPIRVBinary.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"

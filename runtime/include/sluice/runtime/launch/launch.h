@@ -10,8 +10,8 @@
  *lives until the block ends.
  *
  *===----------------------------------------------------------------------===*/
-#ifndef SLUICE_RUNTIME_LAUNCH_H
-#define SLUICE_RUNTIME_LAUNCH_H
+#ifndef SLUICE_RUNTIME_LAUNCH_LAUNCH_H
+#define SLUICE_RUNTIME_LAUNCH_LAUNCH_H
 
 #include <stdint.h>
 
@@ -51,4 +51,4 @@ void sluice_rt_report_time(int64_t id, int64_t best_ns, int64_t reps);
 } /* extern "C" */
 #endif
 
-#endif /* SLUICE_RUNTIME_LAUNCH_H */
+#endif /* SLUICE_RUNTIME_LAUNCH_LAUNCH_H */

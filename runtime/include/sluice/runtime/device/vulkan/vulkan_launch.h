@@ -1,5 +1,4 @@
-/*===- vulkan_launch.h - C ABI launching barrier kernels on Vulkan -*- C
- *-*-===//
+/*===- vulkan_launch.h - The Vulkan wrapper of the launch ABI -----*- C -*-===//
  *
  * Generated host code launches one SPIR-V kernel as: begin, then one arg,
  * scalar or scratch call per kernel binding in order (binding i is the i-th
@@ -15,8 +14,8 @@
  * (host+device)" (<device> is n/a without timestamps).
  *
  *===----------------------------------------------------------------------===*/
-#ifndef SLUICE_RUNTIME_VULKAN_LAUNCH_H
-#define SLUICE_RUNTIME_VULKAN_LAUNCH_H
+#ifndef SLUICE_RUNTIME_DEVICE_VULKAN_VULKAN_LAUNCH_H
+#define SLUICE_RUNTIME_DEVICE_VULKAN_VULKAN_LAUNCH_H
 
 #include <stdint.h>
 
@@ -60,4 +59,4 @@ const char *sluice_rt_vk_device_name(void);
 }
 #endif
 
-#endif /* SLUICE_RUNTIME_VULKAN_LAUNCH_H */
+#endif /* SLUICE_RUNTIME_DEVICE_VULKAN_VULKAN_LAUNCH_H */

@@ -1,4 +1,4 @@
-// RUN: sluice-opt --convert-gpu-launch-to-vulkan -split-input-file -verify-diagnostics %s
+// RUN: sluice-opt --convert-gpu-launch-to-runtime -split-input-file -verify-diagnostics %s
 
 // Each launch the pass rejects (include/sluice/Conversion/Passes.td): async
 // launches, dynamic shared memory, memref operands with a non-identity layout
@@ -125,3 +125,4 @@ module attributes {gpu.container_module} {
     return
   }
 }
+

@@ -1,0 +1,181 @@
+//===- GPULaunchToRuntime.cpp - gpu.launch_func to the host-launch ABI ----===//
+//
+// convert-gpu-launch-to-runtime: the host half of the GPU backends for
+// programs that launch their own kernels (backend=vulkan today). The device
+// half is the sluice-to-spirv pipeline, run here on the whole module; its
+// binaries become constants of the host code, and every launch becomes the
+// one host-launch ABI (LaunchLowering.h) with the SPIR-V words as the kernel
+// handle. Operand i is binding i, the order sluice-gpu-to-spirv gives the
+// interface variables. The CPU backend's host half is in convert-gpu-to-cpu,
+// on the same lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sluice/Conversion/GPULaunchToRuntime/LaunchLowering.h"
+#include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
+#include "sluice/Conversion/Passes.h"
+#include "sluice/Conversion/RuntimeCalls.h"
+#include "sluice/Target/SPIRV/SPIRVBinary.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace sluice {
+#define GEN_PASS_DEF_CONVERTGPULAUNCHTORUNTIME
+#include "sluice/Conversion/Passes.h.inc"
+} // namespace sluice
+
+using namespace mlir;
+
+namespace {
+
+/// Bytes per element of a memref operand as both sides store it, or 0 when
+/// the host and SPIR-V widths differ (index is i32 in SPIR-V, i1 is not a
+/// storage type).
+unsigned storageBytes(Type element) {
+  if (!element.isIntOrFloat() || element.isInteger(1))
+    return 0;
+  unsigned bits = element.getIntOrFloatBitWidth();
+  return bits == 8 || bits == 16 || bits == 32 || bits == 64 ? bits / 8 : 0;
+}
+
+/// What the Vulkan backend cannot launch, checked before the kernels are
+/// converted so the error is at the launch, not deep in the SPIR-V lowering.
+LogicalResult checkLaunch(gpu::LaunchFuncOp launch) {
+  if (failed(sluice::checkLaunchForm(launch, "Vulkan")))
+    return failure();
+  for (auto [position, operand] : llvm::enumerate(launch.getKernelOperands())) {
+    Type type = operand.getType();
+    if (auto memref = dyn_cast<MemRefType>(type)) {
+      if (storageBytes(memref.getElementType()) == 0)
+        return launch.emitError("operand #")
+               << position << " has element type " << memref.getElementType()
+               << ", whose SPIR-V storage width differs from the host's; use "
+                  "i8/i16/i32/i64 or f16/f32/f64 elements";
+      if (!memref.getLayout().isIdentity() || memref.getMemorySpace())
+        return launch.emitError("operand #")
+               << position << " of type " << memref
+               << " needs an identity layout in the default memory space to "
+                  "be copied to a Vulkan buffer";
+      continue;
+    }
+    if (!type.isIndex() && !(type.isIntOrFloat() && storageBytes(type)))
+      return launch.emitError("operand #")
+             << position << " of type " << type
+             << " cannot be passed to a Vulkan kernel (scalars: integers, "
+                "floats and index of 8 to 64 bits)";
+  }
+  return success();
+}
+
+/// The words of `spv` as an internal constant global.
+LLVM::GlobalOp embed(ModuleOp module, spirv::ModuleOp spv,
+                     ArrayRef<uint32_t> words) {
+  OpBuilder builder(module.getContext());
+  builder.setInsertionPointToStart(module.getBody());
+  StringRef name = sluice::gpuModuleNameOf(spv);
+  Type i32 = builder.getI32Type();
+  auto data = DenseElementsAttr::get(
+      RankedTensorType::get({int64_t(words.size())}, i32), words);
+  return LLVM::GlobalOp::create(
+      builder, spv.getLoc(), LLVM::LLVMArrayType::get(i32, words.size()),
+      /*isConstant=*/true, LLVM::Linkage::Internal,
+      ("__sluice_spirv_" + name).str(), data);
+}
+
+struct ConvertGPULaunchToRuntimePass
+    : public sluice::impl::ConvertGPULaunchToRuntimeBase<
+          ConvertGPULaunchToRuntimePass> {
+  using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    OpPassManager pm(ModuleOp::getOperationName());
+    sluice::buildSluiceToSPIRVPipeline(pm, {});
+    pm.getDependentDialects(registry);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    WalkResult checked = module.walk([](gpu::LaunchFuncOp launch) {
+      return failed(checkLaunch(launch)) ? WalkResult::interrupt()
+                                         : WalkResult::advance();
+    });
+    if (checked.wasInterrupted())
+      return signalPassFailure();
+    if (backend != "vulkan") {
+      module.emitError("convert-gpu-launch-to-runtime: backend must be "
+                       "'vulkan', got '")
+          << backend
+          << "' (the CPU backend's launches are lowered by convert-gpu-to-cpu)";
+      return signalPassFailure();
+    }
+    // Argument access, scratch arguments and workgroup memory, read off the
+    // kernels before the conversion.
+    llvm::StringMap<sluice::LaunchKernelInfo> kernels;
+    module.walk([&](gpu::GPUFuncOp kernel) {
+      auto gpuModule = kernel->getParentOfType<gpu::GPUModuleOp>();
+      if (!kernel.isKernel() || !gpuModule)
+        return;
+      sluice::LaunchKernelInfo &info =
+          kernels[(gpuModule.getName() + "::" + kernel.getName()).str()];
+      info = sluice::launchKernelInfo(kernel);
+      info.scratch = sluice::scratchArguments(kernel, maxPrivateBytes);
+      for (BlockArgument attribution : kernel.getWorkgroupAttributions())
+        info.workgroupBytes += sluice::attributionBytes(
+            cast<MemRefType>(attribution.getType()));
+    });
+
+    OpPassManager pm(ModuleOp::getOperationName());
+    sluice::SluiceToSPIRVOptions options;
+    options.workgroupSize = workgroupSize;
+    options.maxPrivateBytes = maxPrivateBytes;
+    sluice::buildSluiceToSPIRVPipeline(pm, options);
+    if (failed(runPipeline(pm, module)))
+      return signalPassFailure();
+
+    SymbolTable symbols(module);
+    sluice::HostLaunchLowering host(module, symbols);
+    llvm::StringMap<std::pair<LLVM::GlobalOp, uint64_t>> binaries;
+    for (auto spv : llvm::make_early_inc_range(module.getOps<spirv::ModuleOp>())) {
+      SmallVector<uint32_t> words;
+      if (failed(sluice::serializeSPIRV(spv, words)))
+        return signalPassFailure();
+      binaries[sluice::gpuModuleNameOf(spv)] = {embed(module, spv, words),
+                                                words.size()};
+    }
+
+    sluice::HostLaunchTarget target;
+    target.backend = SLUICE_LAUNCH_VULKAN;
+    target.indexBytes = 4; // index is i32 in the SPIR-V kernel
+    SmallVector<gpu::LaunchFuncOp> launches;
+    module.walk([&](gpu::LaunchFuncOp launch) { launches.push_back(launch); });
+    for (gpu::LaunchFuncOp launch : launches) {
+      auto found = binaries.find(launch.getKernelModuleName().getValue());
+      if (found == binaries.end()) {
+        launch.emitError("no SPIR-V module was produced for @")
+            << launch.getKernelModuleName().getValue();
+        return signalPassFailure();
+      }
+      std::string kernel = (launch.getKernelModuleName().getValue() + "::" +
+                            launch.getKernelName().getValue())
+                               .str();
+      LLVM::GlobalOp binary = found->second.first;
+      host.lower(
+          launch, target,
+          [&](OpBuilder &b, Location loc) -> Value {
+            return LLVM::AddressOfOp::create(b, loc, binary);
+          },
+          4 * found->second.second, kernels[kernel]);
+      ++numLaunches;
+    }
+    for (Operation &op : llvm::make_early_inc_range(*module.getBody()))
+      if (isa<gpu::GPUModuleOp, spirv::ModuleOp>(op))
+        op.erase();
+    module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+  }
+};
+
+} // namespace
