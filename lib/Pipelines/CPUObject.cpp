@@ -43,7 +43,7 @@ struct TemporaryFile {
 };
 
 FailureOr<std::string> findLld(Location loc) {
-  if (const char *forced = std::getenv("SLUICE_LLD"))
+  if (const char *forced = std::getenv("SLUICE_LLD"); forced && *forced)
     return std::string(forced);
   for (const char *name : {"ld.lld-22", "ld.lld"})
     if (auto found = llvm::sys::findProgramByName(name))
@@ -135,8 +135,10 @@ LogicalResult buildSharedObject(ModuleOp module, const CPUObjectOptions &options
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os.write(object.data(), object.size());
-    if (os.has_error())
+    if (os.has_error()) {
+      os.clear_error();
       return emitError(loc, "cannot write ") << objectFile.path;
+    }
   }
   if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
           "sluice-kernels", "so", sharedFile.path))

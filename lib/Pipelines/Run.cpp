@@ -56,7 +56,6 @@ static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner
   add("sluice_cohort_last_error", reinterpret_cast<void *>(&sluice_cohort_last_error));
   add(SLUICE_RT_SYM_CORO_ALLOC, reinterpret_cast<void *>(&sluice_rt_coro_alloc));
   add(SLUICE_RT_SYM_CORO_FREE, reinterpret_cast<void *>(&sluice_rt_coro_free));
-  add(SLUICE_RT_SYM_LAUNCH_BLOCKS, reinterpret_cast<void *>(&sluice_rt_launch_blocks));
   add(SLUICE_RT_SYM_BARRIER_DIVERGENCE, reinterpret_cast<void *>(&sluice_rt_barrier_divergence));
   add("sluice_rt_now_ns", reinterpret_cast<void *>(&sluice_rt_now_ns));
   add("sluice_rt_bench_reps", reinterpret_cast<void *>(&sluice_rt_bench_reps));

@@ -33,24 +33,22 @@ using namespace sluice::runtime;
   std::exit(kExitBadInput);
 }
 
-/// The argument record of a CPU block function, 8-byte aligned storage.
+/// The argument record of a CPU block function, in 8-byte aligned storage.
 class CpuRecord {
 public:
-  void clear() { bytes_.clear(); }
+  void clear() { bytes_ = 0; }
   void put(const void *data, uint64_t size, uint64_t align) {
-    uint64_t offset = (bytes_.size() + align - 1) / align * align;
-    bytes_.resize(offset + size);
-    std::memcpy(bytes_.data() + offset, data, size);
+    uint64_t offset = (bytes_ + align - 1) / align * align;
+    bytes_ = offset + size;
+    words_.resize((bytes_ + 7) / 8);
+    std::memcpy(reinterpret_cast<unsigned char *>(words_.data()) + offset, data,
+                size);
   }
   void putWord(uint64_t word) { put(&word, 8, 8); }
-  void *data() {
-    words_.assign((bytes_.size() + 7) / 8, 0);
-    std::memcpy(words_.data(), bytes_.data(), bytes_.size());
-    return words_.data();
-  }
+  void *data() { return words_.data(); }
 
 private:
-  std::vector<unsigned char> bytes_;
+  uint64_t bytes_ = 0;
   std::vector<uint64_t> words_;
 };
 
@@ -122,7 +120,9 @@ void sluice_rt_launch_begin(uint32_t backend, const void *handle,
            " while the launch of @" + current.kernel + " is not ended");
   if (!handle || !kernel)
     misuse("sluice_rt_launch_begin with a null kernel handle or name");
-  current = Launch();
+  current.memrefPending = false;
+  current.workers = 0;
+  current.record.clear();
   current.active = true;
   current.backend = backend;
   current.kernel = kernel;

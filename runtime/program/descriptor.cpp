@@ -18,6 +18,16 @@ namespace {
 
 using json = nlohmann::json;
 
+/// A value for an error message: scalars as written, containers by kind
+/// (a deeply nested value is never printed whole).
+std::string describe(const json &value) {
+  if (value.is_array())
+    return "an array";
+  if (value.is_object())
+    return "an object";
+  return value.dump();
+}
+
 /// Reads typed fields out of JSON objects, remembering the first error.
 class FieldReader {
 public:
@@ -50,7 +60,7 @@ public:
     if (value->is_number_unsigned() || value->is_number_integer()) {
       if (value->is_number_integer() && !value->is_number_unsigned() &&
           value->get<int64_t>() < 0)
-        return fail(where, "is " + value->dump() + ", out of range [0, " +
+        return fail(where, "is " + describe(*value) + ", out of range [0, " +
                                std::to_string(max) + "]"),
                0;
       uint64_t number = value->get<uint64_t>();
@@ -61,7 +71,7 @@ public:
                0;
       return number;
     }
-    return fail(where, "must be an unsigned integer, got " + value->dump()),
+    return fail(where, "must be an unsigned integer, got " + describe(*value)),
            0;
   }
   uint32_t u32(const json &object, const std::string &path, const char *key) {
@@ -73,7 +83,7 @@ public:
     if (!value)
       return {};
     if (!value->is_string())
-      return fail(join(path, key), "must be a string, got " + value->dump()),
+      return fail(join(path, key), "must be a string, got " + describe(*value)),
              std::string();
     return value->get<std::string>();
   }
@@ -81,7 +91,7 @@ public:
                     const char *key) {
     const json *value = field(object, path, key);
     if (value && !value->is_array())
-      return fail(join(path, key), "must be an array, got " + value->dump()),
+      return fail(join(path, key), "must be an array, got " + describe(*value)),
              nullptr;
     return value;
   }
@@ -95,7 +105,7 @@ public:
     for (size_t i = 0; i < list->size(); ++i) {
       if (!(*list)[i].is_string()) {
         fail(index(join(path, key), i),
-             "must be a string, got " + (*list)[i].dump());
+             "must be a string, got " + describe((*list)[i]));
         break;
       }
       out.push_back((*list)[i].get<std::string>());
@@ -197,7 +207,7 @@ Status parseDescriptor(std::string_view text, std::string_view origin,
   json root;
   try {
     root = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error &error) {
+  } catch (const json::exception &error) {
     reader.failRoot(std::string("malformed JSON: ") + error.what());
     return reader.status();
   }
@@ -286,7 +296,7 @@ Status parseDescriptor(std::string_view text, std::string_view origin,
   if (!reader.failed() && root.contains("backends")) {
     const json &backends = root["backends"];
     if (!backends.is_object())
-      reader.fail("backends", "must be an object, got " + backends.dump());
+      reader.fail("backends", "must be an object, got " + describe(backends));
     else
       for (auto &[name, entry] : backends.items()) {
         std::string where = "backends." + name;

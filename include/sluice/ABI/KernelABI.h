@@ -58,7 +58,6 @@ enum sluice_kernel_fault_word {
 #define SLUICE_CPU_BLOCK_PREFIX "__sluice_block_"
 
 /* Runtime C functions that compiled code calls, by name. */
-#define SLUICE_RT_SYM_LAUNCH_BLOCKS "sluice_rt_launch_blocks"
 #define SLUICE_RT_SYM_BARRIER_DIVERGENCE "sluice_rt_barrier_divergence"
 #define SLUICE_RT_SYM_CORO_ALLOC "sluice_rt_coro_alloc"
 #define SLUICE_RT_SYM_CORO_FREE "sluice_rt_coro_free"

@@ -35,10 +35,9 @@ namespace {
 /// the host and SPIR-V widths differ (index is i32 in SPIR-V, i1 is not a
 /// storage type).
 unsigned storageBytes(Type element) {
-  if (!element.isIntOrFloat() || element.isInteger(1))
+  if (element.isIndex() || element.isInteger(1))
     return 0;
-  unsigned bits = element.getIntOrFloatBitWidth();
-  return bits == 8 || bits == 16 || bits == 32 || bits == 64 ? bits / 8 : 0;
+  return sluice::hostElementBytes(element, /*indexBytes=*/0);
 }
 
 /// What the Vulkan backend cannot launch, checked before the kernels are

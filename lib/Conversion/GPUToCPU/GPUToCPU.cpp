@@ -106,8 +106,6 @@ struct ConvertGPUToCPUPass
     // Kernels by (module, kernel) name.
     llvm::DenseMap<std::pair<StringAttr, StringAttr>, KernelLoweringResult>
         lowered;
-    // The launch ABI's view of each kernel, taken before it is lowered.
-    launchInfos.clear();
     for (gpu::GPUModuleOp gpuModule : gpuModules) {
       for (auto kernel : gpuModule.getOps<gpu::GPUFuncOp>()) {
         if (symbols.lookup((SLUICE_CPU_BLOCK_PREFIX + kernel.getName()).str())) {
@@ -116,9 +114,6 @@ struct ConvertGPUToCPUPass
               << " cannot both be lowered: block functions are named by kernel";
           return signalPassFailure();
         }
-        launchInfos[{gpuModule.getSymNameAttr(),
-                     SymbolTable::getSymbolName(kernel)}] =
-            sluice::launchKernelInfo(kernel);
         KernelContext context{kernel,  module,        symbols,
                               runtime, typeConverter, std::nullopt};
         if (std::optional<ArrayRef<int32_t>> known = kernel.getKnownBlockSize())
@@ -214,12 +209,10 @@ struct ConvertGPUToCPUPass
               .getResult(0);
         },
         /*handleBytes=*/0,
-        launchInfos[{launch.getKernelModuleName(), launch.getKernelName()}]);
+        // Host memory is the kernel's memory: no access flags, no copies.
+        sluice::LaunchKernelInfo());
     return success();
   }
-
-  llvm::DenseMap<std::pair<StringAttr, StringAttr>, sluice::LaunchKernelInfo>
-      launchInfos;
 };
 
 } // namespace

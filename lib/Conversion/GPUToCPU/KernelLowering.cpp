@@ -32,15 +32,6 @@ func::FuncOp RuntimeDeclarations::coroFree() {
   return declareFunction(SLUICE_RT_SYM_CORO_FREE, b.getFunctionType({ptr}, {}));
 }
 
-func::FuncOp RuntimeDeclarations::launchBlocks() {
-  Builder b(getModule().getContext());
-  auto ptr = LLVM::LLVMPointerType::get(getModule().getContext());
-  FunctionType blockFn = b.getFunctionType({ptr, b.getI64Type()}, {});
-  return declareFunction(
-      SLUICE_RT_SYM_LAUNCH_BLOCKS,
-      b.getFunctionType({blockFn, ptr, b.getI64Type(), b.getI32Type()}, {}));
-}
-
 func::FuncOp RuntimeDeclarations::barrierDivergence() {
   Builder b(getModule().getContext());
   auto ptr = LLVM::LLVMPointerType::get(getModule().getContext());

@@ -48,9 +48,6 @@ public:
   mlir::func::FuncOp coroAlloc();
   /// void sluice_rt_coro_free(void *frame)
   mlir::func::FuncOp coroFree();
-  /// void sluice_rt_launch_blocks(fn, void *args, uint64_t grid, uint32_t
-  /// workers)
-  mlir::func::FuncOp launchBlocks();
   /// void sluice_rt_barrier_divergence(const char *kernel, uint64_t
   /// group_lanes)
   mlir::func::FuncOp barrierDivergence();

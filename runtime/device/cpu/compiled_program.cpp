@@ -28,19 +28,19 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <mutex>
+#include <cassert>
+#include <new>
 
 namespace sluice::runtime {
 namespace {
 
 using BlockFunction = void (*)(void *record, int64_t block);
 
-// What compiled CPU kernels call, referenced here so that every runner that
-// links this adapter carries (and exports) them.
+// What compiled CPU kernels call (KernelABI.h), referenced here so that every
+// runner that links this adapter carries (and exports) them.
 [[gnu::used]] const void *const kSymbolsForKernels[] = {
     reinterpret_cast<const void *>(&sluice_rt_coro_alloc),
     reinterpret_cast<const void *>(&sluice_rt_coro_free),
-    reinterpret_cast<const void *>(&sluice_rt_launch_blocks),
     reinterpret_cast<const void *>(&sluice_rt_barrier_divergence),
 };
 
@@ -63,6 +63,8 @@ public:
     size_t written = 0;
     while (written < bytes.size()) {
       ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
+      if (n < 0 && errno == EINTR)
+        continue;
       if (n <= 0)
         return Status::error(ErrorKind::OutOfMemory,
                              "writing the CPU kernels to memory failed: " +
@@ -96,7 +98,6 @@ struct WaveContext {
   // Per coroutine argument: one element per lane, indexed by lane id.
   std::vector<std::vector<uint64_t>> inputs;
   uint32_t launchWorkers = 0;
-  std::mutex splitDispatch; // only when a dispatch arrives in pieces
 };
 
 /// Per-call scratch; calls on different threads never share it.
@@ -124,11 +125,9 @@ extern "C" void waveStageKernel(const sluice_rt_kernel_args *args,
     return;
   WaveContext &context = *static_cast<WaveContext *>(args->user_data);
   const GpuKernelLayout &layout = context.layout;
-  // A dispatch split into several calls shares the free-ring head: the
-  // window below must not be read by two calls at once.
-  std::unique_lock<std::mutex> lock(context.splitDispatch, std::defer_lock);
-  if (begin != 0 || end != args->count)
-    lock.lock();
+  // The CPU device hands the trampoline whole dispatches (blockSize is
+  // UINT32_MAX): the free-ring window below is read by one call at a time.
+  assert(begin == 0 && end == args->count);
 
   thread_local Scratch scratch;
   uint32_t count = end - begin;
@@ -222,8 +221,16 @@ public:
     }
     for (const CompiledOwner &owner : compiled.owners) {
       auto &fields = context_.payloads.emplace_back();
-      for (size_t f = 0; f < owner.payload.size(); ++f)
-        fields.emplace_back(owner.capacity, 0); // every element fits 8 bytes
+      try {
+        for (size_t f = 0; f < owner.payload.size(); ++f)
+          fields.emplace_back(owner.capacity, 0); // every element fits 8 bytes
+      } catch (const std::bad_alloc &) {
+        return Status::error(
+            ErrorKind::OutOfMemory,
+            "cannot allocate the " + std::to_string(owner.payload.size()) +
+                " payload arrays of " + std::to_string(owner.capacity) +
+                " slots of owner '" + owner.name + "'");
+      }
     }
     for (const std::string &type : compiled.inputs) {
       uint32_t bytes = 0;
@@ -242,6 +249,7 @@ public:
   const ProgramDescriptor &program() const override { return program_; }
 
 private:
+  // Destroyed in reverse: the device (and its workers) before the kernels.
   SharedObject object_;
   WaveContext context_;
   ProgramDescriptor program_;

@@ -9,6 +9,7 @@ runtime's reader and writer).
                           --truncate N      keep the first N bytes
                           --rename OLD=NEW  rename a section
                           --section-bytes NAME=N  keep N bytes of a section
+                          --raw OLD=NEW     replace text in the descriptor's JSON
 
 PATH is dotted with [i] indices, e.g. owners[0].capacity.
 """
@@ -60,6 +61,7 @@ def main():
     ap.add_argument("--truncate", type=int)
     ap.add_argument("--rename", action="append", default=[])
     ap.add_argument("--section-bytes", action="append", default=[])
+    ap.add_argument("--raw", action="append", default=[])
     opts = ap.parse_args()
     data = open(opts.input, "rb").read()
     header, sections = read(data)
@@ -73,7 +75,11 @@ def main():
     for path in opts.drop:
         parent, key = walk(doc, path)
         del parent[key]
-    sections[i] = ("descriptor", json.dumps(doc).encode())
+    text = json.dumps(doc)
+    for item in opts.raw:
+        old, new = item.split("=", 1)
+        text = text.replace(old, new)
+    sections[i] = ("descriptor", text.encode())
     for item in opts.section_bytes:
         name, count = item.split("=")
         sections = [(n, b[:int(count)] if n == name else b) for n, b in sections]

@@ -13,7 +13,7 @@
  * (include/sluice/ABI/LaunchABI.h has the backend ids and access flags.) The
  * calls of one thread build one launch; end runs it and returns when its
  * results are in host memory. Each backend has one wrapper behind these
- * calls: runtime/launch/cpu_launch.cpp (the block function over the worker
+ * calls: runtime/launch/host_launch.cpp (the block function over the worker
  * pool) and runtime/device/vulkan/vulkan_launch.cpp (the SPIR-V kernel on the
  * Vulkan device). Misuse (a call outside begin/end, a backend the runtime was
  * built without) prints "sluice: launch: <message>" and exits 2: generated

@@ -17,6 +17,8 @@
 #ifndef SLUICE_RUNTIME_DEVICE_VULKAN_VULKAN_LAUNCH_H
 #define SLUICE_RUNTIME_DEVICE_VULKAN_VULKAN_LAUNCH_H
 
+#include "sluice/ABI/LaunchABI.h"
+
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -32,8 +34,8 @@ void sluice_rt_vk_launch_begin(const uint32_t *spirv, uint64_t words,
  * a kernel that cannot run there fails with the numbers, not a driver error.
  * Call after begin, at most once per launch. */
 void sluice_rt_vk_launch_workgroup_memory(uint64_t bytes);
-#define SLUICE_RT_VK_READ 1u  /* the kernel may read the argument */
-#define SLUICE_RT_VK_WRITE 2u /* the kernel may write it */
+#define SLUICE_RT_VK_READ SLUICE_LAUNCH_READ   /* the kernel may read the argument */
+#define SLUICE_RT_VK_WRITE SLUICE_LAUNCH_WRITE /* the kernel may write it */
 /* A memref of `bytes` bytes at `data`. `access` is a mask of the flags above:
  * READ copies it in before the dispatch, WRITE copies it back after (so a
  * WRITE-only argument's device contents are undefined before the kernel runs,
