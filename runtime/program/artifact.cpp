@@ -185,13 +185,6 @@ bool Artifact::hasSection(std::string_view name) const {
   return sections_.find(name) != sections_.end();
 }
 
-std::vector<std::string> Artifact::sectionNames() const {
-  std::vector<std::string> names;
-  for (const auto &[name, range] : sections_)
-    names.push_back(name);
-  return names;
-}
-
 Status Artifact::backend(std::string_view name,
                          const CompiledBackend *&out) const {
   auto found = program_.backends.find(name);

@@ -134,7 +134,6 @@ public:
   bool hasSection(std::string_view name) const;
   // The backend's entry, or an error naming the backends the artifact has.
   Status backend(std::string_view name, const CompiledBackend *&out) const;
-  std::vector<std::string> sectionNames() const;
 
 private:
   std::string origin_;
