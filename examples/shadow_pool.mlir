@@ -1,17 +1,29 @@
-// A path-tracing style coroutine that feeds a two-stage shadow pool.
+// Per-pixel shadow-ray visibility: a coroutine that feeds a two-stage shadow
+// pool and accumulates into a film it shares with the pool's handlers.
 //
-// Main stages of @path: entry (generate a camera ray), "bounce" (shade a hit and
-// publish up to one shadow ray per light sample, 2 samples), "finish".
-// Pool @shadow: "intersect" either releases an occluded ray directly (bypass of
-// "shade") or moves it to "shade"; "shade" may loop to itself (self-loop).
+// Each lane (a pixel p) publishes two shadow rays, to the lights
+//   light(p, s) = (7 p + s + shift) mod lights,   s = 0, 1.
+// Pool @shadow: "intersect" releases a ray whose light is occluded
+// (occluders[light] != 0) and moves the others to "shade", which adds
+// light + 1 to film[p]. So after a run of N lanes, for p < N:
+//   film[p] = sum over s of (occluders[light(p, s)] == 0) * (light(p, s) + 1)
+// and film[p] = 0 beyond. The film is integer, so the result does not depend
+// on the order of the atomic additions (test/Integration/wave-bindings.test
+// checks it against that formula on every backend and schedule).
 //
 //   sluice-opt --sluice-verify-emission-bounds=print-bounds examples/shadow_pool.mlir
+//   sluice-run examples/shadow_pool.mlir --lanes=4096 \
+//       --bind occluders=occluders.npy --set lights=64 --set shift=3 \
+//       --output film=film.npy --stats
 
-pool.owner @shadow capacity 1024 stages ["intersect", "shade"] payload [f32, i32] {
+pool.owner @shadow capacity 1024 stages ["intersect", "shade"] payload [i32, i32] {
   pool.handler "intersect" (%ray) {
-    %t, %light = pool.load %ray : f32, i32
-    %zero = arith.constant 0.0 : f32
-    %occluded = arith.cmpf ole, %t, %zero : f32
+    %pixel, %light = pool.load %ray : i32, i32
+    %occluders = wave.binding "occluders" : memref<?xi32>
+    %index = arith.index_cast %light : i32 to index
+    %blocked = memref.load %occluders[%index] : memref<?xi32>
+    %zero = arith.constant 0 : i32
+    %occluded = arith.cmpi ne, %blocked, %zero : i32
     scf.if %occluded {
       pool.release %ray
     } else {
@@ -19,38 +31,35 @@ pool.owner @shadow capacity 1024 stages ["intersect", "shade"] payload [f32, i32
     }
   }
   pool.handler "shade" (%ray) {
-    %t, %light = pool.load %ray : f32, i32
-    %half = arith.constant 0.5 : f32
-    %dimmer = arith.mulf %t, %half : f32
-    %cutoff = arith.constant 0.125 : f32
-    %again = arith.cmpf ogt, %dimmer, %cutoff : f32
-    scf.if %again {
-      pool.move %ray to "shade" (%dimmer, %light) : f32, i32
-    } else {
-      pool.release %ray
-    }
+    %pixel, %light = pool.load %ray : i32, i32
+    %film = wave.binding "film" : memref<4096xi32>
+    %p = arith.index_cast %pixel : i32 to index
+    %one = arith.constant 1 : i32
+    %radiance = arith.addi %light, %one : i32
+    %old = memref.atomic_rmw addi %radiance, %film[%p]
+        : (i32, memref<4096xi32>) -> i32
+    pool.release %ray
   }
 }
 
 // Each invocation of a main stage of @path publishes at most 2 shadow rays.
 pool.emission_bound @path -> @shadow max 2
 
-wave.coroutine @path(%pixel: i32) {
+wave.coroutine @path(%pixel: i32)
+    bind(%occluders: memref<?xi32> readonly, %film: memref<4096xi32> writeonly,
+         %lights: i32, %shift: i32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %samples = arith.constant 2 : index
-  %one = arith.constant 1.0 : f32
+  %seven = arith.constant 7 : i32
   wave.suspend "bounce" sort_by %pixel : i32
+  %base = arith.muli %pixel, %seven : i32
+  %shifted = arith.addi %base, %shift : i32
   scf.for %s = %c0 to %samples step %c1 {
     %si = arith.index_cast %s : index to i32
-    %light = arith.addi %pixel, %si : i32
-    %bit = arith.constant 1 : i32
-    %odd = arith.andi %light, %bit : i32
-    %zero = arith.constant 0 : i32
-    %visible = arith.cmpi eq, %odd, %zero : i32
-    scf.if %visible {
-      pool.publish @shadow "intersect" (%one, %light) : f32, i32
-    }
+    %sum = arith.addi %shifted, %si : i32
+    %light = arith.remui %sum, %lights : i32
+    pool.publish @shadow "intersect" (%pixel, %light) : i32, i32
   }
   wave.suspend "finish"
   wave.terminate

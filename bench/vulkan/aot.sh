@@ -38,6 +38,6 @@ for example in "$root"/examples/barrier/*.mlir "$root"/test/Integration/vulkan-f
   done
 done
 "$bin/sluice-translate" --sluice-to-artifact --sluice-backends=cpu,vulkan \
-  "$root/examples/shadow_pool.mlir" -o "$out/shadow_pool.sluice"
+  "$root/bench/inputs/shadow_pool_stats.mlir" -o "$out/shadow_pool.sluice"
 cp "$bin/sluice-run-artifact" "$out/"
 ls "$out"

@@ -167,6 +167,17 @@ expectedKernelArguments(MLIRContext *context,
       return failure();
     expected.push_back(dynamic(type));
   }
+  for (const rt::CompiledBinding &binding : program.bindings) {
+    Type element = parse(binding.element);
+    if (!element)
+      return failure();
+    SmallVector<int64_t> shape;
+    for (int64_t extent : binding.shape)
+      shape.push_back(extent < 0 ? ShapedType::kDynamic : extent);
+    if (binding.kind == rt::BindingKind::Uniform)
+      shape.push_back(1);
+    expected.push_back(MemRefType::get(shape, element));
+  }
   return expected;
 }
 
@@ -190,19 +201,21 @@ LogicalResult checkKernelSignatures(ModuleOp module,
   return failure(walk.wasInterrupted());
 }
 
-/// The runtime gives each lane its lane id as the coroutine's argument.
+/// The runtime gives each lane its lane id as the coroutine's per-lane
+/// argument; everything else comes in through bindings.
 LogicalResult checkCoroutineArguments(ModuleOp module) {
   auto coroutines = module.getOps<wave::CoroutineOp>();
   if (coroutines.empty())
     return module.emitError("no wave.coroutine to compile");
   wave::CoroutineOp coroutine = *coroutines.begin();
-  if (coroutine.getNumArguments() > 1 ||
-      llvm::any_of(coroutine.getArgumentTypes(),
-                   [](Type type) { return !isa<IntegerType>(type); }))
+  ArrayRef<Type> lane = coroutine.getLaneArgumentTypes();
+  if (lane.size() > 1 ||
+      llvm::any_of(lane, [](Type type) { return !isa<IntegerType>(type); }))
     return coroutine.emitError("the runtime passes each lane its lane id as "
-                               "the coroutine's only (integer) argument; @")
-           << coroutine.getSymName() << " takes "
-           << coroutine.getArgumentTypes();
+                               "the coroutine's only (integer) per-lane "
+                               "argument; @")
+           << coroutine.getSymName() << " takes " << lane
+           << " (pass shared data as bindings: bind(%name: type, ...))";
   return success();
 }
 

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 
@@ -147,6 +148,76 @@ void readStages(FieldReader &reader, const json &object,
     stage.name = reader.string((*list)[i], where, "name");
     stage.kernel = reader.string((*list)[i], where, "kernel");
     out.push_back(std::move(stage));
+  }
+}
+
+void readBindings(FieldReader &reader, const json &root,
+                  std::vector<CompiledBinding> &out) {
+  const json *list = reader.array(root, "", "bindings");
+  if (!list)
+    return;
+  for (size_t i = 0; i < list->size() && !reader.failed(); ++i) {
+    std::string where = FieldReader::index("bindings", i);
+    const json &entry = (*list)[i];
+    CompiledBinding binding;
+    binding.name = reader.string(entry, where, "name");
+    std::string kind = reader.string(entry, where, "kind");
+    binding.element = reader.string(entry, where, "element");
+    binding.declared = reader.string(entry, where, "declared");
+    std::vector<std::string> access = reader.stringList(entry, where, "access");
+    const json *shape = reader.array(entry, where, "shape");
+    if (reader.failed())
+      return;
+    if (kind != "buffer" && kind != "uniform")
+      return reader.fail(where + ".kind", "must be \"buffer\" or "
+                                          "\"uniform\", got \"" + kind + "\"");
+    binding.kind = kind == "buffer" ? BindingKind::Buffer : BindingKind::Uniform;
+    if (binding.element != "i32" && binding.element != "i64" &&
+        binding.element != "f32" && binding.element != "f64")
+      return reader.fail(where + ".element",
+                         "must be i32, i64, f32 or f64, got \"" +
+                             binding.element + "\"");
+    if (binding.declared != "readonly" && binding.declared != "writeonly" &&
+        binding.declared != "readwrite")
+      return reader.fail(where + ".declared",
+                         "must be readonly, writeonly or readwrite, got \"" +
+                             binding.declared + "\"");
+    for (const std::string &flag : access) {
+      if (flag == "read")
+        binding.read = true;
+      else if (flag == "write")
+        binding.written = true;
+      else if (flag == "atomic")
+        binding.atomic = true;
+      else
+        return reader.fail(where + ".access",
+                           "holds \"" + flag +
+                               "\"; the flags are read, write and atomic");
+    }
+    for (size_t d = 0; d < shape->size(); ++d) {
+      const json &extent = (*shape)[d];
+      std::string at = FieldReader::index(where + ".shape", d);
+      if (!extent.is_number_integer() || extent.get<int64_t>() < -1 ||
+          extent.get<int64_t>() > (int64_t(1) << 48))
+        return reader.fail(at, "is " + describe(extent) +
+                                   ", not an extent (-1 for dynamic)");
+      binding.shape.push_back(extent.get<int64_t>());
+    }
+    bool dynamic = std::count(binding.shape.begin(), binding.shape.end(),
+                              int64_t(-1)) > 0;
+    if (dynamic && binding.shape.size() != 1)
+      return reader.fail(where + ".shape",
+                         "has a dynamic extent at rank " +
+                             std::to_string(binding.shape.size()) +
+                             "; only rank-1 buffers may be dynamic");
+    if (binding.kind == BindingKind::Uniform && !binding.shape.empty())
+      return reader.fail(where + ".shape", "is not empty, but a uniform is a "
+                                           "scalar");
+    for (const CompiledBinding &other : out)
+      if (other.name == binding.name)
+        return reader.fail(where + ".name",
+                           "is \"" + binding.name + "\" a second time");
+    out.push_back(std::move(binding));
   }
 }
 
@@ -291,6 +362,7 @@ Status parseDescriptor(std::string_view text, std::string_view origin,
     program.counterCount = reader.u32(*counters, "counters", "size");
   }
   program.inputs = reader.stringList(root, "", "inputs");
+  readBindings(reader, root, program.bindings);
 
   // Backends: optional in a bare descriptor, present in every artifact.
   if (!reader.failed() && root.contains("backends")) {

@@ -22,6 +22,36 @@ const char *layoutName(FrameLayoutKind kind) {
   return kind == FrameLayoutKind::StructOfArrays ? "soa" : "aos";
 }
 
+size_t bindingIndex(const CompiledProgram &program, std::string_view name) {
+  for (size_t i = 0; i < program.bindings.size(); ++i)
+    if (program.bindings[i].name == name)
+      return i;
+  return program.bindings.size(); // resolveBindings checked every name
+}
+
+/// The --output files and the --print lines, read back from the device.
+int writeOutputs(const CompiledProgram &program, LoadedProgram &loaded,
+                 const ArtifactRunOptions &options) {
+  HostBuffer value;
+  for (const std::string &name : options.bindings.prints) {
+    if (Status status = loaded.readBinding(
+            uint32_t(bindingIndex(program, name)), value);
+        !status.ok())
+      return fail(options, status.describe(), exitCodeFor(status));
+    std::printf("%s\n", formatHostBuffer(name, value).c_str());
+  }
+  std::fflush(stdout);
+  for (const BindingRequests::Item &item : options.bindings.outputs) {
+    if (Status status = loaded.readBinding(
+            uint32_t(bindingIndex(program, item.name)), value);
+        !status.ok())
+      return fail(options, status.describe(), exitCodeFor(status));
+    if (Status status = writeNpyFile(item.text, value); !status.ok())
+      return fail(options, status.message(), exitCodeFor(status));
+  }
+  return kExitSuccess;
+}
+
 } // namespace
 
 int checkRunOptions(const ArtifactRunOptions &options) {
@@ -71,6 +101,11 @@ int checkRunOptions(const ArtifactRunOptions &options) {
 int runArtifact(const Artifact &artifact, const ArtifactRunOptions &options) {
   if (int code = checkRunOptions(options); code != kExitSuccess)
     return code;
+  std::vector<HostBuffer> values;
+  if (Status status = resolveBindings(artifact.program(), options.bindings,
+                                      values);
+      !status.ok())
+    return fail(options, status.message(), exitCodeFor(status));
   const BackendAdapter &adapter = *findBackendAdapter(options.backend);
   BackendOptions backendOptions;
   backendOptions.lanes = options.lanes;
@@ -87,6 +122,10 @@ int runArtifact(const Artifact &artifact, const ArtifactRunOptions &options) {
   RunResult result;
   double best = 0;
   for (uint32_t r = 0; r < options.repeat; ++r) {
+    if (Status status = loaded->bind(values); !status.ok())
+      return fail(options,
+                  std::string(adapter.name) + " backend: " + status.describe(),
+                  exitCodeFor(status));
     auto start = std::chrono::steady_clock::now();
     if (stateMachine) {
       result = runStateMachine(program, loaded->device(), options.lanes,
@@ -122,6 +161,9 @@ int runArtifact(const Artifact &artifact, const ArtifactRunOptions &options) {
   if (options.repeat > 1)
     std::fprintf(stderr, "%s: fastest of %u runs: %.3f ms wall\n",
                  options.tool.c_str(), options.repeat, best * 1e3);
+  if (int code = writeOutputs(artifact.program(), *loaded, options);
+      code != kExitSuccess)
+    return code;
   if (result.lanesFinished != options.lanes)
     return fail(options,
                 std::to_string(result.lanesFinished) + " of " +

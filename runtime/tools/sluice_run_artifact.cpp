@@ -38,7 +38,9 @@ void printUsage(std::FILE *out) {
       "Runs a compiled wave program (the artifact `sluice-translate\n"
       "--sluice-to-artifact` writes, docs/artifact.md) on the runtime's\n"
       "wavefront scheduler and prints what `sluice-run` prints for the same\n"
-      "program. Lane i gets i as its argument. Needs no compiler.\n"
+      "program. Lane i gets i as its argument; buffers and uniforms come in\n"
+      "as bindings (a buffer the program never reads may stay unbound: it\n"
+      "starts zeroed). Needs no compiler.\n"
       "\n"
       "options:\n"
       "  --backend=NAME          cpu (default) or vulkan; the artifact must\n"
@@ -52,6 +54,11 @@ void printUsage(std::FILE *out) {
       "  --trace=FILE            Chrome trace of the wavefront iterations\n"
       "  --repeat=N              run N times; the fastest wall time goes to\n"
       "                          stderr\n"
+      "  --bind=NAME=FILE        bind buffer NAME to FILE (.npy, else raw\n"
+      "                          little-endian elements)\n"
+      "  --set=NAME=VALUE        set uniform NAME\n"
+      "  --output=NAME=FILE.npy  write binding NAME after the run\n"
+      "  --print=NAME            print binding NAME after the run\n"
       "  --describe              print the artifact's program and sections\n"
       "\n"
       "SLUICE_VULKAN_DEVICE=<index|name> picks the Vulkan device.\n"
@@ -102,6 +109,16 @@ int describe(const rt::Artifact &artifact) {
   for (const rt::CompiledOwner &owner : program.owners)
     std::printf("owner @%s: capacity %u, %zu stages\n", owner.name.c_str(),
                 owner.capacity, owner.stages.size());
+  for (const rt::CompiledBinding &binding : program.bindings) {
+    std::string access;
+    for (auto [flag, name] : {std::pair{binding.read, "read"},
+                              {binding.written, "write"},
+                              {binding.atomic, "atomic"}})
+      if (flag)
+        access += access.empty() ? name : std::string(",") + name;
+    std::printf("binding %s: %s\n", rt::describeBinding(binding).c_str(),
+                access.empty() ? "unused" : access.c_str());
+  }
   for (const auto &[name, backend] : program.backends)
     std::printf("backend %s: section '%s', %zu bytes\n", name.c_str(),
                 backend.section.c_str(),
@@ -158,6 +175,21 @@ int main(int argc, char **argv) {
       if (bad)
         return usageError(std::string("bad number in '") + arg + "'");
       options.workersGiven |= !std::strncmp(arg, "--workers=", 10);
+    } else if (std::string text; parseString(arg, "--bind", text) ||
+                                   parseString(arg, "--set", text) ||
+                                   parseString(arg, "--output", text)) {
+      std::string_view option(arg, std::strchr(arg, '=') - arg);
+      rt::BindingRequests::Item item;
+      if (rt::Status status = rt::parseBindingRequest(option, text, item);
+          !status.ok())
+        return usageError(status.message());
+      rt::BindingRequests &requests = options.bindings;
+      (option == "--bind"  ? requests.files
+       : option == "--set" ? requests.uniforms
+                           : requests.outputs)
+          .push_back(std::move(item));
+    } else if (std::string name; parseString(arg, "--print", name)) {
+      options.bindings.prints.push_back(std::move(name));
     } else if (parseString(arg, "--backend", options.backend) ||
                parseString(arg, "--schedule", options.schedule) ||
                parseString(arg, "--trace", options.tracePath)) {

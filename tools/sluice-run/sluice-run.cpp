@@ -22,6 +22,7 @@
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <tuple>
 #include <vector>
 
 using namespace mlir;
@@ -73,6 +74,17 @@ static cl::opt<std::string> waveTrace(
     cl::init(""), cl::cat(runCategory));
 static cl::opt<unsigned> waveWorkers("workers", cl::desc("Wave programs: CPU workers (0: one per core)"),
                                      cl::init(0), cl::cat(runCategory));
+static cl::list<std::string> waveBind(
+    "bind", cl::desc("Wave programs: NAME=FILE binds buffer NAME (.npy, else raw little-endian)"),
+    cl::cat(runCategory));
+static cl::list<std::string> waveSet("set", cl::desc("Wave programs: NAME=VALUE sets uniform NAME"),
+                                     cl::cat(runCategory));
+static cl::list<std::string> waveOutput(
+    "output", cl::desc("Wave programs: NAME=FILE.npy writes binding NAME after the run"),
+    cl::cat(runCategory));
+static cl::list<std::string> wavePrint("print",
+                                       cl::desc("Wave programs: print binding NAME after the run"),
+                                       cl::cat(runCategory));
 static cl::opt<bool> wavePartialAdmission(
     "partial-admission", cl::desc("Wave programs: admit a prefix of a blocked producer"),
     cl::init(true), cl::cat(runCategory));
@@ -150,6 +162,20 @@ int main(int argc, char **argv) {
   options.run.partialAdmission = wavePartialAdmission;
   options.run.stats = waveStats;
   options.run.tracePath = waveTrace;
+  for (auto [option, list, into] :
+       {std::tuple{"--bind", &waveBind, &options.run.bindings.files},
+        std::tuple{"--set", &waveSet, &options.run.bindings.uniforms},
+        std::tuple{"--output", &waveOutput, &options.run.bindings.outputs}})
+    for (const std::string &text : *list) {
+      sluice::runtime::BindingRequests::Item item;
+      if (sluice::runtime::Status status = sluice::runtime::parseBindingRequest(option, text, item);
+          !status.ok()) {
+        llvm::errs() << "sluice-run: " << status.message() << "\n";
+        return sluice::runtime::kExitBadInput;
+      }
+      into->push_back(std::move(item));
+    }
+  options.run.bindings.prints.assign(wavePrint.begin(), wavePrint.end());
   options.compile.layout = waveLayout;
   options.compile.capacities.assign(waveCapacities.begin(), waveCapacities.end());
   options.compile.forceCoroutines = gpuForceCoroutines;

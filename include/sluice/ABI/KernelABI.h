@@ -7,14 +7,16 @@
  *
  * Every stage kernel takes, in order, the arguments of sluice_kernel_arg,
  * then per owner its free ring followed by one array per payload field, then
- * per coroutine argument its input array (docs/compiler.md).
+ * per per-lane coroutine argument its input array, then per binding its
+ * buffer (a uniform: a one-element buffer) in descriptor order
+ * (docs/compiler.md).
  *
  *===--------------------------------------------------------------------===*/
 #ifndef SLUICE_ABI_KERNELABI_H
 #define SLUICE_ABI_KERNELABI_H
 
 /* Bumped whenever anything below changes; the artifact records it. */
-#define SLUICE_KERNEL_ABI_VERSION 1
+#define SLUICE_KERNEL_ABI_VERSION 2
 
 /* Positions of the arguments every stage kernel takes. */
 enum sluice_kernel_arg {

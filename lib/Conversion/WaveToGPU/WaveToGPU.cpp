@@ -34,7 +34,7 @@ using namespace sluice::wave_to_gpu;
 namespace {
 
 /// Version of the `sluice.program` descriptor schema.
-constexpr int64_t kDescriptorVersion = 1;
+constexpr int64_t kDescriptorVersion = 2;
 constexpr StringLiteral kKernelModule = "sluice_kernels";
 
 /// Payload bytes of one item: the payload types packed with natural alignment.
@@ -95,6 +95,8 @@ public:
           builder.getNamedAttr("stages", builder.getArrayAttr(ownerStages)),
       }));
     }
+    if (failed(lowerBindings()))
+      return failure();
     RewritePatternSet patterns(module.getContext());
     populateWaveToGPUPatterns(patterns, state);
     walkAndApplyPatterns(kernels, std::move(patterns));
@@ -253,9 +255,107 @@ private:
         inputs.push_back(dynamic(type));
     }
     inputBase = inputs.size();
-    for (Type type : coroutine.getArgumentTypes())
+    for (Type type : coroutine.getLaneArgumentTypes())
       inputs.push_back(dynamic(type));
+    // Per binding: the buffer itself, or a uniform as a one-element buffer.
+    bindingBase = inputs.size();
+    for (unsigned i = 0, e = coroutine.getNumBindings(); i < e; ++i)
+      inputs.push_back(bindingKernelType(coroutine.getBindingType(i)));
     kernelType = FunctionType::get(context, inputs, {});
+  }
+
+  static Type bindingKernelType(Type type) {
+    return isa<MemRefType>(type) ? type : MemRefType::get({1}, type);
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Bindings
+  //===--------------------------------------------------------------------===//
+
+  /// Every `wave.binding` in a kernel becomes the kernel's binding argument
+  /// (a uniform: a load of it). A handler's binding must be the coroutine's.
+  LogicalResult lowerBindings() {
+    SmallVector<wave::BindingOp> ops;
+    kernels.walk([&](wave::BindingOp op) { ops.push_back(op); });
+    for (wave::BindingOp op : ops) {
+      std::optional<unsigned> index = coroutine.lookupBinding(op.getName());
+      if (!index) {
+        InFlightDiagnostic diag = op.emitOpError("uses binding '")
+                                  << op.getName() << "', but @"
+                                  << coroutine.getSymName()
+                                  << " binds no such name";
+        diag.attachNote(coroutine.getLoc()) << "the coroutine is here";
+        return diag;
+      }
+      Type type = coroutine.getBindingType(*index);
+      if (type != op.getValue().getType())
+        return op.emitOpError("binding '")
+               << op.getName() << "' of @" << coroutine.getSymName()
+               << " has type " << type << ", not " << op.getValue().getType();
+      auto kernel = op->getParentOfType<gpu::GPUFuncOp>();
+      Value argument = kernel.getArgument(bindingBase + *index);
+      Value value = argument;
+      if (!isa<MemRefType>(type)) {
+        builder.setInsertionPoint(op);
+        Value zero = arith::ConstantIndexOp::create(builder, op.getLoc(), 0);
+        value = memref::LoadOp::create(builder, op.getLoc(), argument,
+                                       ValueRange{zero});
+      }
+      op.getValue().replaceAllUsesWith(value);
+      op.erase();
+    }
+    // What every kernel does with each binding, against its declaration.
+    for (unsigned i = 0, e = coroutine.getNumBindings(); i < e; ++i) {
+      wave::BindingUses &uses = bindingUses.emplace_back();
+      kernels.walk([&](gpu::GPUFuncOp kernel) {
+        wave::collectBindingUses(kernel.getArgument(bindingBase + i), uses);
+      });
+      if (failed(wave::checkDeclaredAccess(coroutine.getBindingName(i),
+                                           coroutine.getBindingAccessDecl(i),
+                                           uses, coroutine)))
+        return failure();
+    }
+    return success();
+  }
+
+  DictionaryAttr bindingEntry(unsigned i) {
+    Type type = coroutine.getBindingType(i);
+    auto memref = dyn_cast<MemRefType>(type);
+    SmallVector<int64_t> shape;
+    if (memref)
+      for (int64_t extent : memref.getShape())
+        shape.push_back(ShapedType::isDynamic(extent) ? -1 : extent);
+    const wave::BindingUses &uses = bindingUses[i];
+    SmallVector<StringRef> access;
+    if (uses.read)
+      access.push_back("read");
+    if (uses.written)
+      access.push_back("write");
+    if (uses.atomic)
+      access.push_back("atomic");
+    StringRef declared;
+    switch (coroutine.getBindingAccessDecl(i)) {
+    case wave::BindingAccessDecl::ReadOnly:
+      declared = "readonly";
+      break;
+    case wave::BindingAccessDecl::WriteOnly:
+      declared = "writeonly";
+      break;
+    case wave::BindingAccessDecl::Any:
+      declared = memref ? "readwrite" : "readonly";
+      break;
+    }
+    return builder.getDictionaryAttr({
+        builder.getNamedAttr("name", builder.getStringAttr(
+                                         coroutine.getBindingName(i))),
+        builder.getNamedAttr("kind", builder.getStringAttr(
+                                         memref ? "buffer" : "uniform")),
+        builder.getNamedAttr(
+            "element", TypeAttr::get(memref ? memref.getElementType() : type)),
+        builder.getNamedAttr("shape", builder.getI64ArrayAttr(shape)),
+        builder.getNamedAttr("declared", builder.getStringAttr(declared)),
+        builder.getNamedAttr("access", builder.getStrArrayAttr(access)),
+    });
   }
 
   DictionaryAttr stageEntry(StringRef name, gpu::GPUFuncOp kernel) {
@@ -325,7 +425,7 @@ private:
       wave::FrameStoreOp::create(builder, loc, laneId, frame,
                                  wave::FrameLayoutOp::getLaneFieldName());
       Value lane = toIndex(loc, laneId);
-      for (unsigned i = 0, e = coroutine.getNumArguments(); i < e; ++i)
+      for (unsigned i = 0, e = coroutine.getNumLaneArguments(); i < e; ++i)
         entryArgs.push_back(memref::LoadOp::create(
             builder, loc, kernel.getArgument(inputBase + i), ValueRange{lane}));
     }
@@ -380,6 +480,9 @@ private:
           builder.getNamedAttr("publish_base",
                                builder.getI64IntegerAttr(edge.publishBase)),
       }));
+    SmallVector<Attribute> bindings;
+    for (unsigned i = 0, e = coroutine.getNumBindings(); i < e; ++i)
+      bindings.push_back(bindingEntry(i));
     SmallVector<Attribute> fields;
     for (Attribute attr : layout.getFields()) {
       auto field = cast<wave::FrameFieldAttr>(attr);
@@ -426,8 +529,10 @@ private:
                                  builder.getI64IntegerAttr(publishStride)),
             builder.getNamedAttr("frame", builder.getDictionaryAttr(frame)),
             builder.getNamedAttr("counters", counters),
-            builder.getNamedAttr("inputs", builder.getTypeArrayAttr(
-                                               coroutine.getArgumentTypes())),
+            builder.getNamedAttr("inputs",
+                                 builder.getTypeArrayAttr(
+                                     coroutine.getLaneArgumentTypes())),
+            builder.getNamedAttr("bindings", builder.getArrayAttr(bindings)),
         }));
   }
 
@@ -449,6 +554,8 @@ private:
   gpu::GPUModuleOp kernels;
   FunctionType kernelType;
   unsigned inputBase = 0;
+  unsigned bindingBase = 0;
+  SmallVector<wave::BindingUses> bindingUses; // per binding
   Value invocation;
   Block *exitBlock = nullptr;
 };

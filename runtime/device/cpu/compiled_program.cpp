@@ -20,6 +20,7 @@
 #include "sluice/runtime/device/cpu_device.h"
 #include "sluice/runtime/device/gpu_abi.h"
 #include "sluice/runtime/launch/launch.h"
+#include "sluice/runtime/program/bindings.h"
 
 #include <dlfcn.h>
 #include <sys/mman.h>
@@ -97,6 +98,9 @@ struct WaveContext {
   std::vector<std::vector<std::vector<uint64_t>>> payloads;
   // Per coroutine argument: one element per lane, indexed by lane id.
   std::vector<std::vector<uint64_t>> inputs;
+  // Per binding: its resident storage (8-byte aligned) and kernel extents.
+  std::vector<std::vector<uint64_t>> bindings;
+  std::vector<std::vector<int64_t>> bindingShapes;
   uint32_t launchWorkers = 0;
 };
 
@@ -117,6 +121,23 @@ void pushMemRef(std::vector<uint64_t> &record, const void *data,
                 uint64_t size) {
   uint64_t address = reinterpret_cast<uintptr_t>(data);
   record.insert(record.end(), {address, address, 0, size, 1});
+}
+
+/// Appends a row-major memref descriptor {allocated, aligned, offset,
+/// sizes[rank], strides[rank]} to the argument record.
+void pushMemRef(std::vector<uint64_t> &record, const void *data,
+                std::span<const int64_t> shape) {
+  uint64_t address = reinterpret_cast<uintptr_t>(data);
+  record.insert(record.end(), {address, address, 0});
+  for (int64_t extent : shape)
+    record.push_back(uint64_t(extent));
+  size_t first = record.size();
+  record.resize(first + shape.size());
+  uint64_t stride = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    record[first + d] = stride;
+    stride *= uint64_t(shape[d]);
+  }
 }
 
 extern "C" void waveStageKernel(const sluice_rt_kernel_args *args,
@@ -176,6 +197,8 @@ extern "C" void waveStageKernel(const sluice_rt_kernel_args *args,
   }
   for (std::vector<uint64_t> &input : context.inputs)
     pushMemRef(record, input.data(), unknown);
+  for (size_t b = 0; b < context.bindings.size(); ++b)
+    pushMemRef(record, context.bindings[b].data(), context.bindingShapes[b]);
   uint64_t grid = (count + context.blockLanes - 1) / context.blockLanes;
   record.insert(record.end(), {grid, 1, 1, context.blockLanes, 1, 1});
 
@@ -241,17 +264,61 @@ public:
         writeLaneId(reinterpret_cast<unsigned char *>(input.data()), lane,
                     bytes);
     }
+    compiled_ = compiled;
+    context_.bindings.resize(compiled.bindings.size());
+    context_.bindingShapes.resize(compiled.bindings.size());
+    shapes_.resize(compiled.bindings.size());
     program_ = compiled.runtimeDescriptor(waveStageKernel, &context_);
-    return Status::success();
+    // Until bound, every binding is zeros (a dynamic one: empty).
+    return bind(defaultBindingValues(compiled));
   }
 
   Device &device() override { return device_; }
   const ProgramDescriptor &program() const override { return program_; }
 
+  Status bind(std::span<const HostBuffer> values) override {
+    if (Status status = checkBindingValues(compiled_, values); !status.ok())
+      return status;
+    for (size_t b = 0; b < values.size(); ++b) {
+      const HostBuffer &value = values[b];
+      std::vector<uint64_t> &storage = context_.bindings[b];
+      try {
+        storage.assign((value.bytes.size() + 7) / 8 + 1, 0);
+      } catch (const std::bad_alloc &) {
+        return Status::error(ErrorKind::OutOfMemory,
+                             "cannot allocate " +
+                                 std::to_string(value.bytes.size()) +
+                                 " bytes for binding '" +
+                                 compiled_.bindings[b].name + "'");
+      }
+      std::memcpy(storage.data(), value.bytes.data(), value.bytes.size());
+      context_.bindingShapes[b] = kernelShape(compiled_.bindings[b], value);
+      shapes_[b] = value.shape;
+    }
+    return Status::success();
+  }
+
+  Status readBinding(uint32_t index, HostBuffer &out) override {
+    if (index >= context_.bindings.size())
+      return Status::error(ErrorKind::InvalidArgument,
+                           "readBinding(" + std::to_string(index) +
+                               "): the program has " +
+                               std::to_string(context_.bindings.size()) +
+                               " bindings");
+    out.element = bindingElementType(compiled_.bindings[index]);
+    out.shape = shapes_[index];
+    out.bytes.resize(out.elementCount() * elementTypeBytes(out.element));
+    std::memcpy(out.bytes.data(), context_.bindings[index].data(),
+                out.bytes.size());
+    return Status::success();
+  }
+
 private:
   // Destroyed in reverse: the device (and its workers) before the kernels.
   SharedObject object_;
   WaveContext context_;
+  CompiledProgram compiled_;
+  std::vector<std::vector<int64_t>> shapes_; // per binding, as bound
   ProgramDescriptor program_;
   CpuDevice device_;
 };

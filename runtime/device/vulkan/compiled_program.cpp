@@ -8,6 +8,7 @@
 
 #include "sluice/runtime/device/backend.h"
 #include "sluice/runtime/device/vulkan/vulkan_device.h"
+#include "sluice/runtime/program/bindings.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -21,8 +22,35 @@ public:
   std::unique_ptr<VulkanDevice> device_;
   ProgramDescriptor program_;
 
+  CompiledProgram compiled_;
+  std::vector<std::vector<int64_t>> shapes_; // per binding, as bound
+
   Device &device() override { return *device_; }
   const ProgramDescriptor &program() const override { return program_; }
+
+  Status bind(std::span<const HostBuffer> values) override {
+    if (Status status = checkBindingValues(compiled_, values); !status.ok())
+      return status;
+    for (uint32_t b = 0; b < values.size(); ++b) {
+      if (Status status = device_->setBinding(b, values[b].bytes);
+          !status.ok())
+        return status;
+      shapes_[b] = values[b].shape;
+    }
+    return Status::success();
+  }
+
+  Status readBinding(uint32_t index, HostBuffer &out) override {
+    if (index >= shapes_.size())
+      return Status::error(ErrorKind::InvalidArgument,
+                           "readBinding(" + std::to_string(index) +
+                               "): the program has " +
+                               std::to_string(shapes_.size()) + " bindings");
+    out.element = bindingElementType(compiled_.bindings[index]);
+    out.shape = shapes_[index];
+    out.bytes.resize(out.elementCount() * elementTypeBytes(out.element));
+    return device_->getBinding(index, out.bytes);
+  }
   std::string deviceSummary() const override {
     const VulkanDeviceStats &stats = device_->stats();
     char line[512];
@@ -74,11 +102,18 @@ Status loadVulkanProgram(const Artifact &artifact,
     for (uint64_t lane = 0; lane < options.lanes; ++lane)
       std::memcpy(input.data() + lane * bytes, &lane, bytes);
   }
+  vulkan.bindings = uint32_t(compiled.bindings.size());
   auto loaded = std::make_unique<VulkanLoadedProgram>();
   if (Status status = VulkanDevice::create(std::move(vulkan), loaded->device_);
       !status.ok())
     return status;
   loaded->program_ = compiled.runtimeDescriptor(nullptr, nullptr);
+  loaded->compiled_ = compiled;
+  loaded->shapes_.resize(compiled.bindings.size());
+  // Until bound, every binding is zeros (a dynamic one: empty).
+  if (Status status = loaded->bind(defaultBindingValues(compiled));
+      !status.ok())
+    return status;
   out = std::move(loaded);
   return Status::success();
 }

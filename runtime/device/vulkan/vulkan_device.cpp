@@ -59,6 +59,9 @@ struct VulkanDevice::Impl {
              *fault = nullptr;
   std::vector<vk::Buffer *> rings;
   std::vector<vk::Buffer *> bindings; // descriptor set 0, binding i
+  // The program's bindings: resident across allocate() and runs.
+  std::vector<std::unique_ptr<vk::Buffer>> resident;
+  size_t residentBase = 0; // where they start in `bindings`
   GpuDispatchViews views;
   std::vector<double> dispatchNs;
   // The router's lane ids change only in refill() and reset(); the device
@@ -105,7 +108,7 @@ Status VulkanDevice::create(VulkanProgram program,
   uint32_t bindingCount = uint32_t(GpuKernelArgument::FirstOwnerArgument);
   for (const std::vector<uint32_t> &fields : d.program.payloadElementBytes)
     bindingCount += 1 + uint32_t(fields.size());
-  bindingCount += uint32_t(d.program.inputs.size());
+  bindingCount += uint32_t(d.program.inputs.size()) + d.program.bindings;
   for (const std::string &entry : d.program.entryPoints) {
     std::unique_ptr<vk::Kernel> kernel;
     // The invocation count is the kernels' one push constant
@@ -120,7 +123,47 @@ Status VulkanDevice::create(VulkanProgram program,
   if (Status status = d.context->createStream(d.stream); !status.ok())
     return status;
   d.memory = std::make_unique<VulkanMemory>(*d.context);
+  d.resident.resize(d.program.bindings);
   out = std::move(device);
+  return Status::success();
+}
+
+Status VulkanDevice::setBinding(uint32_t index,
+                                std::span<const unsigned char> bytes) {
+  Impl &d = *impl_;
+  if (index >= d.resident.size())
+    return Status::error(ErrorKind::InvalidArgument,
+                         "vulkan device: binding " + std::to_string(index) +
+                             " of " + std::to_string(d.resident.size()));
+  std::unique_ptr<vk::Buffer> &buffer = d.resident[index];
+  // A storage buffer is never empty; a 0-element binding gets one word.
+  uint64_t size = std::max<uint64_t>(bytes.size(), 4);
+  if (!buffer || buffer->size() != size) {
+    std::unique_ptr<vk::Buffer> created;
+    if (Status status =
+            d.context->createBuffer(size, vk::Placement::Device, created);
+        !status.ok())
+      return status;
+    buffer = std::move(created);
+    if (!d.bindings.empty())
+      d.bindings[d.residentBase + index] = buffer.get();
+  }
+  std::memset(buffer->data(), 0, size);
+  std::memcpy(buffer->data(), bytes.data(), bytes.size());
+  return Status::success();
+}
+
+Status VulkanDevice::getBinding(uint32_t index,
+                                std::span<unsigned char> out) const {
+  const Impl &d = *impl_;
+  if (index >= d.resident.size() || !d.resident[index] ||
+      d.resident[index]->size() < out.size())
+    return Status::error(ErrorKind::InvalidArgument,
+                         "vulkan device: binding " + std::to_string(index) +
+                             " is not set or smaller than " +
+                             std::to_string(out.size()) + " bytes");
+  // Every dispatch waited for its fence: the device is idle here.
+  std::memcpy(out.data(), d.resident[index]->data(), out.size());
   return Status::success();
 }
 
@@ -208,6 +251,14 @@ Status VulkanDevice::Impl::allocateArguments() {
   }
   if (!status.ok())
     return status;
+  residentBase = bindings.size();
+  for (size_t b = 0; b < resident.size(); ++b) {
+    if (!resident[b])
+      return Status::error(ErrorKind::InvalidState,
+                           "vulkan device: binding " + std::to_string(b) +
+                               " was never set");
+    bindings.push_back(resident[b].get());
+  }
   if (!router.layout.fieldOffsets.empty())
     std::memcpy(fieldOffsets->data(), router.layout.fieldOffsets.data(),
                 router.layout.fieldOffsets.size() * sizeof(uint64_t));

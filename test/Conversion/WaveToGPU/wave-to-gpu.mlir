@@ -1,4 +1,4 @@
-// The shadow-pool program (examples/shadow_pool.mlir) in gpu form.
+// The shadow-pool program (bench/inputs/shadow_pool_stats.mlir) in gpu form.
 // RUN: sluice-opt %s --wave-split=layout=soa --convert-wave-to-gpu | FileCheck %s --check-prefixes=CHECK,SOA
 // RUN: sluice-opt %s --wave-split=layout=aos --convert-wave-to-gpu | FileCheck %s --check-prefixes=CHECK,AOS
 

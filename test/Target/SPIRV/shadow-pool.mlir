@@ -1,15 +1,15 @@
-// examples/shadow_pool.mlir through the whole SPIR-V path: wave-split,
+// bench/inputs/shadow_pool_stats.mlir through the whole SPIR-V path: wave-split,
 // convert-wave-to-gpu, sluice-to-spirv. One spirv.module with an entry point
 // per main stage and per pool stage handler; every kernel argument is a
 // storage buffer at (set 0, binding = position) except the count, which
 // sluice-spirv-push-constants moves into the entry point's push-constant block
 // (binding 0 stays unused).
 // REQUIRES: spirv-tools
-// RUN: sluice-opt --wave-split --convert-wave-to-gpu --sluice-to-spirv %sluice_src_root/examples/shadow_pool.mlir | FileCheck %s
+// RUN: sluice-opt --wave-split --convert-wave-to-gpu --sluice-to-spirv %sluice_src_root/bench/inputs/shadow_pool_stats.mlir | FileCheck %s
 //
 // The one command that writes the .spv files and the program descriptor:
 // RUN: rm -rf %t.dir
-// RUN: sluice-opt --wave-split --convert-wave-to-gpu --sluice-to-spirv %sluice_src_root/examples/shadow_pool.mlir \
+// RUN: sluice-opt --wave-split --convert-wave-to-gpu --sluice-to-spirv %sluice_src_root/bench/inputs/shadow_pool_stats.mlir \
 // RUN:   | sluice-translate --sluice-to-spirv-bin --sluice-spirv-dir=%t.dir | FileCheck %s --check-prefix=MANIFEST
 // RUN: spirv-val --target-env vulkan1.1 %t.dir/sluice_kernels.spv
 // RUN: FileCheck %s --check-prefix=JSON < %t.dir/program.json

@@ -2,7 +2,10 @@
 
 #include "sluice/Dialect/Wave/IR/WaveOps.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
 #include "llvm/ADT/StringSet.h"
@@ -32,40 +35,293 @@ void WaveDialect::initialize() {
 //===----------------------------------------------------------------------===//
 
 void CoroutineOp::build(OpBuilder &builder, OperationState &state,
-                        StringRef name, TypeRange argumentTypes) {
+                        StringRef name, TypeRange argumentTypes,
+                        ArrayRef<BindingDecl> bindings) {
+  SmallVector<Type> types(argumentTypes);
+  SmallVector<StringRef> names, access;
+  for (const BindingDecl &binding : bindings) {
+    types.push_back(binding.type);
+    names.push_back(binding.name);
+    access.push_back(binding.access == BindingAccessDecl::ReadOnly ? "readonly"
+                     : binding.access == BindingAccessDecl::WriteOnly
+                         ? "writeonly"
+                         : "");
+  }
   state.addAttribute(SymbolTable::getSymbolAttrName(),
                      builder.getStringAttr(name));
   state.addAttribute(getFunctionTypeAttrName(state.name),
-                     TypeAttr::get(builder.getFunctionType(argumentTypes, {})));
+                     TypeAttr::get(builder.getFunctionType(types, {})));
+  if (!bindings.empty()) {
+    state.addAttribute(getBindingNamesAttrName(state.name),
+                       builder.getStrArrayAttr(names));
+    state.addAttribute(getBindingAccessAttrName(state.name),
+                       builder.getStrArrayAttr(access));
+  }
   Region *body = state.addRegion();
   Block *entry = new Block();
   body->push_back(entry);
-  for (Type type : argumentTypes)
+  for (Type type : types)
     entry->addArgument(type, state.location);
 }
 
+// wave.coroutine @name(%lane: i32, ...)
+//     [bind(%buffer: memref<...> [readonly|writeonly], %uniform: i32, ...)]
+//     [attributes {...}] { body }
 ParseResult CoroutineOp::parse(OpAsmParser &parser, OperationState &result) {
-  auto buildType = [](Builder &builder, ArrayRef<Type> argTypes,
-                      ArrayRef<Type> results, function_interface_impl::VariadicFlag,
-                      std::string &) {
-    return builder.getFunctionType(argTypes, results);
-  };
-  return function_interface_impl::parseFunctionOp(
-      parser, result, /*allowVariadic=*/false,
-      getFunctionTypeAttrName(result.name), buildType,
+  Builder &builder = parser.getBuilder();
+  StringAttr name;
+  if (parser.parseSymbolName(name, SymbolTable::getSymbolAttrName(),
+                             result.attributes))
+    return failure();
+  SmallVector<OpAsmParser::Argument> arguments;
+  if (parser.parseArgumentList(arguments, OpAsmParser::Delimiter::Paren,
+                               /*allowType=*/true, /*allowAttrs=*/true))
+    return failure();
+  SmallVector<Attribute> names, access;
+  if (succeeded(parser.parseOptionalKeyword("bind"))) {
+    auto parseBinding = [&]() -> ParseResult {
+      OpAsmParser::Argument &argument = arguments.emplace_back();
+      SMLoc loc = parser.getCurrentLocation();
+      if (parser.parseArgument(argument, /*allowType=*/true))
+        return failure();
+      StringRef ssa = argument.ssaName.name.drop_front(); // drop the '%'
+      if (ssa.empty() || !(llvm::isAlpha(ssa.front()) || ssa.front() == '_'))
+        return parser.emitError(loc, "a binding is named by its SSA name, "
+                                     "which must start with a letter or '_' "
+                                     "(write %film, not %")
+               << ssa << ")";
+      names.push_back(builder.getStringAttr(ssa));
+      StringRef declared = "";
+      if (succeeded(parser.parseOptionalKeyword("readonly")))
+        declared = "readonly";
+      else if (succeeded(parser.parseOptionalKeyword("writeonly")))
+        declared = "writeonly";
+      access.push_back(builder.getStringAttr(declared));
+      return success();
+    };
+    if (parser.parseCommaSeparatedList(OpAsmParser::Delimiter::Paren,
+                                       parseBinding, " in the binding list"))
+      return failure();
+  }
+  SmallVector<Type> types;
+  for (OpAsmParser::Argument &argument : arguments)
+    types.push_back(argument.type);
+  result.addAttribute(getFunctionTypeAttrName(result.name),
+                      TypeAttr::get(builder.getFunctionType(types, {})));
+  if (!names.empty()) {
+    result.addAttribute(getBindingNamesAttrName(result.name),
+                        builder.getArrayAttr(names));
+    result.addAttribute(getBindingAccessAttrName(result.name),
+                        builder.getArrayAttr(access));
+  }
+  unsigned laneCount = arguments.size() - names.size();
+  call_interface_impl::addArgAndResultAttrs(
+      builder, result, ArrayRef(arguments).take_front(laneCount), {},
       getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+    return failure();
+  Region *body = result.addRegion();
+  return parser.parseRegion(*body, arguments, /*enableNameShadowing=*/false);
 }
 
 void CoroutineOp::print(OpAsmPrinter &p) {
-  function_interface_impl::printFunctionOp(
-      p, *this, /*isVariadic=*/false, getFunctionTypeAttrName(),
-      getArgAttrsAttrName(), getResAttrsAttrName());
+  p << ' ';
+  p.printSymbolName(getSymName());
+  Block &entry = getBody().front();
+  unsigned laneCount = getNumLaneArguments();
+  p << '(';
+  for (unsigned i = 0; i < laneCount; ++i) {
+    if (i)
+      p << ", ";
+    ArrayRef<NamedAttribute> attrs;
+    if (DictionaryAttr dict = getArgAttrDict(i))
+      attrs = dict.getValue();
+    p.printRegionArgument(entry.getArgument(i), attrs);
+  }
+  p << ')';
+  if (unsigned count = getNumBindings()) {
+    p << " bind(";
+    for (unsigned i = 0; i < count; ++i) {
+      if (i)
+        p << ", ";
+      p.printRegionArgument(getBindingArgument(i));
+      switch (getBindingAccessDecl(i)) {
+      case BindingAccessDecl::ReadOnly:
+        p << " readonly";
+        break;
+      case BindingAccessDecl::WriteOnly:
+        p << " writeonly";
+        break;
+      case BindingAccessDecl::Any:
+        break;
+      }
+    }
+    p << ')';
+  }
+  p.printOptionalAttrDictWithKeyword(
+      (*this)->getAttrs(),
+      {SymbolTable::getSymbolAttrName(), getFunctionTypeAttrName(),
+       getArgAttrsAttrName(), getResAttrsAttrName(), getBindingNamesAttrName(),
+       getBindingAccessAttrName()});
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/true);
+}
+
+void CoroutineOp::getAsmBlockArgumentNames(Region &region,
+                                           OpAsmSetValueNameFn setNameFn) {
+  if (&region != &getBody() || region.empty())
+    return;
+  for (unsigned i = 0, e = getNumBindings(); i < e; ++i)
+    if (getNumLaneArguments() + i < region.getNumArguments())
+      setNameFn(getBindingArgument(i), getBindingName(i));
+}
+
+StringRef CoroutineOp::getBindingName(unsigned i) {
+  return cast<StringAttr>((*getBindingNames())[i]).getValue();
+}
+
+BindingAccessDecl CoroutineOp::getBindingAccessDecl(unsigned i) {
+  std::optional<ArrayAttr> access = getBindingAccess();
+  if (!access || i >= access->size())
+    return BindingAccessDecl::Any;
+  StringRef text = cast<StringAttr>((*access)[i]).getValue();
+  return text == "readonly"    ? BindingAccessDecl::ReadOnly
+         : text == "writeonly" ? BindingAccessDecl::WriteOnly
+                               : BindingAccessDecl::Any;
+}
+
+std::optional<unsigned> CoroutineOp::lookupBinding(StringRef name) {
+  for (unsigned i = 0, e = getNumBindings(); i < e; ++i)
+    if (getBindingName(i) == name)
+      return i;
+  return std::nullopt;
+}
+
+bool sluice::wave::isBindingType(Type type) {
+  auto isElement = [](Type element) {
+    return element.isInteger(32) || element.isInteger(64) ||
+           element.isF32() || element.isF64();
+  };
+  if (auto memref = dyn_cast<MemRefType>(type))
+    return isElement(memref.getElementType()) &&
+           memref.getLayout().isIdentity() && !memref.getMemorySpace() &&
+           (memref.hasStaticShape() ||
+            (memref.getRank() == 1 && memref.isDynamicDim(0)));
+  return isElement(type);
+}
+
+void sluice::wave::collectBindingUses(Value value, BindingUses &uses) {
+  auto noteRead = [&](Operation *op) {
+    uses.read = true;
+    if (!uses.firstRead)
+      uses.firstRead = op;
+  };
+  auto noteWrite = [&](Operation *op) {
+    uses.written = true;
+    if (!uses.firstWrite)
+      uses.firstWrite = op;
+  };
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto load = dyn_cast<memref::LoadOp>(user)) {
+      noteRead(load);
+    } else if (auto store = dyn_cast<memref::StoreOp>(user);
+               store && store.getMemRef() == value) {
+      noteWrite(store);
+    } else if (isa<memref::AtomicRMWOp, memref::GenericAtomicRMWOp>(user)) {
+      // A read-modify-write: an update, not a plain read.
+      uses.atomic = true;
+      noteWrite(user);
+    } else if (isa<memref::DimOp, memref::ExtractStridedMetadataOp>(user)) {
+      // Reads the shape, not the data.
+    } else if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+               view && view.getViewSource() == value) {
+      for (Value result : user->getResults())
+        collectBindingUses(result, uses);
+    } else {
+      // An op Sluice does not know (a call, a copy): it may read and write.
+      noteRead(user);
+      noteWrite(user);
+    }
+  }
 }
 
 LogicalResult CoroutineOp::verify() {
   if (!getFunctionType().getResults().empty())
     return emitOpError("a coroutine returns no values, but the signature has ")
            << getFunctionType().getNumResults() << " result(s)";
+  unsigned count = getNumBindings();
+  if (count > getNumArguments())
+    return emitOpError("declares ")
+           << count << " binding names but takes " << getNumArguments()
+           << " arguments";
+  if (std::optional<ArrayAttr> access = getBindingAccess();
+      access && access->size() != count)
+    return emitOpError("declares the access of ")
+           << access->size() << " bindings but has " << count;
+  llvm::StringSet<> names;
+  for (unsigned i = 0; i < count; ++i) {
+    StringRef name = getBindingName(i);
+    if (!names.insert(name).second)
+      return emitOpError("binds '") << name << "' twice";
+    Type type = getBindingType(i);
+    if (!isBindingType(type))
+      return emitOpError("binding '")
+             << name << "' has type " << type
+             << ", but a binding is a memref of i32, i64, f32 or f64 (static "
+                "shape, or rank 1 and dynamic, identity layout) or one of "
+                "those scalars";
+    if (getBindingAccessDecl(i) != BindingAccessDecl::Any &&
+        !isa<MemRefType>(type))
+      return emitOpError("uniform '")
+             << name << "' is read-only; only buffers take 'readonly' or "
+                        "'writeonly'";
+  }
+  return success();
+}
+
+LogicalResult sluice::wave::checkDeclaredAccess(StringRef name,
+                                               BindingAccessDecl declared,
+                                               const BindingUses &uses,
+                                               Operation *declaration) {
+  Operation *bad = nullptr;
+  StringRef what;
+  if (declared == BindingAccessDecl::ReadOnly && uses.written) {
+    bad = uses.firstWrite;
+    what = "readonly";
+  } else if (declared == BindingAccessDecl::WriteOnly && uses.read) {
+    bad = uses.firstRead;
+    what = "writeonly";
+  }
+  if (!bad)
+    return success();
+  bool writes = what == "readonly";
+  InFlightDiagnostic diag = bad->emitOpError()
+                            << (writes ? "writes" : "reads") << " binding '"
+                            << name << "', which is declared " << what;
+  diag.attachNote(declaration->getLoc())
+      << "binding '" << name << "' is declared here";
+  return diag;
+}
+
+/// Checks the uses of every buffer binding (its body argument, and the
+/// `wave.binding`s of a split coroutine's stages) against its declaration.
+static LogicalResult verifyBindingAccess(CoroutineOp coroutine) {
+  for (unsigned i = 0, e = coroutine.getNumBindings(); i < e; ++i) {
+    BindingAccessDecl declared = coroutine.getBindingAccessDecl(i);
+    if (declared == BindingAccessDecl::Any)
+      continue;
+    StringRef name = coroutine.getBindingName(i);
+    BindingUses uses;
+    collectBindingUses(coroutine.getBindingArgument(i), uses);
+    coroutine.walk([&](BindingOp binding) {
+      if (binding.getName() == name)
+        collectBindingUses(binding.getValue(), uses);
+    });
+    if (failed(checkDeclaredAccess(name, declared, uses, coroutine)))
+      return failure();
+  }
   return success();
 }
 
@@ -75,6 +331,8 @@ LogicalResult CoroutineOp::verifyRegions() {
   if (entry.empty() || !isa<TerminateOp>(entry.back()))
     return emitOpError("body must end in 'wave.terminate'");
 
+  if (failed(verifyBindingAccess(*this)))
+    return failure();
   llvm::StringMap<SuspendOp> seen;
   WalkResult result = walk([&](SuspendOp suspend) {
     auto [it, inserted] = seen.try_emplace(suspend.getStage(), suspend);
@@ -220,6 +478,27 @@ LogicalResult NextOp::verify() {
       return success();
   return emitOpError("@") << coroutine.getSymName() << " has no stage '"
                           << *getStage() << "'";
+}
+
+//===----------------------------------------------------------------------===//
+// BindingOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BindingOp::verify() {
+  // Inside a coroutine the binding is the coroutine's; elsewhere (a pool
+  // handler) it is the program's coroutine's, checked when lowering.
+  auto coroutine = (*this)->getParentOfType<CoroutineOp>();
+  if (!coroutine)
+    return success();
+  std::optional<unsigned> index = coroutine.lookupBinding(getName());
+  if (!index)
+    return emitOpError("@") << coroutine.getSymName()
+                            << " has no binding '" << getName() << "'";
+  if (coroutine.getBindingType(*index) != getValue().getType())
+    return emitOpError("binding '")
+           << getName() << "' has type " << coroutine.getBindingType(*index)
+           << ", not " << getValue().getType();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

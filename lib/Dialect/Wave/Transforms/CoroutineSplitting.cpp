@@ -69,10 +69,12 @@ static std::optional<int64_t> frameBytes(Type type) {
   return static_cast<int64_t>(llvm::PowerOf2Ceil((bits + 7) / 8));
 }
 
+/// Constants and bindings are re-created in every stage that uses them
+/// instead of being stored in the frame.
 static bool isRematerializable(Value value) {
   Operation *def = value.getDefiningOp();
   return def && def->getNumOperands() == 0 && def->getNumRegions() == 0 &&
-         def->hasTrait<OpTrait::ConstantLike>();
+         (def->hasTrait<OpTrait::ConstantLike>() || isa<BindingOp>(def));
 }
 
 /// The branch canonicalizations that merge and forward blocks.
@@ -193,6 +195,19 @@ private:
                                coroutine.getFunctionType());
     IRMapping mapping;
     coroutine.getBody().cloneInto(&cfg.getBody(), mapping);
+    // Bound arguments become `wave.binding`s: rematerialized, never stored.
+    Block &entry = cfg.front();
+    builder.setInsertionPointToStart(&entry);
+    unsigned laneCount = coroutine.getNumLaneArguments();
+    for (unsigned i = 0, e = coroutine.getNumBindings(); i < e; ++i) {
+      BlockArgument arg = entry.getArgument(laneCount + i);
+      arg.replaceAllUsesWith(BindingOp::create(builder, arg.getLoc(),
+                                               arg.getType(),
+                                               coroutine.getBindingName(i)));
+    }
+    entry.eraseArguments(laneCount, coroutine.getNumBindings());
+    cfg.setFunctionType(builder.getFunctionType(
+        coroutine.getLaneArgumentTypes(), {}));
     cfg.walk([&](TerminateOp terminate) {
       builder.setInsertionPoint(terminate);
       func::ReturnOp::create(builder, terminate.getLoc());
@@ -346,7 +361,7 @@ private:
     Type indexType = builder.getIndexType();
     SmallVector<Type> inputs{indexType};
     if (index == 0)
-      llvm::append_range(inputs, coroutine.getArgumentTypes());
+      llvm::append_range(inputs, coroutine.getLaneArgumentTypes());
     builder.setInsertionPoint(cfg);
     auto function = func::FuncOp::create(builder, loc, stageSymbol(stage.name),
                                          builder.getFunctionType(inputs, {}));

@@ -48,7 +48,7 @@ def PoolSetCapacity : Pass<"pool-set-capacity", "::mlir::ModuleOp"> {
     not parse, names no owner, or is out of range is an error at the module.
 
     ```
-    sluice-opt --pool-set-capacity=capacities=shadow=16 examples/shadow_pool.mlir
+    sluice-opt --pool-set-capacity=capacities=shadow=16 bench/inputs/shadow_pool_stats.mlir
     ```
   }];
   let options = [

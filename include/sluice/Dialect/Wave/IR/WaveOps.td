@@ -42,21 +42,35 @@ class Wave_Op<string mnemonic, list<Trait> traits = []>
     : Op<Wave_Dialect, mnemonic, traits>;
 
 def Wave_CoroutineOp : Wave_Op<"coroutine", [
-    FunctionOpInterface, IsolatedFromAbove, Symbol,
-    SingleBlock, OpAsmOpInterface]> {
+    FunctionOpInterface, IsolatedFromAbove, Symbol, SingleBlock,
+    AutomaticAllocationScope,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
   let summary = "A coroutine kernel: one lane's body with suspension points";
   let description = [{
-    Defines a coroutine kernel named by a symbol. Its typed arguments are the
-    lane's inputs. The body is a single block of structured control flow that
-    ends in `wave.terminate`; `wave.suspend` inside it (at any depth) marks the
-    resume points that become stages.
+    Defines a coroutine kernel named by a symbol. It takes two kinds of
+    arguments. The *per-lane* arguments in parentheses are the lane's inputs
+    (the runtime passes each lane its lane id). The *bound* arguments after
+    `bind` are shared by every lane of a run and named by their SSA names:
+    buffers (memrefs of i32, i64, f32 or f64, with a static shape or of rank
+    1 and dynamic size) and uniforms (scalars of those types). Stage code reads
+    and writes buffers with the ordinary memref ops (`memref.load`,
+    `memref.store`, `memref.atomic_rmw`). A buffer may be declared `readonly`
+    or `writeonly`; an access against the declaration is an error. Pool
+    handlers reach the same bindings by name with `wave.binding`.
+
+    The body is a single block of structured control flow that ends in
+    `wave.terminate`; `wave.suspend` inside it (at any depth) marks the resume
+    points that become stages. A binding is never stored in a frame: each
+    stage re-materializes it with `wave.binding`.
 
     ```mlir
-    wave.coroutine @path(%pixel: i32) {
-      %c1 = arith.constant 1 : i32
-      wave.suspend "intersect"
-      %next = arith.addi %pixel, %c1 : i32
-      wave.suspend "shade" sort_by %next : i32
+    wave.coroutine @path(%pixel: i32)
+        bind(%scene: memref<?xf32> readonly, %film: memref<16xi32>,
+             %spp: i32) {
+      %i = arith.index_cast %pixel : i32 to index
+      %t = memref.load %scene[%i] : memref<?xf32>
+      wave.suspend "shade" sort_by %pixel : i32
+      memref.atomic_rmw addi %spp, %film[%i] : (i32, memref<16xi32>) -> i32
       wave.terminate
     }
     ```
@@ -64,15 +78,38 @@ def Wave_CoroutineOp : Wave_Op<"coroutine", [
   let arguments = (ins SymbolNameAttr:$sym_name,
                        TypeAttrOf<FunctionType>:$function_type,
                        OptionalAttr<DictArrayAttr>:$arg_attrs,
-                       OptionalAttr<DictArrayAttr>:$res_attrs);
+                       OptionalAttr<DictArrayAttr>:$res_attrs,
+                       OptionalAttr<StrArrayAttr>:$binding_names,
+                       OptionalAttr<StrArrayAttr>:$binding_access);
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
   let skipDefaultBuilders = 1;
   let builders = [OpBuilder<(ins "::llvm::StringRef":$name,
-                                 "::mlir::TypeRange":$argumentTypes)>];
+                                 "::mlir::TypeRange":$argumentTypes,
+                                 CArg<"::llvm::ArrayRef<BindingDecl>", "{}">:$bindings)>];
   let extraClassDeclaration = [{
+    /// Number of bound arguments (they follow the per-lane arguments).
+    unsigned getNumBindings() {
+      return getBindingNames() ? getBindingNames()->size() : 0;
+    }
+    unsigned getNumLaneArguments() { return getNumArguments() - getNumBindings(); }
+    /// The per-lane argument types.
+    ::llvm::ArrayRef<::mlir::Type> getLaneArgumentTypes() {
+      return getArgumentTypes().take_front(getNumLaneArguments());
+    }
+    /// Binding `i`: its name, type, declared access and body argument.
+    ::llvm::StringRef getBindingName(unsigned i);
+    ::mlir::Type getBindingType(unsigned i) {
+      return getArgumentTypes()[getNumLaneArguments() + i];
+    }
+    BindingAccessDecl getBindingAccessDecl(unsigned i);
+    ::mlir::BlockArgument getBindingArgument(unsigned i) {
+      return getBody().getArgument(getNumLaneArguments() + i);
+    }
+    /// The index of the binding called `name`, or nullopt.
+    std::optional<unsigned> lookupBinding(::llvm::StringRef name);
     /// FunctionOpInterface: a coroutine never returns values.
     ::mlir::Region *getCallableRegion() { return &getBody(); }
     ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
@@ -114,6 +151,25 @@ def Wave_TerminateOp : Wave_Op<"terminate", [Terminator, HasParent<"CoroutineOp"
     Terminates the coroutine body: the lane finishes and its frame is freed.
   }];
   let assemblyFormat = "attr-dict";
+}
+
+def Wave_BindingOp : Wave_Op<"binding", [Pure]> {
+  let summary = "A binding of the program, by name";
+  let description = [{
+    The value of the coroutine's bound argument `name`: the buffer (a memref)
+    or the uniform (a scalar) every lane of the run shares. Pool handlers use
+    it to reach a binding (a shadow-ray handler accumulating into the film);
+    the wave split re-materializes bindings with it in every stage instead of
+    storing them in the frame. It has no operands and no side effects.
+
+    ```mlir
+    %film = wave.binding "film" : memref<16xi32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs AnyType:$value);
+  let assemblyFormat = "$name attr-dict `:` type($value)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -182,7 +238,7 @@ def Wave_FrameLayoutOp : Wave_Op<"frame_layout", [HasParent<"CoroutineOp">]> {
 }
 
 def Wave_StageOp : Wave_Op<"stage", [
-    HasParent<"CoroutineOp">, IsolatedFromAbove,
+    HasParent<"CoroutineOp">, IsolatedFromAbove, AutomaticAllocationScope,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>]> {
   let summary = "One stage of a split coroutine, with its kernel body";
   let description = [{

@@ -10,6 +10,7 @@
 
 #include "sluice/runtime/device/device.h"
 #include "sluice/runtime/program/artifact.h"
+#include "sluice/runtime/program/host_buffer.h"
 
 #include <memory>
 #include <span>
@@ -32,6 +33,13 @@ public:
   virtual const ProgramDescriptor &program() const = 0;
   // One line about the device's work since loading (for stderr), or "".
   virtual std::string deviceSummary() const { return {}; }
+  // Uploads one value per binding of the program, in descriptor order
+  // (checked with checkBindingValues). They stay resident on the device for
+  // every later run, which reads and updates them in place, until bound
+  // again. A program with bindings must be bound before it runs.
+  virtual Status bind(std::span<const HostBuffer> values) = 0;
+  // Reads binding `index` back (after a run: what the kernels left there).
+  virtual Status readBinding(uint32_t index, HostBuffer &out) = 0;
 };
 
 struct BackendAdapter {

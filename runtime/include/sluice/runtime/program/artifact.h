@@ -29,7 +29,7 @@ inline constexpr unsigned char kArtifactMagic[8] = {0x89, 'S', 'L', 'C',
                                                     '\r', '\n', 0x1a, '\n'};
 inline constexpr uint32_t kArtifactFormatVersion = 1;
 // The descriptor schema this runtime reads (its "version" field).
-inline constexpr uint32_t kDescriptorVersion = 1;
+inline constexpr uint32_t kDescriptorVersion = 2;
 inline constexpr uint32_t kArtifactSectionNameBytes = 16;
 inline constexpr uint64_t kArtifactSectionAlignment = 16;
 // The section that holds the JSON descriptor.
@@ -74,6 +74,20 @@ struct CompiledField {
   uint64_t size = 0, align = 1, offset = 0; // offset: AoS only
 };
 
+// A binding of the program: a buffer or a uniform every lane shares
+// (docs/artifact.md). Its kernel argument follows the lane inputs, in
+// descriptor order; a uniform is passed as a one-element buffer.
+enum class BindingKind : uint8_t { Buffer, Uniform };
+
+struct CompiledBinding {
+  std::string name;
+  BindingKind kind = BindingKind::Buffer;
+  std::string element;        // i32 | i64 | f32 | f64
+  std::vector<int64_t> shape; // row-major extents, -1 dynamic; {}: uniform
+  std::string declared;       // readonly | writeonly | readwrite
+  bool read = false, written = false, atomic = false; // inferred access
+};
+
 // What one backend's kernels need beyond the descriptor.
 struct CompiledBackend {
   std::string section;        // the artifact section holding the kernels
@@ -91,7 +105,8 @@ struct CompiledProgram {
   uint64_t stride = 0; // AoS only
   std::vector<CompiledField> fields;
   uint32_t stageBase = 0, allocBase = 0, releaseBase = 0, counterCount = 0;
-  std::vector<std::string> inputs; // coroutine argument types
+  std::vector<std::string> inputs; // per-lane coroutine argument types
+  std::vector<CompiledBinding> bindings;
   std::map<std::string, CompiledBackend, std::less<>> backends;
 
   // Stage kernels in global stage order: main stages, then each owner's.

@@ -11,6 +11,7 @@
 #define SLUICE_RUNTIME_PROGRAM_RUN_H
 
 #include "sluice/runtime/program/artifact.h"
+#include "sluice/runtime/program/bindings.h"
 
 #include <cstdint>
 #include <string>
@@ -28,6 +29,7 @@ struct ArtifactRunOptions {
   bool stats = false;
   uint32_t repeat = 1; // runs; the fastest wall time goes to stderr
   std::string tracePath;
+  BindingRequests bindings; // --bind, --set, --output, --print
   std::string tool = "sluice-run"; // the prefix of every message
 };
 
@@ -35,8 +37,10 @@ struct ArtifactRunOptions {
 // kExitSuccess, or prints the problem and returns kExitBadInput.
 int checkRunOptions(const ArtifactRunOptions &options);
 
-// Loads `artifact` on the backend, runs it and reports. Returns an exit code
-// of exit_codes.h.
+// Resolves the bindings (before anything is loaded), loads `artifact` on the
+// backend, binds, runs it and reports; then writes the --output files and
+// prints the --print bindings on stdout. Every --repeat run starts from the
+// bound values. Returns an exit code of exit_codes.h.
 int runArtifact(const Artifact &artifact, const ArtifactRunOptions &options);
 
 } // namespace sluice::runtime

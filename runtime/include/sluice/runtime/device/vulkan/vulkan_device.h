@@ -10,7 +10,8 @@
 // - descriptor set 0 holds the kernel arguments of gpu_abi.h as storage
 //   buffers: frames, payload arrays, inputs and field offsets live in device
 //   buffers for the whole run; counters, outcomes, publish records and the
-//   fault are small host-read buffers; the invocation count is a push
+//   fault are small host-read buffers; bindings are device buffers set
+//   before a run and kept across runs; the invocation count is a push
 //   constant (its binding, 0, stays in the layout, unused);
 // - dispatch() records the kernel over ceil(count / workgroup) workgroups,
 //   submits it and waits for the fence; the outcomes and counts are read back
@@ -26,6 +27,7 @@
 #include "sluice/runtime/device/gpu_abi.h"
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,8 @@ struct VulkanProgram {
   std::vector<std::vector<uint32_t>> payloadElementBytes;
   // Per coroutine argument: the input array's bytes (indexed by lane id).
   std::vector<std::vector<unsigned char>> inputs;
+  // Number of bindings: kernel arguments after the inputs (setBinding).
+  uint32_t bindings = 0;
 };
 
 // Per-run GPU figures.
@@ -63,6 +67,13 @@ public:
   // The physical device's name.
   const std::string &deviceName() const;
   const VulkanDeviceStats &stats() const;
+
+  // Binding `index`'s device buffer becomes `bytes` (a new buffer when the
+  // size changes). It stays resident: no dispatch copies it, every later
+  // run reads and updates it in place.
+  Status setBinding(uint32_t index, std::span<const unsigned char> bytes);
+  // Copies binding `index` back into `out` (its size must match).
+  Status getBinding(uint32_t index, std::span<unsigned char> out) const;
 
   Status allocate(const ProgramDescriptor &program, const ProgramShape &shape,
                   uint32_t framePool) override;
