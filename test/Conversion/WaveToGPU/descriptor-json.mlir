@@ -11,6 +11,7 @@
 // at 16) and %small (v0, i8 at 20): end 21, stride 24. Items: @a holds an
 // i64 and an i8 (9 bytes, padded to 16), @b nothing (0 bytes).
 // CHECK:      {
+// CHECK-NEXT:   "bindings": [],
 // CHECK-NEXT:   "counters": {
 // CHECK-NEXT:     "alloc_base": 5,
 // CHECK-NEXT:     "release_base": 7,
@@ -88,7 +89,7 @@
 // CHECK-NEXT:     }
 // CHECK-NEXT:   ],
 // CHECK-NEXT:   "publish_stride": 4,
-// CHECK-NEXT:   "version": 1{{$}}
+// CHECK-NEXT:   "version": 2{{$}}
 // CHECK-NEXT: }
 
 pool.owner @a capacity 16 stages ["x"] payload [i64, i8] {

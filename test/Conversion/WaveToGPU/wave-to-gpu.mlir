@@ -18,7 +18,7 @@
 // CHECK-SAME: owners = [{capacity = 1024 : i64, item_size = 8 : i64, name = "shadow", payload = [f32, i32], stages = [{kernel = @sluice_kernels::@shadow__intersect, name = "intersect"}, {kernel = @sluice_kernels::@shadow__shade, name = "shade"}]}]
 // CHECK-SAME: producers = [{bound = 2 : i64, owner = 0 : i64, publish_base = 0 : i64, stage = 1 : i64}]
 // CHECK-SAME: publish_stride = 2 : i64
-// CHECK-SAME: version = 1 : i64
+// CHECK-SAME: version = 2 : i64
 // CHECK: gpu.module @sluice_kernels
 
 // The entry stage: one thread per invocation; it records the lane id in the

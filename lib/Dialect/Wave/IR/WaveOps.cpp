@@ -103,11 +103,14 @@ ParseResult CoroutineOp::parse(OpAsmParser &parser, OperationState &result) {
                                        parseBinding, " in the binding list"))
       return failure();
   }
-  SmallVector<Type> types;
+  // Results are parsed only so that the verifier can reject them.
+  SmallVector<Type> types, results;
+  if (parser.parseOptionalArrowTypeList(results))
+    return failure();
   for (OpAsmParser::Argument &argument : arguments)
     types.push_back(argument.type);
   result.addAttribute(getFunctionTypeAttrName(result.name),
-                      TypeAttr::get(builder.getFunctionType(types, {})));
+                      TypeAttr::get(builder.getFunctionType(types, results)));
   if (!names.empty()) {
     result.addAttribute(getBindingNamesAttrName(result.name),
                         builder.getArrayAttr(names));
@@ -121,7 +124,12 @@ ParseResult CoroutineOp::parse(OpAsmParser &parser, OperationState &result) {
   if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
     return failure();
   Region *body = result.addRegion();
-  return parser.parseRegion(*body, arguments, /*enableNameShadowing=*/false);
+  SMLoc bodyLoc = parser.getCurrentLocation();
+  if (parser.parseRegion(*body, arguments, /*enableNameShadowing=*/false))
+    return failure();
+  if (body->empty())
+    return parser.emitError(bodyLoc, "expected non-empty function body");
+  return success();
 }
 
 void CoroutineOp::print(OpAsmPrinter &p) {
@@ -139,6 +147,10 @@ void CoroutineOp::print(OpAsmPrinter &p) {
     p.printRegionArgument(entry.getArgument(i), attrs);
   }
   p << ')';
+  if (!getResultTypes().empty()) {
+    p << " -> ";
+    llvm::interleaveComma(getResultTypes(), p);
+  }
   if (unsigned count = getNumBindings()) {
     p << " bind(";
     for (unsigned i = 0; i < count; ++i) {
