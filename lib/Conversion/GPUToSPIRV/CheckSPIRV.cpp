@@ -1,14 +1,15 @@
 //===- CheckSPIRV.cpp - Reject what SPIR-V Shader cannot express ----------===//
 //
-// sluice-check-spirv: recursion, irreducible control flow, dynamic allocation
-// and function pointers in gpu.module code, each reported at the op with the
-// reason. docs/spirv-backend.md.
+// sluice-check-spirv: recursion, irreducible control flow, dynamic allocation,
+// function pointers and 64-bit transcendentals in gpu.module code, each
+// reported at the op with the reason. docs/spirv-backend.md.
 //
 //===----------------------------------------------------------------------===//
 
 #include "sluice/Conversion/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/SymbolTable.h"
@@ -131,6 +132,16 @@ struct SluiceCheckSPIRVPass
                alloca && !alloca.getType().hasStaticShape())
         reject(op, "dynamic allocation: a Function-storage variable needs a "
                    "static shape in SPIR-V Shader");
+      else if (isa<math::ExpOp, math::Exp2Op, math::ExpM1Op, math::LogOp,
+                   math::Log2Op, math::Log1pOp, math::SinOp, math::CosOp,
+                   math::TanOp, math::AsinOp, math::AcosOp, math::AtanOp,
+                   math::Atan2Op, math::SinhOp, math::CoshOp, math::TanhOp,
+                   math::PowFOp>(op) &&
+               llvm::any_of(op->getOperandTypes(),
+                            [](Type type) { return type.isF64(); }))
+        reject(op, "64-bit transcendental: SPIR-V's GLSL.std.450 has this "
+                   "function for 16- and 32-bit floats only; compute it in "
+                   "f32 or run on the CPU backend");
       else if (op->getName().getStringRef() == "func.call_indirect" ||
                op->getName().getStringRef() == "func.constant")
         reject(op, "function pointer: SPIR-V Shader has no function pointers "

@@ -464,6 +464,53 @@ struct GenericAtomicCASPattern
   }
 };
 
+/// `memref.atomic_rmw addf` (a handler accumulating into a float binding)
+/// -> `spirv.EXT.AtomicFAdd` (SPV_EXT_shader_atomic_float_add; the runtime
+/// checks the device's shaderBufferFloat32/64AtomicAdd before it runs).
+struct AtomicFAddPattern : public OpConversionPattern<memref::AtomicRMWOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(memref::AtomicRMWOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (op.getKind() != arith::AtomicRMWKind::addf)
+      return rewriter.notifyMatchFailure(op, "not an addf");
+    Type elemType = getTypeConverter()->convertType(op.getResult().getType());
+    if (!elemType)
+      return rewriter.notifyMatchFailure(op, "unsupported element type");
+    auto memrefType = cast<MemRefType>(op.getMemref().getType());
+    const auto &typeConverter = *getTypeConverter<SPIRVTypeConverter>();
+    Value ptr =
+        spirv::getElementPtr(typeConverter, memrefType, adaptor.getMemref(),
+                             adaptor.getIndices(), op.getLoc(), rewriter);
+    if (!ptr)
+      return rewriter.notifyMatchFailure(op, "no element pointer");
+    rewriter.replaceOpWithNewOp<spirv::EXTAtomicFAddOp>(
+        op, elemType, ptr, scopeOf(memrefType),
+        spirv::MemorySemantics::AcquireRelease, adaptor.getValue());
+    return success();
+  }
+};
+
+/// `memref.alloca` (a stage's private array) is a Function-storage variable:
+/// its type gets that storage class before the conversion, and it
+/// moves to the kernel's entry block, where SPIR-V declares variables (a
+/// static alloca has no operands; its contents start undefined either way).
+static void placeAllocasInPrivateMemory(gpu::GPUModuleOp module) {
+  Attribute privateSpace = spirv::StorageClassAttr::get(
+      module.getContext(), spirv::StorageClass::Function);
+  module.walk([&](memref::AllocaOp alloca) {
+    MemRefType type = alloca.getType();
+    if (type.getMemorySpace() || !type.hasStaticShape())
+      return;
+    alloca.getResult().setType(MemRefType::get(
+        type.getShape(), type.getElementType(), type.getLayout(),
+        privateSpace));
+    if (auto kernel = alloca->getParentOfType<gpu::GPUFuncOp>())
+      alloca->moveBefore(&kernel.getBody().front().front());
+  });
+}
+
 /// `memref.global` (a hoisted workgroup attribution) -> `spirv.GlobalVariable`.
 struct GlobalPattern : public OpConversionPattern<memref::GlobalOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -519,9 +566,13 @@ struct ConvertSluiceGPUToSPIRVPass
                  "sluice-gpu-to-spirv: unsupported spirv-version '")
              << spirvVersion << "' (1.0 .. 1.3)";
     std::string text =
+        // What the kernels may use; spirv-update-vce keeps what they do use,
+        // and the runtime checks the device's features against that.
         "#spirv.target_env<#spirv.vce<v" + spirvVersion + ", [Shader" +
         (int64 ? ", Int64" : "") +
-        "], [SPV_KHR_storage_buffer_storage_class]>, api=Vulkan, "
+        ", Float64, AtomicFloat32AddEXT, AtomicFloat64AddEXT], "
+        "[SPV_KHR_storage_buffer_storage_class, "
+        "SPV_EXT_shader_atomic_float_add]>, api=Vulkan, "
         "#spirv.resource_limits<max_compute_shared_memory_size = 16384, "
         "max_compute_workgroup_invocations = 1024, "
         "max_compute_workgroup_size = [1024, 1024, 64]>>";
@@ -625,6 +676,7 @@ struct ConvertSluiceGPUToSPIRVPass
         if (failed(prepareKernel(func, copy.getName(), sizes)))
           return signalPassFailure();
       }
+      placeAllocasInPrivateMemory(copy);
       spirv::MemorySpaceToStorageClassConverter storage(
           spirv::mapMemorySpaceToVulkanStorageClass);
       spirv::convertMemRefTypesAndAttrs(copy, storage);
@@ -649,6 +701,7 @@ struct ConvertSluiceGPUToSPIRVPass
       ub::populateUBToSPIRVConversionPatterns(typeConverter, patterns);
       patterns.add<GenericAtomicCASPattern, GlobalPattern, GetGlobalPattern>(
           typeConverter, ctx);
+      patterns.add<AtomicFAddPattern>(typeConverter, ctx, /*benefit=*/2);
       if (failed(applyFullConversion(copy, *target, std::move(patterns))))
         return signalPassFailure();
     }
