@@ -133,9 +133,19 @@ int listDevices() {
     std::fprintf(stderr, "%s: %s\n", kTool, status.describe().c_str());
     return rt::exitCodeFor(status);
   }
-  for (const rt::vulkan::DeviceInfo &device : devices)
-    std::printf("#%u %s (%s) %s\n", device.index, device.name.c_str(),
-                device.type.c_str(), device.driver.c_str());
+  for (const rt::vulkan::DeviceInfo &device : devices) {
+    // The shader features the kernels' capabilities may need.
+    std::string features;
+    for (auto [has, name] :
+         {std::pair{device.shaderInt64, "int64"},
+          std::pair{device.shaderFloat64, "float64"},
+          std::pair{device.shaderBufferFloat32AtomicAdd, "atomic-float32-add"},
+          std::pair{device.shaderBufferFloat64AtomicAdd, "atomic-float64-add"}})
+      if (has)
+        features += features.empty() ? name : std::string(" ") + name;
+    std::printf("#%u %s (%s) %s [%s]\n", device.index, device.name.c_str(),
+                device.type.c_str(), device.driver.c_str(), features.c_str());
+  }
   return rt::kExitSuccess;
 }
 

@@ -1,15 +1,18 @@
 //===- vulkan_context.cpp - Buffers and kernels of a Vulkan context -------===//
 //
 // Storage buffers (memory types chosen per Placement, mapped when host
-// visible) and compute pipelines built from SPIR-V.
+// visible), compute pipelines built from SPIR-V, and the check of a module's
+// capabilities against the device's features.
 //
 //===----------------------------------------------------------------------===//
 
 #include "vulkan_internal.h"
 
 #include <algorithm>
+#include <iterator>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sluice::runtime::vulkan {
@@ -55,7 +58,75 @@ std::vector<uint32_t> memoryCandidates(const ContextState &state,
   return out;
 }
 
+// A SPIR-V capability the runtime checks against the device's features.
+struct CheckedCapability {
+  uint32_t capability;
+  bool DeviceInfo::*feature;
+  const char *featureName;
+  const char *use; // what in a kernel needs it
+};
+
+constexpr CheckedCapability kCheckedCapabilities[] = {
+    {11, &DeviceInfo::shaderInt64, "shaderInt64",
+     "64-bit integers, such as frame field offsets and i64 bindings"},
+    {10, &DeviceInfo::shaderFloat64, "shaderFloat64",
+     "64-bit float arithmetic"},
+    {6033, &DeviceInfo::shaderBufferFloat32AtomicAdd,
+     "shaderBufferFloat32AtomicAdd",
+     "atomic f32 adds on storage buffers, VK_EXT_shader_atomic_float"},
+    {6034, &DeviceInfo::shaderBufferFloat64AtomicAdd,
+     "shaderBufferFloat64AtomicAdd",
+     "atomic f64 adds on storage buffers, VK_EXT_shader_atomic_float"},
+};
+
 } // namespace
+
+Status checkShaderCapabilities(std::span<const uint32_t> spirv,
+                               const DeviceInfo &device,
+                               std::string_view what) {
+  constexpr uint32_t kMagic = 0x07230203u, kOpCapability = 17;
+  constexpr size_t kHeaderWords = 5;
+  if (spirv.size() < kHeaderWords || spirv[0] != kMagic)
+    return Status::error(
+        ErrorKind::InvalidArgument,
+        "the SPIR-V of " + std::string(what) + " is not a SPIR-V binary (" +
+            std::to_string(spirv.size()) +
+            " words; expected at least 5 words starting with 0x07230203)");
+  bool missing[std::size(kCheckedCapabilities)] = {};
+  // The whole module is walked, so a malformed word count anywhere is
+  // reported here rather than left to the driver.
+  for (size_t at = kHeaderWords; at < spirv.size();) {
+    uint32_t wordCount = spirv[at] >> 16, opcode = spirv[at] & 0xffffu;
+    if (wordCount == 0 || wordCount > spirv.size() - at ||
+        (opcode == kOpCapability && wordCount != 2))
+      return Status::error(
+          ErrorKind::InvalidArgument,
+          "the SPIR-V of " + std::string(what) +
+              " has a malformed instruction at word " + std::to_string(at) +
+              " (opcode " + std::to_string(opcode) + ", word count " +
+              std::to_string(wordCount) + ", " +
+              std::to_string(spirv.size() - at) + " words left)");
+    if (opcode == kOpCapability)
+      for (size_t i = 0; i < std::size(kCheckedCapabilities); ++i)
+        if (spirv[at + 1] == kCheckedCapabilities[i].capability &&
+            !(device.*kCheckedCapabilities[i].feature))
+          missing[i] = true;
+    at += wordCount;
+  }
+  std::string message;
+  for (size_t i = 0; i < std::size(kCheckedCapabilities); ++i) {
+    if (!missing[i])
+      continue;
+    message += message.empty() ? "vulkan device '" + device.name + "' lacks "
+                               : "; it also lacks ";
+    message += std::string(kCheckedCapabilities[i].featureName) +
+               ", which the kernels of " + std::string(what) + " use (" +
+               kCheckedCapabilities[i].use + ")";
+  }
+  if (message.empty())
+    return Status::success();
+  return Status::error(ErrorKind::DeviceUnavailable, message);
+}
 
 Status Context::createBuffer(uint64_t bytes, Placement placement,
                              std::unique_ptr<Buffer> &out) {

@@ -100,11 +100,12 @@ Status VulkanDevice::create(VulkanProgram program,
                          "vulkan device: workgroup size 0");
   if (Status status = vk::Context::create(d.context); !status.ok())
     return status;
-  if (!d.context->info().shaderInt64)
-    return Status::error(ErrorKind::DeviceUnavailable,
-                         "vulkan device: '" + d.context->info().name +
-                             "' lacks shaderInt64, which the stage kernels "
-                             "use for frame field offsets");
+  // The features the kernels' capabilities need (shaderInt64 for frame field
+  // offsets, shaderFloat64, atomic float adds).
+  if (Status status = vk::checkShaderCapabilities(
+          d.program.spirv, d.context->info(), "the program");
+      !status.ok())
+    return status;
   uint32_t bindingCount = uint32_t(GpuKernelArgument::FirstOwnerArgument);
   for (const std::vector<uint32_t> &fields : d.program.payloadElementBytes)
     bindingCount += 1 + uint32_t(fields.size());

@@ -2,7 +2,9 @@
 //
 // A Vulkan 1.1 instance, the physical devices it reports (their features and
 // limits as DeviceInfo), the choice among them (SLUICE_VULKAN_DEVICE, else by
-// device type), and the logical device with one compute queue.
+// device type), and the logical device with one compute queue and the shader
+// features (shaderInt64, shaderFloat64, VK_EXT_shader_atomic_float's buffer
+// float adds) the device supports.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +13,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -119,6 +122,26 @@ uint32_t computeQueueFamily(ContextState &state, VkPhysicalDevice physical,
   return UINT32_MAX;
 }
 
+// Whether `physical` lists the device extension `name`.
+bool hasDeviceExtension(ContextState &state, VkPhysicalDevice physical,
+                        const char *name) {
+  uint32_t count = 0;
+  VkResult result = state.fn.vkEnumerateDeviceExtensionProperties(
+      physical, nullptr, &count, nullptr);
+  if (result != VK_SUCCESS && result != VK_INCOMPLETE)
+    return false;
+  std::vector<VkExtensionProperties> extensions(count);
+  result = state.fn.vkEnumerateDeviceExtensionProperties(
+      physical, nullptr, &count, extensions.data());
+  if (result != VK_SUCCESS && result != VK_INCOMPLETE)
+    return false;
+  extensions.resize(count);
+  return std::any_of(extensions.begin(), extensions.end(),
+                     [name](const VkExtensionProperties &extension) {
+                       return std::strcmp(extension.extensionName, name) == 0;
+                     });
+}
+
 DeviceInfo describeDevice(ContextState &state, VkPhysicalDevice physical,
                           uint32_t index) {
   VkPhysicalDeviceProperties props{};
@@ -131,6 +154,24 @@ DeviceInfo describeDevice(ContextState &state, VkPhysicalDevice physical,
   info.type = deviceTypeName(props.deviceType);
   info.apiVersion = props.apiVersion;
   info.shaderInt64 = features.shaderInt64 == VK_TRUE;
+  info.shaderFloat64 = features.shaderFloat64 == VK_TRUE;
+  // The structure of VK_EXT_shader_atomic_float may be chained only when the
+  // device offers the extension, through vkGetPhysicalDeviceFeatures2 (1.1).
+  if (props.apiVersion >= VK_API_VERSION_1_1 &&
+      hasDeviceExtension(state, physical,
+                         VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME)) {
+    VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomicFloat{};
+    atomicFloat.sType =
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT;
+    VkPhysicalDeviceFeatures2 features2{};
+    features2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    features2.pNext = &atomicFloat;
+    state.fn.vkGetPhysicalDeviceFeatures2(physical, &features2);
+    info.shaderBufferFloat32AtomicAdd =
+        atomicFloat.shaderBufferFloat32AtomicAdd == VK_TRUE;
+    info.shaderBufferFloat64AtomicAdd =
+        atomicFloat.shaderBufferFloat64AtomicAdd == VK_TRUE;
+  }
   for (int d = 0; d < 3; ++d)
     info.maxWorkgroupCount[d] = props.limits.maxComputeWorkGroupCount[d];
   info.maxWorkgroupInvocations = props.limits.maxComputeWorkGroupInvocations;
@@ -283,13 +324,36 @@ Status Context::create(std::unique_ptr<Context> &out) {
   queueCreate.queueFamilyIndex = state.queueFamily;
   queueCreate.queueCount = 1;
   queueCreate.pQueuePriorities = &priority;
-  VkPhysicalDeviceFeatures features{};
-  features.shaderInt64 = state.info.shaderInt64 ? VK_TRUE : VK_FALSE;
+  // Every supported feature the kernels may need (checkShaderCapabilities
+  // says which a module needs), through VkPhysicalDeviceFeatures2 so the
+  // atomic-float structure can follow it; the device is 1.1 or later here.
+  VkPhysicalDeviceFeatures2 features{};
+  features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+  features.features.shaderInt64 = state.info.shaderInt64 ? VK_TRUE : VK_FALSE;
+  features.features.shaderFloat64 =
+      state.info.shaderFloat64 ? VK_TRUE : VK_FALSE;
+  VkPhysicalDeviceShaderAtomicFloatFeaturesEXT atomicFloat{};
+  atomicFloat.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_FLOAT_FEATURES_EXT;
+  std::vector<const char *> extensions;
+  if (hasDeviceExtension(state, state.physical,
+                         VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME)) {
+    extensions.push_back(VK_EXT_SHADER_ATOMIC_FLOAT_EXTENSION_NAME);
+    atomicFloat.shaderBufferFloat32AtomicAdd =
+        state.info.shaderBufferFloat32AtomicAdd ? VK_TRUE : VK_FALSE;
+    atomicFloat.shaderBufferFloat64AtomicAdd =
+        state.info.shaderBufferFloat64AtomicAdd ? VK_TRUE : VK_FALSE;
+    features.pNext = &atomicFloat;
+  }
   VkDeviceCreateInfo deviceCreate{};
   deviceCreate.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+  deviceCreate.pNext = &features;
   deviceCreate.queueCreateInfoCount = 1;
   deviceCreate.pQueueCreateInfos = &queueCreate;
-  deviceCreate.pEnabledFeatures = &features;
+  deviceCreate.enabledExtensionCount = static_cast<uint32_t>(extensions.size());
+  deviceCreate.ppEnabledExtensionNames =
+      extensions.empty() ? nullptr : extensions.data();
+  deviceCreate.pEnabledFeatures = nullptr; // in features (pNext)
   VkResult result = state.fn.vkCreateDevice(state.physical, &deviceCreate,
                                             nullptr, &state.device);
   if (result != VK_SUCCESS) {

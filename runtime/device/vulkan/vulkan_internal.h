@@ -27,12 +27,17 @@ namespace detail {
   X(vkCreateInstance)                                                          \
   X(vkEnumerateInstanceVersion)
 
+// vkGetPhysicalDeviceProperties2 and vkGetPhysicalDeviceFeatures2 are core in
+// Vulkan 1.1, the version the instance is created for (openLoader refuses an
+// older loader); they are called only for devices of 1.1 or later.
 #define SLUICE_VK_INSTANCE_FNS(X)                                              \
   X(vkDestroyInstance)                                                         \
   X(vkEnumeratePhysicalDevices)                                                \
   X(vkGetPhysicalDeviceProperties)                                             \
   X(vkGetPhysicalDeviceProperties2)                                            \
   X(vkGetPhysicalDeviceFeatures)                                               \
+  X(vkGetPhysicalDeviceFeatures2)                                              \
+  X(vkEnumerateDeviceExtensionProperties)                                      \
   X(vkGetPhysicalDeviceQueueFamilyProperties)                                  \
   X(vkGetPhysicalDeviceMemoryProperties)                                       \
   X(vkCreateDevice)                                                            \

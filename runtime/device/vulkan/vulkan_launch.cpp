@@ -181,9 +181,14 @@ const Global::CachedKernel &kernelFor(const LaunchState &launch) {
     return it->second;
   Global::CachedKernel cached;
   findLocalSize(launch.spirv, launch.words, launch.entry, cached.localSize);
+  std::span<const uint32_t> words(launch.spirv, launch.words);
+  if (Status status = checkShaderCapabilities(
+          words, context().info(), "the module of kernel @" + launch.entry);
+      !status.ok())
+    fatal(status.describe(), exitCodeFor(status));
   Status status = context().createKernel(
-      std::span<const uint32_t>(launch.spirv, launch.words), launch.entry,
-      bindings, uint32_t(pushConstants(launch).size()), cached.kernel);
+      words, launch.entry, bindings, uint32_t(pushConstants(launch).size()),
+      cached.kernel);
   if (!status.ok())
     fatal("cannot create kernel @" + launch.entry + ": " + status.describe());
   return g.kernels.emplace(key, std::move(cached)).first->second;

@@ -5,6 +5,11 @@
 // so nothing links against Vulkan and a machine without it gets a Status, not a
 // missing-library error at startup.
 //
+// Features: shaderInt64 and shaderFloat64 are enabled when the device has
+// them; VK_EXT_shader_atomic_float and its buffer float32/float64 atomic-add
+// features when the device offers the extension. checkShaderCapabilities says
+// which one a module needs and the device lacks.
+//
 // Device selection: SLUICE_VULKAN_DEVICE picks a physical device by index (all
 // digits) or by a case-insensitive substring of its name; otherwise the first
 // discrete GPU, then integrated, virtual, CPU (Mesa lavapipe), other. The
@@ -44,6 +49,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sluice::runtime::vulkan {
@@ -54,13 +60,30 @@ struct DeviceInfo {
   std::string type;   // "discrete", "integrated", "virtual", "cpu", "other"
   std::string driver; // driver name and info when the driver reports them
   uint32_t apiVersion = 0;
+  // Shader features, each enabled on the device when supported. The two
+  // atomic-float bits are those of VK_EXT_shader_atomic_float (false when the
+  // device does not offer the extension), which is then enabled too.
   bool shaderInt64 = false;
+  bool shaderFloat64 = false;
+  bool shaderBufferFloat32AtomicAdd = false;
+  bool shaderBufferFloat64AtomicAdd = false;
   uint32_t maxWorkgroupCount[3] = {0, 0, 0};
   uint32_t maxWorkgroupInvocations = 0;
   uint32_t maxSharedMemoryBytes = 0;  // maxComputeSharedMemorySize
   uint64_t maxStorageBufferRange = 0; // largest storage buffer binding
   double timestampPeriodNs = 0;       // 0: no timestamps on the compute queue
 };
+
+// Checks that `device` has the feature behind each capability the SPIR-V
+// module `spirv` declares (OpCapability): Int64 -> shaderInt64, Float64 ->
+// shaderFloat64, AtomicFloat32AddEXT -> shaderBufferFloat32AtomicAdd,
+// AtomicFloat64AddEXT -> shaderBufferFloat64AtomicAdd; other capabilities are
+// not checked. A missing feature is DeviceUnavailable naming the device, the
+// feature, `what` ("the kernels of <what> use ...") and what needs it. A
+// module without the SPIR-V header, or with an instruction whose word count
+// is 0 or runs past the end, is InvalidArgument.
+Status checkShaderCapabilities(std::span<const uint32_t> spirv,
+                               const DeviceInfo &device, std::string_view what);
 
 // Where a buffer's memory lives; see the header comment. DeviceOnly buffers may
 // be unmapped (Buffer::data() null).
