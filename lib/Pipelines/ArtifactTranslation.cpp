@@ -44,6 +44,12 @@ void sluice::registerArtifactTranslation() {
       llvm::cl::desc("--sluice-to-artifact: LLVM optimization level of the CPU "
                      "kernels (0-3)"),
       llvm::cl::init(2), llvm::cl::cat(category));
+  static llvm::cl::opt<bool> checkBounds(
+      "sluice-check-bounds",
+      llvm::cl::desc("--sluice-to-artifact: bounds-check every access to a "
+                     "buffer binding (a fault names the binding, index, lane "
+                     "and stage)"),
+      llvm::cl::init(false), llvm::cl::cat(category));
   static TranslateFromMLIRRegistration registration(
       "sluice-to-artifact",
       "Compile a wave program into a compiled-program artifact "
@@ -56,6 +62,7 @@ void sluice::registerArtifactTranslation() {
         options.capacities.assign(capacities.begin(), capacities.end());
         options.cpu = cpu;
         options.optLevel = optLevel;
+        options.checkBounds = checkBounds;
         std::vector<unsigned char> artifact;
         if (failed(compileWaveProgram(module, options, artifact)))
           return failure();

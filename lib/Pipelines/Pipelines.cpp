@@ -52,7 +52,9 @@ void buildWaveToGPUPipeline(OpPassManager &pm,
   wave::WaveSplitOptions split;
   split.layout = options.layout;
   pm.addPass(wave::createWaveSplit(split));
-  pm.addPass(createConvertWaveToGPU());
+  ConvertWaveToGPUOptions convert;
+  convert.checkBounds = options.checkBounds;
+  pm.addPass(createConvertWaveToGPU(convert));
 }
 
 void buildWaveToCPUPipeline(OpPassManager &pm,
@@ -178,6 +180,7 @@ expectedKernelArguments(MLIRContext *context,
       shape.push_back(1);
     expected.push_back(MemRefType::get(shape, element));
   }
+  expected.push_back(dynamic(IntegerType::get(context, 64))); // extents
   return expected;
 }
 
@@ -294,6 +297,7 @@ LogicalResult compileWaveProgram(ModuleOp module,
     WaveToGPUOptions gpu;
     gpu.layout = options.layout;
     gpu.capacities = llvm::ArrayRef<std::string>(options.capacities);
+    gpu.checkBounds = options.checkBounds;
     buildWaveToGPUPipeline(pm, gpu);
     if (failed(pm.run(module)))
       return failure();

@@ -44,6 +44,8 @@ const char *errorKindName(ErrorKind kind) {
     return "device unavailable";
   case ErrorKind::DeviceError:
     return "device error";
+  case ErrorKind::IndexOutOfBounds:
+    return "index out of bounds";
   }
   return "unknown error";
 }

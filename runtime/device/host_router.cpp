@@ -278,6 +278,21 @@ bool HostRouter::takeFault(const sluice_rt_kernel_args &args) {
     fail(ErrorKind::LinearityViolation,
          where + " decided the outcome of its frame or item twice");
     break;
+  case SLUICE_RT_FAULT_OUT_OF_BOUNDS: {
+    const std::vector<std::string> &names = program->bindingNames;
+    std::string binding = fault.owner < names.size()
+                              ? "binding '" + names[fault.owner] + "'"
+                              : "binding #" + std::to_string(fault.owner);
+    std::string lane;
+    if (args.owner == SLUICE_RT_NO_OWNER && fault.invocation < args.count)
+      lane = " (lane " +
+             std::to_string(laneOfFrame[args.invocations[fault.invocation]]) +
+             ")";
+    fail(ErrorKind::IndexOutOfBounds,
+         where + lane + " indexed " + binding + " at element " +
+             std::to_string(fault.value) + ", out of its bounds");
+    break;
+  }
   case SLUICE_RT_FAULT_BAD_INVOCATION:
     fail(ErrorKind::InvalidArgument,
          where + " is out of range: the dispatch has " +

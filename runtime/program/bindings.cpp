@@ -68,6 +68,14 @@ std::vector<int64_t> kernelShape(const CompiledBinding &binding,
   return value.shape;
 }
 
+int64_t dynamicExtent(const CompiledBinding &binding,
+                      const HostBuffer &value) {
+  for (size_t d = 0; d < binding.shape.size() && d < value.shape.size(); ++d)
+    if (binding.shape[d] < 0)
+      return value.shape[d];
+  return 0;
+}
+
 HostBuffer zeroValue(const CompiledBinding &binding) {
   HostBuffer value;
   value.element = bindingElementType(binding);

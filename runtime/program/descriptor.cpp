@@ -363,6 +363,12 @@ Status parseDescriptor(std::string_view text, std::string_view origin,
   }
   program.inputs = reader.stringList(root, "", "inputs");
   readBindings(reader, root, program.bindings);
+  if (const json *check = reader.field(root, "", "check_bounds")) {
+    if (!check->is_boolean())
+      reader.fail("check_bounds", "must be true or false, got " + describe(*check));
+    else
+      program.checkBounds = check->get<bool>();
+  }
 
   // Backends: optional in a bare descriptor, present in every artifact.
   if (!reader.failed() && root.contains("backends")) {
@@ -474,6 +480,8 @@ CompiledProgram::runtimeDescriptor(sluice_rt_stage_kernel kernel,
   program.frameLayout.kind = layout;
   for (const CompiledField &field : fields)
     program.frameLayout.fields.push_back({field.name, field.size, field.align});
+  for (const CompiledBinding &binding : bindings)
+    program.bindingNames.push_back(binding.name);
   return program;
 }
 

@@ -21,6 +21,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace rt = sluice::runtime;
 
@@ -156,8 +158,20 @@ int main(int argc, char **argv) {
   options.tool = kTool;
   std::string path;
   bool describeOnly = false;
+  // The binding options also take their value as the next argument
+  // (`--bind film=x.npy`), as sluice-run does.
+  std::vector<std::string> joined;
   for (int i = 1; i < argc; ++i) {
-    const char *arg = argv[i];
+    std::string_view arg = argv[i];
+    bool binding = arg == "--bind" || arg == "--set" || arg == "--output" ||
+                   arg == "--print";
+    if (binding && i + 1 < argc)
+      joined.push_back(std::string(arg) + "=" + argv[++i]);
+    else
+      joined.push_back(std::string(arg));
+  }
+  for (const std::string &argument : joined) {
+    const char *arg = argument.c_str();
     bool bad = false;
     if (!std::strcmp(arg, "--help") || !std::strcmp(arg, "-h")) {
       printUsage(stdout);

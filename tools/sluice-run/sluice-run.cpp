@@ -85,6 +85,11 @@ static cl::list<std::string> waveOutput(
 static cl::list<std::string> wavePrint("print",
                                        cl::desc("Wave programs: print binding NAME after the run"),
                                        cl::cat(runCategory));
+static cl::opt<bool> waveCheckBounds(
+    "check-bounds",
+    cl::desc("Wave programs: bounds-check every access to a buffer binding (a fault names "
+             "the binding, index, lane and stage)"),
+    cl::init(false), cl::cat(runCategory));
 static cl::opt<bool> wavePartialAdmission(
     "partial-admission", cl::desc("Wave programs: admit a prefix of a blocked producer"),
     cl::init(true), cl::cat(runCategory));
@@ -177,6 +182,7 @@ int main(int argc, char **argv) {
     }
   options.run.bindings.prints.assign(wavePrint.begin(), wavePrint.end());
   options.compile.layout = waveLayout;
+  options.compile.checkBounds = waveCheckBounds;
   options.compile.capacities.assign(waveCapacities.begin(), waveCapacities.end());
   options.compile.forceCoroutines = gpuForceCoroutines;
   options.compile.coroutineLanes = gpuCoroutineLanes;

@@ -1,12 +1,14 @@
 //===- vulkan_context_test.cpp - Vulkan compute layer and launch ABI ------===//
 //
 // Runs on whatever device the loader offers (Mesa lavapipe on CI machines);
-// skips with the reason when there is none. Expected values come from host
-// loops over the same inputs.
+// skips with the reason when there is none, except the checks of SPIR-V
+// capabilities against DeviceInfo values, which need no device. Expected
+// values come from host loops over the same inputs.
 //
 //===----------------------------------------------------------------------===//
 
 #include "sluice/runtime/device/vulkan/vulkan.h"
+#include "sluice/runtime/device/vulkan/vulkan_device.h"
 #include "sluice/runtime/device/vulkan/vulkan_launch.h"
 
 #include <gtest/gtest.h>
@@ -16,8 +18,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <random>
+#include <utility>
 
 using namespace sluice::runtime;
 using namespace sluice::runtime::vulkan;
@@ -708,6 +712,407 @@ TEST_F(VulkanTest, LaunchAbiTimingLine) {
       ::testing::ExitedWithCode(0),
       "sluice: vulkan: @add_scalar grid 2x1x1 block 32x1x1: gpu .* us, copies "
       "in [0-9.]+\\+.* us / out [0-9.]+\\+.* us \\(host\\+device\\)");
+}
+
+//===----------------------------------------------------------------------===//
+// Shader capabilities against device features (no device needed)
+//===----------------------------------------------------------------------===//
+
+constexpr uint32_t kOpCapability = 17, kOpMemoryModel = 14;
+constexpr uint32_t kInt64 = 11, kFloat64 = 10, kAtomicFloat32AddEXT = 6033,
+                   kAtomicFloat64AddEXT = 6034;
+
+// A SPIR-V header, OpCapability Shader, one OpCapability per entry of
+// `capabilities`, and OpMemoryModel Logical GLSL450.
+std::vector<uint32_t> moduleDeclaring(std::vector<uint32_t> capabilities) {
+  std::vector<uint32_t> words = {0x07230203u, 0x00010300u, 0, 16, 0};
+  capabilities.insert(capabilities.begin(), 1); // Shader
+  for (uint32_t capability : capabilities) {
+    words.push_back((2u << 16) | kOpCapability);
+    words.push_back(capability);
+  }
+  words.insert(words.end(), {(3u << 16) | kOpMemoryModel, 0, 1});
+  return words;
+}
+
+DeviceInfo deviceWith(bool int64, bool float64, bool atomicAdd32,
+                      bool atomicAdd64) {
+  DeviceInfo info;
+  info.name = "llvmpipe (LLVM 15.0.6, 256 bits)";
+  info.shaderInt64 = int64;
+  info.shaderFloat64 = float64;
+  info.shaderBufferFloat32AtomicAdd = atomicAdd32;
+  info.shaderBufferFloat64AtomicAdd = atomicAdd64;
+  return info;
+}
+
+TEST(VulkanShaderCapabilities, EachCapabilityNeedsItsFeature) {
+  struct Case {
+    uint32_t capability;
+    bool DeviceInfo::*feature;
+    const char *message;
+  };
+  const Case cases[] = {
+      {kInt64, &DeviceInfo::shaderInt64,
+       "vulkan device 'llvmpipe (LLVM 15.0.6, 256 bits)' lacks shaderInt64, "
+       "which the kernels of the test module use (64-bit integers, such as "
+       "frame field offsets and i64 bindings)"},
+      {kFloat64, &DeviceInfo::shaderFloat64,
+       "vulkan device 'llvmpipe (LLVM 15.0.6, 256 bits)' lacks shaderFloat64, "
+       "which the kernels of the test module use (64-bit float arithmetic)"},
+      {kAtomicFloat32AddEXT, &DeviceInfo::shaderBufferFloat32AtomicAdd,
+       "vulkan device 'llvmpipe (LLVM 15.0.6, 256 bits)' lacks "
+       "shaderBufferFloat32AtomicAdd, which the kernels of the test module use "
+       "(atomic f32 adds on storage buffers, VK_EXT_shader_atomic_float)"},
+      {kAtomicFloat64AddEXT, &DeviceInfo::shaderBufferFloat64AtomicAdd,
+       "vulkan device 'llvmpipe (LLVM 15.0.6, 256 bits)' lacks "
+       "shaderBufferFloat64AtomicAdd, which the kernels of the test module use "
+       "(atomic f64 adds on storage buffers, VK_EXT_shader_atomic_float)"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE("capability " + std::to_string(c.capability));
+    std::vector<uint32_t> spirv = moduleDeclaring({c.capability});
+    DeviceInfo everything = deviceWith(true, true, true, true);
+    EXPECT_TRUE(
+        checkShaderCapabilities(spirv, everything, "the test module").ok());
+    DeviceInfo lacking = everything;
+    lacking.*c.feature = false;
+    Status status = checkShaderCapabilities(spirv, lacking, "the test module");
+    EXPECT_EQ(status.kind(), ErrorKind::DeviceUnavailable);
+    EXPECT_EQ(status.message(), c.message);
+    // Only this feature matters for this spirv.
+    DeviceInfo onlyThis = deviceWith(false, false, false, false);
+    onlyThis.*c.feature = true;
+    EXPECT_TRUE(
+        checkShaderCapabilities(spirv, onlyThis, "the test module").ok());
+  }
+}
+
+TEST(VulkanShaderCapabilities, UncheckedCapabilitiesNeedNoFeature) {
+  DeviceInfo nothing = deviceWith(false, false, false, false);
+  // Shader only; then Int16 (22), Int8 (39), Float16 (9): not checked here.
+  EXPECT_TRUE(checkShaderCapabilities(moduleDeclaring({}), nothing, "m").ok());
+  EXPECT_TRUE(
+      checkShaderCapabilities(moduleDeclaring({22, 39, 9}), nothing, "m").ok());
+  // A capability's number as the operand of another instruction is not a
+  // capability: OpMemoryModel's operands, a constant.
+  std::vector<uint32_t> spirv = moduleDeclaring({});
+  spirv.insert(spirv.end(), {(4u << 16) | 43, 1, 2, kFloat64}); // OpConstant
+  EXPECT_TRUE(checkShaderCapabilities(spirv, nothing, "m").ok());
+}
+
+TEST(VulkanShaderCapabilities, EveryMissingFeatureIsNamed) {
+  std::vector<uint32_t> spirv =
+      moduleDeclaring({kInt64, kFloat64, kAtomicFloat32AddEXT,
+                       kAtomicFloat64AddEXT, kFloat64});
+  Status status = checkShaderCapabilities(
+      spirv, deviceWith(true, false, true, false), "the program");
+  EXPECT_EQ(status.kind(), ErrorKind::DeviceUnavailable);
+  EXPECT_EQ(status.message(),
+            "vulkan device 'llvmpipe (LLVM 15.0.6, 256 bits)' lacks "
+            "shaderFloat64, which the kernels of the program use (64-bit float "
+            "arithmetic); it also lacks shaderBufferFloat64AtomicAdd, which "
+            "the kernels of the program use (atomic f64 adds on storage "
+            "buffers, VK_EXT_shader_atomic_float)");
+  EXPECT_TRUE(checkShaderCapabilities(spirv, deviceWith(true, true, true, true),
+                                      "the program")
+                  .ok());
+}
+
+TEST(VulkanShaderCapabilities, MalformedModulesAreErrors) {
+  DeviceInfo everything = deviceWith(true, true, true, true);
+  auto expectInvalid = [&](const std::vector<uint32_t> &words,
+                           const std::string &text) {
+    Status status = checkShaderCapabilities(words, everything, "module m");
+    EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument);
+    EXPECT_NE(status.message().find(text), std::string::npos)
+        << status.message();
+  };
+  // No header, a short one, a wrong magic number.
+  expectInvalid({}, "the SPIR-V of module m is not a SPIR-V binary (0 words; "
+                    "expected at least 5 words starting with 0x07230203)");
+  expectInvalid({0x07230203u, 0x00010300u},
+                "words; expected at least 5 words starting with 0x07230203");
+  std::vector<uint32_t> spirv = moduleDeclaring({kFloat64});
+  spirv[0] = 0x03022307u; // byte-swapped
+  expectInvalid(spirv, "is not a SPIR-V binary");
+
+  // Word count 0: the scan would never advance.
+  spirv = moduleDeclaring({kFloat64});
+  spirv[7] = kOpCapability;
+  expectInvalid(spirv, "the SPIR-V of module m has a malformed instruction "
+                        "at word 7 (opcode 17, word count 0, 5 words left)");
+  // The last instruction runs past the end.
+  spirv = moduleDeclaring({kFloat64});
+  spirv[spirv.size() - 3] = (9u << 16) | kOpMemoryModel;
+  expectInvalid(spirv, "has a malformed instruction at word 9 (opcode 14, "
+                        "word count 9, 3 words left)");
+  // Past the end by a huge count, and cut in the middle of an OpCapability.
+  spirv = moduleDeclaring({kFloat64});
+  spirv[5] = (0xffffu << 16) | kOpCapability;
+  expectInvalid(spirv, "word count 65535");
+  spirv = moduleDeclaring({kFloat64});
+  spirv.resize(8);
+  expectInvalid(spirv, "has a malformed instruction at word 7");
+  // An OpCapability needs exactly its one operand.
+  spirv = moduleDeclaring({kFloat64});
+  spirv[7] = (1u << 16) | kOpCapability;
+  expectInvalid(spirv, "has a malformed instruction at word 7");
+  spirv = moduleDeclaring({});
+  spirv.insert(spirv.begin() + 5, {(3u << 16) | kOpCapability, kInt64, 0});
+  expectInvalid(spirv, "has a malformed instruction at word 5");
+}
+
+//===----------------------------------------------------------------------===//
+// Shader features of the device
+//===----------------------------------------------------------------------===//
+
+TEST_F(VulkanTest, ReportsShaderFeatures) {
+  const DeviceInfo &info = context->info();
+  std::vector<DeviceInfo> devices;
+  ASSERT_TRUE(Context::listDevices(devices).ok());
+  ASSERT_LT(info.index, devices.size());
+  const DeviceInfo &listed = devices[info.index];
+  EXPECT_EQ(listed.shaderInt64, info.shaderInt64);
+  EXPECT_EQ(listed.shaderFloat64, info.shaderFloat64);
+  EXPECT_EQ(listed.shaderBufferFloat32AtomicAdd,
+            info.shaderBufferFloat32AtomicAdd);
+  EXPECT_EQ(listed.shaderBufferFloat64AtomicAdd,
+            info.shaderBufferFloat64AtomicAdd);
+  // Mesa's lavapipe has had 64-bit integers and floats and
+  // VK_EXT_shader_atomic_float's buffer f32 add since Mesa 21.
+  if (info.name.find("llvmpipe") != std::string::npos) {
+    EXPECT_TRUE(info.shaderInt64);
+    EXPECT_TRUE(info.shaderFloat64);
+    EXPECT_TRUE(info.shaderBufferFloat32AtomicAdd);
+  }
+  // The device's own features pass the check for every capability it has.
+  std::vector<uint32_t> capabilities;
+  if (info.shaderInt64)
+    capabilities.push_back(kInt64);
+  if (info.shaderFloat64)
+    capabilities.push_back(kFloat64);
+  if (info.shaderBufferFloat32AtomicAdd)
+    capabilities.push_back(kAtomicFloat32AddEXT);
+  if (info.shaderBufferFloat64AtomicAdd)
+    capabilities.push_back(kAtomicFloat64AddEXT);
+  Status status =
+      checkShaderCapabilities(moduleDeclaring(capabilities), info, "m");
+  EXPECT_TRUE(status.ok()) << status.describe();
+  std::printf("device %s: shaderInt64 %d shaderFloat64 %d "
+              "shaderBufferFloat32AtomicAdd %d shaderBufferFloat64AtomicAdd "
+              "%d\n",
+              info.name.c_str(), info.shaderInt64, info.shaderFloat64,
+              info.shaderBufferFloat32AtomicAdd,
+              info.shaderBufferFloat64AtomicAdd);
+}
+
+// Assembled with `spirv-as --target-env vulkan1.1` (and checked with
+// spirv-val) from:
+// ; sum[0] += 1.0 (atomic f32 add) and halves[i] = double(i) * 0.5 for
+// ; i = GlobalInvocationId.x bounded by the length of halves.
+// ; Bindings: 0 sum (f32), 1 halves (f64).
+//                OpCapability Shader
+//                OpCapability Float64
+//                OpCapability AtomicFloat32AddEXT
+//                OpExtension "SPV_EXT_shader_atomic_float_add"
+//                OpMemoryModel Logical GLSL450
+//                OpEntryPoint GLCompute %main "f64_atomic" %gid
+//                OpExecutionMode %main LocalSize 32 1 1
+//                OpDecorate %gid BuiltIn GlobalInvocationId
+//                OpDecorate %rtf ArrayStride 4
+//                OpMemberDecorate %SumBuf 0 Offset 0
+//                OpDecorate %SumBuf Block
+//                OpDecorate %rtd ArrayStride 8
+//                OpMemberDecorate %HalfBuf 0 Offset 0
+//                OpDecorate %HalfBuf Block
+//                OpDecorate %sum DescriptorSet 0
+//                OpDecorate %sum Binding 0
+//                OpDecorate %halves DescriptorSet 0
+//                OpDecorate %halves Binding 1
+//        %void = OpTypeVoid
+//          %fn = OpTypeFunction %void
+//        %bool = OpTypeBool
+//        %uint = OpTypeInt 32 0
+//       %float = OpTypeFloat 32
+//      %double = OpTypeFloat 64
+//      %v3uint = OpTypeVector %uint 3
+//   %ptr_in_v3 = OpTypePointer Input %v3uint
+//         %gid = OpVariable %ptr_in_v3 Input
+//         %rtf = OpTypeRuntimeArray %float
+//      %SumBuf = OpTypeStruct %rtf
+//     %ptr_sum = OpTypePointer StorageBuffer %SumBuf
+//         %sum = OpVariable %ptr_sum StorageBuffer
+//         %rtd = OpTypeRuntimeArray %double
+//     %HalfBuf = OpTypeStruct %rtd
+//    %ptr_half = OpTypePointer StorageBuffer %HalfBuf
+//      %halves = OpVariable %ptr_half StorageBuffer
+//   %ptr_float = OpTypePointer StorageBuffer %float
+//  %ptr_double = OpTypePointer StorageBuffer %double
+//      %uint_0 = OpConstant %uint 0
+//      %uint_1 = OpConstant %uint 1
+//     %float_1 = OpConstant %float 1
+//   %double_h = OpConstant %double 0.5
+//        %main = OpFunction %void None %fn
+//       %entry = OpLabel
+//           %g = OpLoad %v3uint %gid
+//           %i = OpCompositeExtract %uint %g 0
+//           %n = OpArrayLength %uint %halves 0
+//          %ok = OpULessThan %bool %i %n
+//                OpSelectionMerge %end None
+//                OpBranchConditional %ok %body %end
+//        %body = OpLabel
+//          %ps = OpAccessChain %ptr_float %sum %uint_0 %uint_0
+//         %old = OpAtomicFAddEXT %float %ps %uint_1 %uint_0 %float_1
+//           %d = OpConvertUToF %double %i
+//           %h = OpFMul %double %d %double_h
+//          %ph = OpAccessChain %ptr_double %halves %uint_0 %i
+//                OpStore %ph %h
+//                OpBranch %end
+//         %end = OpLabel
+//                OpReturn
+//                OpFunctionEnd
+const uint32_t kF64AtomicShader[] = {
+    0x07230203, 0x00010300, 0x00070000, 0x00000025, 0x00000000, 0x00020011,
+    0x00000001, 0x00020011, 0x0000000a, 0x00020011, 0x00001791, 0x0009000a,
+    0x5f565053, 0x5f545845, 0x64616873, 0x615f7265, 0x696d6f74, 0x6c665f63,
+    0x5f74616f, 0x00646461, 0x0003000e, 0x00000000, 0x00000001, 0x0007000f,
+    0x00000005, 0x00000001, 0x5f343666, 0x6d6f7461, 0x00006369, 0x00000002,
+    0x00060010, 0x00000001, 0x00000011, 0x00000020, 0x00000001, 0x00000001,
+    0x00040047, 0x00000002, 0x0000000b, 0x0000001c, 0x00040047, 0x00000003,
+    0x00000006, 0x00000004, 0x00050048, 0x00000004, 0x00000000, 0x00000023,
+    0x00000000, 0x00030047, 0x00000004, 0x00000002, 0x00040047, 0x00000005,
+    0x00000006, 0x00000008, 0x00050048, 0x00000006, 0x00000000, 0x00000023,
+    0x00000000, 0x00030047, 0x00000006, 0x00000002, 0x00040047, 0x00000007,
+    0x00000022, 0x00000000, 0x00040047, 0x00000007, 0x00000021, 0x00000000,
+    0x00040047, 0x00000008, 0x00000022, 0x00000000, 0x00040047, 0x00000008,
+    0x00000021, 0x00000001, 0x00020013, 0x00000009, 0x00030021, 0x0000000a,
+    0x00000009, 0x00020014, 0x0000000b, 0x00040015, 0x0000000c, 0x00000020,
+    0x00000000, 0x00030016, 0x0000000d, 0x00000020, 0x00030016, 0x0000000e,
+    0x00000040, 0x00040017, 0x0000000f, 0x0000000c, 0x00000003, 0x00040020,
+    0x00000010, 0x00000001, 0x0000000f, 0x0004003b, 0x00000010, 0x00000002,
+    0x00000001, 0x0003001d, 0x00000003, 0x0000000d, 0x0003001e, 0x00000004,
+    0x00000003, 0x00040020, 0x00000011, 0x0000000c, 0x00000004, 0x0004003b,
+    0x00000011, 0x00000007, 0x0000000c, 0x0003001d, 0x00000005, 0x0000000e,
+    0x0003001e, 0x00000006, 0x00000005, 0x00040020, 0x00000012, 0x0000000c,
+    0x00000006, 0x0004003b, 0x00000012, 0x00000008, 0x0000000c, 0x00040020,
+    0x00000013, 0x0000000c, 0x0000000d, 0x00040020, 0x00000014, 0x0000000c,
+    0x0000000e, 0x0004002b, 0x0000000c, 0x00000015, 0x00000000, 0x0004002b,
+    0x0000000c, 0x00000016, 0x00000001, 0x0004002b, 0x0000000d, 0x00000017,
+    0x3f800000, 0x0005002b, 0x0000000e, 0x00000018, 0x00000000, 0x3fe00000,
+    0x00050036, 0x00000009, 0x00000001, 0x00000000, 0x0000000a, 0x000200f8,
+    0x00000019, 0x0004003d, 0x0000000f, 0x0000001a, 0x00000002, 0x00050051,
+    0x0000000c, 0x0000001b, 0x0000001a, 0x00000000, 0x00050044, 0x0000000c,
+    0x0000001c, 0x00000008, 0x00000000, 0x000500b0, 0x0000000b, 0x0000001d,
+    0x0000001b, 0x0000001c, 0x000300f7, 0x0000001e, 0x00000000, 0x000400fa,
+    0x0000001d, 0x0000001f, 0x0000001e, 0x000200f8, 0x0000001f, 0x00060041,
+    0x00000013, 0x00000020, 0x00000007, 0x00000015, 0x00000015, 0x00071793,
+    0x0000000d, 0x00000021, 0x00000020, 0x00000016, 0x00000015, 0x00000017,
+    0x00040070, 0x0000000e, 0x00000022, 0x0000001b, 0x00050085, 0x0000000e,
+    0x00000023, 0x00000022, 0x00000018, 0x00060041, 0x00000014, 0x00000024,
+    0x00000008, 0x00000015, 0x0000001b, 0x0003003e, 0x00000024, 0x00000023,
+    0x000200f9, 0x0000001e, 0x000200f8, 0x0000001e, 0x000100fd, 0x00010038,
+};
+
+// Word 10 is the operand of OpCapability AtomicFloat32AddEXT.
+constexpr size_t kF64AtomicSecondCapability = 10;
+
+TEST_F(VulkanTest, Float64AndAtomicFloatAddRun) {
+  const DeviceInfo &info = context->info();
+  if (!info.shaderFloat64 || !info.shaderBufferFloat32AtomicAdd)
+    GTEST_SKIP() << info.name << " lacks shaderFloat64 or "
+                 << "shaderBufferFloat32AtomicAdd";
+  std::vector<uint32_t> shader(std::begin(kF64AtomicShader),
+                               std::end(kF64AtomicShader));
+  ASSERT_EQ(shader[kF64AtomicSecondCapability], kAtomicFloat32AddEXT);
+  ASSERT_TRUE(checkShaderCapabilities(shader, info, "f64_atomic").ok());
+  std::unique_ptr<Kernel> k;
+  Status status = context->createKernel(shader, "f64_atomic", 2, 0, k);
+  ASSERT_TRUE(status.ok()) << status.describe();
+  const uint32_t n = 100;
+  auto sum = buffer(4), halves = buffer(n * 8);
+  ASSERT_TRUE(sum && halves && k);
+  float zero = 0;
+  std::memcpy(sum->data(), &zero, 4);
+  std::memset(halves->data(), 0xff, n * 8);
+  auto s = stream();
+  Buffer *bindings[] = {sum.get(), halves.get()};
+  const uint64_t groups[3] = {(n + 31) / 32, 1, 1};
+  s->dispatch(*k, bindings, {}, groups);
+  status = s->submitAndWait();
+  ASSERT_TRUE(status.ok()) << status.describe();
+  float total = 0;
+  std::memcpy(&total, sum->data(), 4);
+  EXPECT_EQ(total, float(n)); // one atomic add of 1.0 per invocation < n
+  const double *out = static_cast<const double *>(halves->data());
+  for (uint32_t i = 0; i < n; ++i)
+    ASSERT_EQ(out[i], i * 0.5) << "at " << i;
+}
+
+// The first of the four checked capabilities whose feature `info` lacks, or
+// 0; `feature` gets the feature's name.
+uint32_t lackedCapability(const DeviceInfo &info, std::string &feature) {
+  const std::pair<bool, std::pair<uint32_t, const char *>> checked[] = {
+      {info.shaderInt64, {kInt64, "shaderInt64"}},
+      {info.shaderFloat64, {kFloat64, "shaderFloat64"}},
+      {info.shaderBufferFloat32AtomicAdd,
+       {kAtomicFloat32AddEXT, "shaderBufferFloat32AtomicAdd"}},
+      {info.shaderBufferFloat64AtomicAdd,
+       {kAtomicFloat64AddEXT, "shaderBufferFloat64AtomicAdd"}},
+  };
+  for (const auto &[has, capability] : checked)
+    if (!has) {
+      feature = capability.second;
+      return capability.first;
+    }
+  return 0;
+}
+
+TEST_F(VulkanTest, DeviceAdapterNamesAMissingFeature) {
+  std::string feature;
+  uint32_t capability = lackedCapability(context->info(), feature);
+  if (capability == 0)
+    GTEST_SKIP() << context->info().name << " has all four shader features";
+  VulkanProgram program;
+  program.spirv.assign(std::begin(kF64AtomicShader),
+                       std::end(kF64AtomicShader));
+  program.spirv[kF64AtomicSecondCapability] = capability;
+  program.entryPoints = {"f64_atomic"};
+  std::unique_ptr<VulkanDevice> device;
+  Status status = VulkanDevice::create(std::move(program), device);
+  EXPECT_EQ(status.kind(), ErrorKind::DeviceUnavailable);
+  EXPECT_NE(status.message().find("vulkan device '" + context->info().name +
+                                  "' lacks " + feature +
+                                  ", which the kernels of the program use"),
+            std::string::npos)
+      << status.message();
+  EXPECT_FALSE(device);
+}
+
+TEST_F(VulkanTest, LaunchAbiMissingFeatureExits) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  std::string feature;
+  uint32_t capability = lackedCapability(context->info(), feature);
+  if (capability == 0)
+    GTEST_SKIP() << context->info().name << " has all four shader features";
+  static std::vector<uint32_t> shader(std::begin(kF64AtomicShader),
+                                      std::end(kF64AtomicShader));
+  shader[kF64AtomicSecondCapability] = capability;
+  std::vector<float> sum(1, 0);
+  std::vector<double> halves(32, 0);
+  // Exit code 3: no device (exit_codes.h), as for DeviceUnavailable.
+  EXPECT_EXIT(
+      {
+        sluice_rt_vk_launch_begin(shader.data(), shader.size(), "f64_atomic");
+        sluice_rt_vk_launch_arg(sum.data(), 4, SLUICE_RT_VK_READ |
+                                                   SLUICE_RT_VK_WRITE);
+        sluice_rt_vk_launch_arg(halves.data(), 32 * 8, SLUICE_RT_VK_WRITE);
+        sluice_rt_vk_launch_end(1, 1, 1, 32, 1, 1);
+      },
+      ::testing::ExitedWithCode(3),
+      "sluice: vulkan: device unavailable: vulkan device '.*' lacks " +
+          feature +
+          ", which the kernels of the module of kernel @f64_atomic use");
 }
 
 } // namespace

@@ -8,8 +8,10 @@
  * Every stage kernel takes, in order, the arguments of sluice_kernel_arg,
  * then per owner its free ring followed by one array per payload field, then
  * per per-lane coroutine argument its input array, then per binding its
- * buffer (a uniform: a one-element buffer) in descriptor order
- * (docs/compiler.md).
+ * buffer (a uniform: a one-element buffer) in descriptor order, then the
+ * binding extents: an i64 array holding, per binding, the element count of
+ * its dynamic extent (what memref.dim and check-bounds read; unused for a
+ * static binding) (docs/compiler.md).
  *
  *===--------------------------------------------------------------------===*/
 #ifndef SLUICE_ABI_KERNELABI_H
@@ -47,6 +49,8 @@ enum sluice_kernel_fault_word {
 /* Fault codes a compiled kernel records (a subset of sluice_rt_fault_code). */
 #define SLUICE_KERNEL_FAULT_BOUND_EXCEEDED 1
 #define SLUICE_KERNEL_FAULT_POOL_EXHAUSTED 2
+/* check-bounds: owner word = binding index, value = element index. */
+#define SLUICE_KERNEL_FAULT_OUT_OF_BOUNDS 7
 
 /* next_stage value of a finished frame or a released item. */
 #define SLUICE_KERNEL_FINISHED 0xFFFFFFFFu

@@ -126,7 +126,11 @@ def ConvertWaveToGPU : Pass<"convert-wave-to-gpu", "::mlir::ModuleOp"> {
     value: the first fault, claimed by compare-and-swap of the code from 0),
     then per owner its free ring and one array per payload field (indexed by
     slot), then one input array per coroutine argument (indexed by lane id,
-    read by the entry stage). `counters` holds, from `counters.stage_base`,
+    read by the entry stage), then one argument per binding (the buffer as
+    declared; a uniform as a `memref<1xT>`), then `binding_extents` (i64
+    per binding: the element count of a dynamic binding, which `memref.dim`
+    of it becomes). `counters` holds, from
+    `counters.stage_base`,
     one arrival count per global stage (main stages, then each owner's
     stages), from `counters.alloc_base` one free-ring head per owner and from
     `counters.release_base` one release count per owner; all are updated with
@@ -142,10 +146,23 @@ def ConvertWaveToGPU : Pass<"convert-wave-to-gpu", "::mlir::ModuleOp"> {
     owner-stage index in `next_stage` and counts an arrival; `pool.release`
     records 0xFFFFFFFF and counts a release.
 
+    With `check-bounds`, every `memref.load`, `memref.store` and
+    `memref.atomic_rmw` of a buffer binding is guarded: an index outside the
+    buffer's extents skips the access (a load yields 0) and records fault 7
+    (OUT_OF_BOUNDS) with the binding's index as the owner word and the
+    row-major element index as the value.
+
     Rejected with an error: more or fewer than one coroutine, an unsplit
     coroutine, a publish without a declared emission bound, a publish into
-    any stage but the owner's first.
+    any stage but the owner's first, a handler's `wave.binding` the
+    coroutine does not bind, a write to a `readonly` binding, a read of a
+    `writeonly` one.
   }];
+  let options = [
+    Option<"checkBounds", "check-bounds", "bool", /*default=*/"false",
+           "Guard every access to a buffer binding with a bounds check that "
+           "records an OUT_OF_BOUNDS fault">
+  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
                            "::mlir::scf::SCFDialect"];

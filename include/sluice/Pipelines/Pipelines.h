@@ -38,6 +38,10 @@ struct WaveToGPUOptions : public mlir::PassPipelineOptions<WaveToGPUOptions> {
   ListOption<std::string> capacities{
       *this, "capacities",
       llvm::cl::desc("NAME=N: compile pool.owner @NAME with capacity N")};
+  Option<bool> checkBounds{
+      *this, "check-bounds",
+      llvm::cl::desc("Bounds-check every access to a buffer binding"),
+      llvm::cl::init(false)};
 };
 
 /// pool-set-capacity, sluice-verify (emission bounds, item linearity, cohort
@@ -94,6 +98,9 @@ struct WaveCompileOptions {
   std::string layout = "soa";          // soa | aos
   std::vector<std::string> capacities; // NAME=N overrides
   std::vector<std::string> backends{"cpu"}; // cpu, vulkan
+  // Bounds-check every access to a buffer binding: an index outside it
+  // stops the run with an error naming the binding, index, lane and stage.
+  bool checkBounds = false;
   bool forceCoroutines = false;        // CPU backend only
   unsigned coroutineLanes = 128;       // CPU backend only
   unsigned optLevel = 2;               // CPU object code, 0..3

@@ -34,6 +34,8 @@ static FailureOr<llvm::json::Value> toJSON(Attribute attr) {
     }
     return llvm::json::Value(std::move(list));
   }
+  if (auto boolean = dyn_cast<BoolAttr>(attr))
+    return llvm::json::Value(boolean.getValue());
   if (auto integer = dyn_cast<IntegerAttr>(attr))
     return llvm::json::Value(integer.getInt());
   if (auto string = dyn_cast<StringAttr>(attr))

@@ -57,8 +57,9 @@ struct ProducerEdge {
 
 class WaveToGpuLowering {
 public:
-  explicit WaveToGpuLowering(ModuleOp module)
-      : module(module), builder(module.getContext()) {}
+  WaveToGpuLowering(ModuleOp module, bool checkBounds)
+      : module(module), builder(module.getContext()),
+        checkBounds(checkBounds) {}
 
   LogicalResult run() {
     if (failed(collect()))
@@ -100,6 +101,13 @@ public:
     RewritePatternSet patterns(module.getContext());
     populateWaveToGPUPatterns(patterns, state);
     walkAndApplyPatterns(kernels, std::move(patterns));
+    if (checkBounds) {
+      SmallVector<bool> isBuffer;
+      for (unsigned i = 0, e = coroutine.getNumBindings(); i < e; ++i)
+        isBuffer.push_back(isa<MemRefType>(coroutine.getBindingType(i)));
+      insertBindingBoundsChecks(kernels, state, bindingBase, isBuffer,
+                                extentsArgument);
+    }
     WalkResult leftover = kernels.walk([](Operation *op) {
       if (!isa<wave::WaveDialect, pool::PoolDialect>(op->getDialect()))
         return WalkResult::advance();
@@ -261,6 +269,10 @@ private:
     bindingBase = inputs.size();
     for (unsigned i = 0, e = coroutine.getNumBindings(); i < e; ++i)
       inputs.push_back(bindingKernelType(coroutine.getBindingType(i)));
+    // The element count of each binding's dynamic extent (else unused):
+    // memref.dim of a binding reads it, on every backend.
+    extentsArgument = inputs.size();
+    inputs.push_back(dynamic(builder.getI64Type()));
     kernelType = FunctionType::get(context, inputs, {});
   }
 
@@ -303,6 +315,37 @@ private:
       }
       op.getValue().replaceAllUsesWith(value);
       op.erase();
+    }
+    // memref.dim of a dynamic binding: its extent from the extents argument.
+    SmallVector<memref::DimOp> dims;
+    kernels.walk([&](memref::DimOp dim) {
+      auto arg = dyn_cast<BlockArgument>(dim.getSource());
+      if (arg && isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp()) &&
+          arg.getArgNumber() >= bindingBase &&
+          arg.getArgNumber() < bindingBase + coroutine.getNumBindings())
+        dims.push_back(dim);
+    });
+    for (memref::DimOp dim : dims) {
+      auto type = cast<MemRefType>(dim.getSource().getType());
+      builder.setInsertionPoint(dim);
+      Location loc = dim.getLoc();
+      Value extent;
+      std::optional<int64_t> axis = dim.getConstantIndex();
+      if (axis && *axis < type.getRank() && !type.isDynamicDim(*axis)) {
+        extent = arith::ConstantIndexOp::create(builder, loc,
+                                                type.getDimSize(*axis));
+      } else {
+        auto arg = cast<BlockArgument>(dim.getSource());
+        auto kernel = dim->getParentOfType<gpu::GPUFuncOp>();
+        Value at = arith::ConstantIndexOp::create(
+            builder, loc, arg.getArgNumber() - bindingBase);
+        Value count = memref::LoadOp::create(
+            builder, loc, kernel.getArgument(extentsArgument), ValueRange{at});
+        extent = arith::IndexCastOp::create(builder, loc,
+                                            builder.getIndexType(), count);
+      }
+      dim.getResult().replaceAllUsesWith(extent);
+      dim.erase();
     }
     // What every kernel does with each binding, against its declaration.
     for (unsigned i = 0, e = coroutine.getNumBindings(); i < e; ++i) {
@@ -533,6 +576,8 @@ private:
                                  builder.getTypeArrayAttr(
                                      coroutine.getLaneArgumentTypes())),
             builder.getNamedAttr("bindings", builder.getArrayAttr(bindings)),
+            builder.getNamedAttr("check_bounds",
+                                 builder.getBoolAttr(checkBounds)),
         }));
   }
 
@@ -555,6 +600,8 @@ private:
   FunctionType kernelType;
   unsigned inputBase = 0;
   unsigned bindingBase = 0;
+  unsigned extentsArgument = 0;
+  bool checkBounds = false;
   SmallVector<wave::BindingUses> bindingUses; // per binding
   Value invocation;
   Block *exitBlock = nullptr;
@@ -562,8 +609,9 @@ private:
 
 struct ConvertWaveToGPUPass
     : public sluice::impl::ConvertWaveToGPUBase<ConvertWaveToGPUPass> {
+  using Base::Base;
   void runOnOperation() override {
-    if (failed(WaveToGpuLowering(getOperation()).run()))
+    if (failed(WaveToGpuLowering(getOperation(), checkBounds).run()))
       signalPassFailure();
   }
 };

@@ -305,3 +305,92 @@ void sluice::wave_to_gpu::populateWaveToGPUPatterns(
            ItemLoadLowering, MoveLowering, ReleaseLowering>(
           patterns.getContext(), state);
 }
+
+/// Wraps `access` (a load, store or atomic of buffer binding `binding`) in
+/// `scf.if` on its indices lying inside the buffer; outside, the access is
+/// skipped (a result is 0) and an OUT_OF_BOUNDS fault records the binding
+/// and the row-major element index.
+static void guardAccess(Operation *access, Value memref, ValueRange indices,
+                        unsigned binding, unsigned extentsArgument,
+                        PatternRewriter &rewriter,
+                        const LoweringState &state) {
+  rewriter.setInsertionPoint(access);
+  KernelEmitter emit(access, rewriter, state);
+  Location loc = access->getLoc();
+  auto type = cast<MemRefType>(memref.getType());
+  Value inBounds, linear = emit.index(0);
+  for (auto [d, at] : llvm::enumerate(indices)) {
+    // A dynamic binding is rank 1: its extent is in the extents argument.
+    Value extent = type.isDynamicDim(d)
+                       ? arith::IndexCastOp::create(
+                             rewriter, loc, rewriter.getIndexType(),
+                             emit.load(emit.arg(extentsArgument),
+                                       emit.index(binding)))
+                             .getResult()
+                       : emit.index(type.getDimSize(d));
+    Value inside = arith::CmpIOp::create(rewriter, loc,
+                                         arith::CmpIPredicate::ult, at, extent);
+    inBounds = inBounds ? arith::AndIOp::create(rewriter, loc, inBounds, inside)
+                              .getResult()
+                        : inside;
+    linear = emit.add(emit.mul(linear, extent), at);
+  }
+  if (!inBounds)
+    return; // a rank-0 buffer has one element
+  auto guard = scf::IfOp::create(rewriter, loc, access->getResultTypes(),
+                                 inBounds, /*withElseRegion=*/true);
+  // Without results the builder has already terminated both blocks.
+  bool terminated = access->getNumResults() == 0;
+  auto enter = [&](Block *block) {
+    if (terminated)
+      rewriter.setInsertionPoint(block->getTerminator());
+    else
+      rewriter.setInsertionPointToEnd(block);
+  };
+  enter(guard.thenBlock());
+  Operation *inside = rewriter.clone(*access);
+  if (!terminated)
+    scf::YieldOp::create(rewriter, loc, inside->getResults());
+  enter(guard.elseBlock());
+  KernelEmitter faulting(guard, rewriter, state);
+  Value element = arith::IndexCastUIOp::create(rewriter, loc,
+                                               rewriter.getI32Type(), linear);
+  faulting.raiseFault(kFaultOutOfBounds, binding, element);
+  if (!terminated) {
+    SmallVector<Value> zeros;
+    for (Type result : access->getResultTypes())
+      zeros.push_back(arith::ConstantOp::create(
+          rewriter, loc, cast<TypedAttr>(rewriter.getZeroAttr(result))));
+    scf::YieldOp::create(rewriter, loc, zeros);
+  }
+  rewriter.replaceOp(access, guard.getResults());
+}
+
+void sluice::wave_to_gpu::insertBindingBoundsChecks(
+    gpu::GPUModuleOp kernels, const LoweringState &state,
+    unsigned bindingBase, ArrayRef<bool> isBuffer, unsigned extentsArgument) {
+  SmallVector<std::tuple<Operation *, Value, SmallVector<Value>, unsigned>>
+      accesses;
+  kernels.walk([&](Operation *op) {
+    Value memref;
+    SmallVector<Value> indices;
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      memref = load.getMemRef(), indices = load.getIndices();
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      memref = store.getMemRef(), indices = store.getIndices();
+    else if (auto atomic = dyn_cast<memref::AtomicRMWOp>(op))
+      memref = atomic.getMemref(), indices = atomic.getIndices();
+    auto arg = dyn_cast_if_present<BlockArgument>(memref);
+    if (!arg || !isa<gpu::GPUFuncOp>(arg.getOwner()->getParentOp()) ||
+        arg.getArgNumber() < bindingBase ||
+        arg.getArgNumber() >= bindingBase + isBuffer.size() ||
+        !isBuffer[arg.getArgNumber() - bindingBase])
+      return;
+    accesses.emplace_back(op, memref, std::move(indices),
+                          arg.getArgNumber() - bindingBase);
+  });
+  PatternRewriter rewriter(kernels.getContext());
+  for (auto &[op, memref, indices, binding] : accesses)
+    guardAccess(op, memref, indices, binding, extentsArgument, rewriter,
+                state);
+}

@@ -11,6 +11,7 @@
 #include "sluice/Dialect/Pool/IR/PoolOps.h"
 #include "sluice/Dialect/Wave/IR/WaveOps.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
@@ -23,6 +24,7 @@ namespace sluice::wave_to_gpu {
 constexpr int64_t kFinished = SLUICE_KERNEL_FINISHED;
 constexpr int64_t kFaultBoundExceeded = SLUICE_KERNEL_FAULT_BOUND_EXCEEDED;
 constexpr int64_t kFaultPoolExhausted = SLUICE_KERNEL_FAULT_POOL_EXHAUSTED;
+constexpr int64_t kFaultOutOfBounds = SLUICE_KERNEL_FAULT_OUT_OF_BOUNDS;
 
 enum KernelArg : unsigned {
   kCount = SLUICE_KARG_COUNT,
@@ -71,6 +73,16 @@ struct LoweringState {
 /// Frame loads/stores, `wave.next`, and the pool ops.
 void populateWaveToGPUPatterns(mlir::RewritePatternSet &patterns,
                                const LoweringState &state);
+
+/// check-bounds: guards every load, store and atomic of a buffer binding
+/// (kernel arguments from `bindingBase`, `isBuffer` per binding; dynamic
+/// extents in argument `extentsArgument`) with a bounds check that records
+/// an OUT_OF_BOUNDS fault.
+void insertBindingBoundsChecks(mlir::gpu::GPUModuleOp kernels,
+                               const LoweringState &state,
+                               unsigned bindingBase,
+                               llvm::ArrayRef<bool> isBuffer,
+                               unsigned extentsArgument);
 
 } // namespace sluice::wave_to_gpu
 

@@ -101,6 +101,7 @@ struct WaveContext {
   // Per binding: its resident storage (8-byte aligned) and kernel extents.
   std::vector<std::vector<uint64_t>> bindings;
   std::vector<std::vector<int64_t>> bindingShapes;
+  std::vector<int64_t> bindingExtents; // per binding: dynamic extent or 0
   uint32_t launchWorkers = 0;
 };
 
@@ -199,6 +200,8 @@ extern "C" void waveStageKernel(const sluice_rt_kernel_args *args,
     pushMemRef(record, input.data(), unknown);
   for (size_t b = 0; b < context.bindings.size(); ++b)
     pushMemRef(record, context.bindings[b].data(), context.bindingShapes[b]);
+  pushMemRef(record, context.bindingExtents.data(),
+             context.bindingExtents.size());
   uint64_t grid = (count + context.blockLanes - 1) / context.blockLanes;
   record.insert(record.end(), {grid, 1, 1, context.blockLanes, 1, 1});
 
@@ -267,6 +270,8 @@ public:
     compiled_ = compiled;
     context_.bindings.resize(compiled.bindings.size());
     context_.bindingShapes.resize(compiled.bindings.size());
+    context_.bindingExtents.assign(std::max<size_t>(compiled.bindings.size(), 1),
+                                   0);
     shapes_.resize(compiled.bindings.size());
     program_ = compiled.runtimeDescriptor(waveStageKernel, &context_);
     // Until bound, every binding is zeros (a dynamic one: empty).
@@ -291,8 +296,10 @@ public:
                                  " bytes for binding '" +
                                  compiled_.bindings[b].name + "'");
       }
-      std::memcpy(storage.data(), value.bytes.data(), value.bytes.size());
+      if (!value.bytes.empty()) // an empty binding may have no data pointer
+        std::memcpy(storage.data(), value.bytes.data(), value.bytes.size());
       context_.bindingShapes[b] = kernelShape(compiled_.bindings[b], value);
+      context_.bindingExtents[b] = dynamicExtent(compiled_.bindings[b], value);
       shapes_[b] = value.shape;
     }
     return Status::success();
@@ -308,7 +315,8 @@ public:
     out.element = bindingElementType(compiled_.bindings[index]);
     out.shape = shapes_[index];
     out.bytes.resize(out.elementCount() * elementTypeBytes(out.element));
-    std::memcpy(out.bytes.data(), context_.bindings[index].data(),
+    if (!out.bytes.empty())
+      std::memcpy(out.bytes.data(), context_.bindings[index].data(),
                 out.bytes.size());
     return Status::success();
   }

@@ -31,13 +31,19 @@ public:
   Status bind(std::span<const HostBuffer> values) override {
     if (Status status = checkBindingValues(compiled_, values); !status.ok())
       return status;
+    // The kernels' binding extents are one more resident buffer, after the
+    // bindings (KernelABI.h).
+    std::vector<int64_t> extents(std::max<size_t>(values.size(), 1), 0);
     for (uint32_t b = 0; b < values.size(); ++b) {
       if (Status status = device_->setBinding(b, values[b].bytes);
           !status.ok())
         return status;
       shapes_[b] = values[b].shape;
+      extents[b] = dynamicExtent(compiled_.bindings[b], values[b]);
     }
-    return Status::success();
+    const auto *bytes = reinterpret_cast<const unsigned char *>(extents.data());
+    return device_->setBinding(uint32_t(values.size()),
+                               {bytes, extents.size() * sizeof(int64_t)});
   }
 
   Status readBinding(uint32_t index, HostBuffer &out) override {
@@ -102,7 +108,7 @@ Status loadVulkanProgram(const Artifact &artifact,
     for (uint64_t lane = 0; lane < options.lanes; ++lane)
       std::memcpy(input.data() + lane * bytes, &lane, bytes);
   }
-  vulkan.bindings = uint32_t(compiled.bindings.size());
+  vulkan.bindings = uint32_t(compiled.bindings.size()) + 1; // + extents
   auto loaded = std::make_unique<VulkanLoadedProgram>();
   if (Status status = VulkanDevice::create(std::move(vulkan), loaded->device_);
       !status.ok())

@@ -150,7 +150,8 @@ Status VulkanDevice::setBinding(uint32_t index,
       d.bindings[d.residentBase + index] = buffer.get();
   }
   std::memset(buffer->data(), 0, size);
-  std::memcpy(buffer->data(), bytes.data(), bytes.size());
+  if (!bytes.empty()) // an empty binding may have no data pointer
+    std::memcpy(buffer->data(), bytes.data(), bytes.size());
   return Status::success();
 }
 
@@ -164,7 +165,8 @@ Status VulkanDevice::getBinding(uint32_t index,
                              " is not set or smaller than " +
                              std::to_string(out.size()) + " bytes");
   // Every dispatch waited for its fence: the device is idle here.
-  std::memcpy(out.data(), d.resident[index]->data(), out.size());
+  if (!out.empty())
+    std::memcpy(out.data(), d.resident[index]->data(), out.size());
   return Status::success();
 }
 

@@ -12,6 +12,7 @@
 // i64 and an i8 (9 bytes, padded to 16), @b nothing (0 bytes).
 // CHECK:      {
 // CHECK-NEXT:   "bindings": [],
+// CHECK-NEXT:   "check_bounds": false,
 // CHECK-NEXT:   "counters": {
 // CHECK-NEXT:     "alloc_base": 5,
 // CHECK-NEXT:     "release_base": 7,

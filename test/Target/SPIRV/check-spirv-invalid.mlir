@@ -125,3 +125,23 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// 64-bit transcendentals: GLSL.std.450 has exp, sin, pow, ... for 16- and
+// 32-bit floats only (sqrt, floor, fma of f64 are fine).
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @k(%out: memref<?xf64>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %out[%c0] : memref<?xf64>
+      %r = math.sqrt %x : f64
+      // expected-error @below {{'math.exp' op 64-bit transcendental: SPIR-V's GLSL.std.450 has this function for 16- and 32-bit floats only; compute it in f32 or run on the CPU backend}}
+      %e = math.exp %r : f64
+      // expected-error @below {{'math.powf' op 64-bit transcendental: SPIR-V's GLSL.std.450 has this function for 16- and 32-bit floats only; compute it in f32 or run on the CPU backend}}
+      %p = math.powf %e, %x : f64
+      memref.store %p, %out[%c0] : memref<?xf64>
+      gpu.return
+    }
+  }
+}

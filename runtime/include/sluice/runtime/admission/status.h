@@ -35,6 +35,7 @@ enum class ErrorKind : uint8_t {
   InvalidState = 16,          // The API was used out of order.
   DeviceUnavailable = 17,     // No Vulkan loader, no device, or not the one asked for.
   DeviceError = 18,           // A device API call failed (names the call and result).
+  IndexOutOfBounds = 19,      // A checked kernel indexed a binding out of bounds.
 };
 static_assert(sizeof(ErrorKind) == 1, "ErrorKind is stored in hot structs");
 

@@ -41,7 +41,9 @@ typedef enum sluice_rt_fault_code {
   SLUICE_RT_FAULT_WRONG_STAGE_KIND = 4, /* item helper in a main stage or
                                            vice versa */
   SLUICE_RT_FAULT_DECIDED_TWICE = 5,    /* a second move/finish/release */
-  SLUICE_RT_FAULT_BAD_INVOCATION = 6    /* invocation index >= count */
+  SLUICE_RT_FAULT_BAD_INVOCATION = 6,   /* invocation index >= count */
+  SLUICE_RT_FAULT_OUT_OF_BOUNDS = SLUICE_KERNEL_FAULT_OUT_OF_BOUNDS /* owner:
+                        binding index, value: element index (check-bounds) */
 } sluice_rt_fault_code;
 
 /* The first fault of a dispatch; `code` is claimed by compare-and-swap. */

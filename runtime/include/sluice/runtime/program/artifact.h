@@ -107,6 +107,7 @@ struct CompiledProgram {
   uint32_t stageBase = 0, allocBase = 0, releaseBase = 0, counterCount = 0;
   std::vector<std::string> inputs; // per-lane coroutine argument types
   std::vector<CompiledBinding> bindings;
+  bool checkBounds = false; // the kernels bounds-check binding accesses
   std::map<std::string, CompiledBackend, std::less<>> backends;
 
   // Stage kernels in global stage order: main stages, then each owner's.

@@ -30,6 +30,10 @@ std::string describeBinding(const CompiledBinding &binding);
 std::vector<int64_t> kernelShape(const CompiledBinding &binding,
                                  const HostBuffer &value);
 
+// The entry of the kernels' binding extents for `value`: the element count
+// of a dynamic binding, 0 for a static one or a uniform.
+int64_t dynamicExtent(const CompiledBinding &binding, const HostBuffer &value);
+
 // Zeros of the binding's shape (a dynamic extent: 0).
 HostBuffer zeroValue(const CompiledBinding &binding);
 // Zeros for every binding (a dynamic extent: 0 elements), what a loaded

@@ -64,6 +64,8 @@ struct ProgramDescriptor {
   std::vector<OwnerDesc> owners;
   std::vector<ProducerDesc> producers;
   FrameLayout frameLayout;
+  // The program's bindings, by kernel fault index (out-of-bounds messages).
+  std::vector<std::string> bindingNames;
   void *userData = nullptr; // passed to every kernel
 };
 

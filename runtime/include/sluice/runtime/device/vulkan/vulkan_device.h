@@ -43,7 +43,8 @@ struct VulkanProgram {
   std::vector<std::vector<uint32_t>> payloadElementBytes;
   // Per coroutine argument: the input array's bytes (indexed by lane id).
   std::vector<std::vector<unsigned char>> inputs;
-  // Number of bindings: kernel arguments after the inputs (setBinding).
+  // Number of resident buffers: kernel arguments after the inputs, set with
+  // setBinding (the program's bindings, then their extents).
   uint32_t bindings = 0;
 };
 

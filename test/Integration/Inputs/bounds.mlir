@@ -1,0 +1,8 @@
+// Lane i copies table[i] into out[i] (8 elements) after a suspension.
+wave.coroutine @oob(%lane: i32) bind(%table: memref<?xi32> readonly, %out: memref<8xi32> writeonly) {
+  %i = arith.index_cast %lane : i32 to index
+  wave.suspend "lookup"
+  %v = memref.load %table[%i] : memref<?xi32>
+  memref.store %v, %out[%i] : memref<8xi32>
+  wave.terminate
+}
