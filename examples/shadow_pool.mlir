@@ -9,7 +9,8 @@
 //   film[p] = sum over s of (occluders[light(p, s)] == 0) * (light(p, s) + 1)
 // and film[p] = 0 beyond. The film is integer, so the result does not depend
 // on the order of the atomic additions (test/Integration/wave-bindings.test
-// checks it against that formula on every backend and schedule).
+// checks it against that formula on every backend and schedule, with
+// examples/shadow_film.py).
 //
 //   sluice-opt --sluice-verify-emission-bounds=print-bounds examples/shadow_pool.mlir
 //   sluice-run examples/shadow_pool.mlir --lanes=4096 \
