@@ -6,8 +6,8 @@
   shadow-film.py check FILM.npy OCCLUDERS.npy --lanes N --shift S
       compares FILM (int32[4096]) with the closed form of the example:
         light(p, s) = (7 p + s + shift) mod L,  s = 0, 1
-        film[p] = sum_s (occluders[light] == 0) * (light + 1)   for p < N
-        film[p] = 0                                              for p >= N
+        film[q] = sum over p < N with p mod 4096 = q, and s, of
+                  (occluders[light] == 0) * (light + 1)
       and exits 1 naming the first differing pixel.
 """
 import argparse
@@ -47,7 +47,7 @@ def main():
     pixels = np.arange(args.lanes, dtype=np.int64)
     for s in range(2):
         light = (7 * pixels + s + args.shift) % lights
-        expected[: args.lanes] += (occluders[light] == 0) * (light + 1)
+        np.add.at(expected, pixels % FILM, (occluders[light] == 0) * (light + 1))
     bad = np.nonzero(film != expected)[0]
     if bad.size:
         p = bad[0]

@@ -5,9 +5,11 @@
 //   light(p, s) = (7 p + s + shift) mod lights,   s = 0, 1.
 // Pool @shadow: "intersect" releases a ray whose light is occluded
 // (occluders[light] != 0) and moves the others to "shade", which adds
-// light + 1 to film[p]. So after a run of N lanes, for p < N:
-//   film[p] = sum over s of (occluders[light(p, s)] == 0) * (light(p, s) + 1)
-// and film[p] = 0 beyond. The film is integer, so the result does not depend
+// light + 1 to film[p mod 4096]. So after a run of N lanes,
+//   film[q] = sum over p < N with p mod 4096 = q, and s = 0, 1, of
+//             (occluders[light(p, s)] == 0) * (light(p, s) + 1)
+// (for N <= 4096: one pixel per element, 0 beyond N). The film is integer,
+// so the result does not depend
 // on the order of the atomic additions (test/Integration/wave-bindings.test
 // checks it against that formula on every backend and schedule, with
 // examples/shadow_film.py).
@@ -34,7 +36,9 @@ pool.owner @shadow capacity 1024 stages ["intersect", "shade"] payload [i32, i32
   pool.handler "shade" (%ray) {
     %pixel, %light = pool.load %ray : i32, i32
     %film = wave.binding "film" : memref<4096xi32>
-    %p = arith.index_cast %pixel : i32 to index
+    %size = arith.constant 4096 : i32
+    %wrapped = arith.remui %pixel, %size : i32
+    %p = arith.index_cast %wrapped : i32 to index
     %one = arith.constant 1 : i32
     %radiance = arith.addi %light, %one : i32
     %old = memref.atomic_rmw addi %radiance, %film[%p]

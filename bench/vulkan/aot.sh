@@ -39,5 +39,15 @@ for example in "$root"/examples/barrier/*.mlir "$root"/test/Integration/vulkan-f
 done
 "$bin/sluice-translate" --sluice-to-artifact --sluice-backends=cpu,vulkan \
   "$root/bench/inputs/shadow_pool_stats.mlir" -o "$out/shadow_pool.sluice"
+# Programs with bindings and their inputs (NumPy), for outputs compared with
+# this machine's CPU runs afterwards (test/Integration/Inputs/compare-npy.py).
+"$bin/sluice-translate" --sluice-to-artifact --sluice-backends=cpu,vulkan \
+  "$root/examples/shadow_pool.mlir" -o "$out/shadow_film.sluice"
+"$bin/sluice-translate" --sluice-to-artifact --sluice-backends=cpu,vulkan \
+  "$root/test/Integration/Inputs/bindings-compute.mlir" -o "$out/bindings_compute.sluice"
+python=python3
+"$python" -c 'import numpy' 2>/dev/null || python=/usr/bin/python3
+"$python" "$root/examples/shadow_film.py" occluders "$out/occluders.npy" --lights=61
+"$python" "$root/test/Integration/Inputs/bindings-compute.py" inputs "$out/compute" --lanes=300
 cp "$bin/sluice-run-artifact" "$out/"
 ls "$out"

@@ -28,5 +28,19 @@ for args in "--lanes=4096 --frame-pool=1024" "--lanes=262144 --frame-pool=1024" 
   echo "== shadow_pool $args"
   ./sluice-run-artifact shadow_pool.sluice --backend=vulkan $args --stats --repeat=10
 done
+# Bindings on the GPU: outputs go to ${SLUICE_OUT:-out} for comparison with the
+# CPU's (compare-npy.py on the build machine).
+results=${SLUICE_OUT:-out}
+mkdir -p "$results"
+film=(--bind=occluders=occluders.npy --set=lights=61 --set=shift=5)
+for lanes in 4096 262144; do
+  echo "== shadow film, $lanes lanes (resident bindings, integer atomics)"
+  ./sluice-run-artifact shadow_film.sluice --backend=vulkan --lanes=$lanes --frame-pool=16384 \
+    "${film[@]}" --output=film="$results/film-$lanes.npy" --repeat=10
+done
+echo "== bindings-compute (f32 transcendentals, f64, float atomics, private arrays)"
+./sluice-run-artifact bindings_compute.sluice --backend=vulkan --lanes=300 --bind=x=compute/x.npy \
+  --bind=y=compute/y.npy --bind=d=compute/d.npy --set=scale=1.5 --print=peak --print=hist \
+  --output=y="$results/y.npy" --output=d="$results/d.npy" --output=grid="$results/grid.npy"
 echo "== shadow_pool artifact on the CPU backend (the same file)"
 ./sluice-run-artifact shadow_pool.sluice --backend=cpu --lanes=262144 --frame-pool=1024 --stats --repeat=3
