@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../compiled_loaded_program.h"
 #include "sluice/runtime/c_api.h"
 #include "sluice/runtime/device/backend.h"
 #include "sluice/runtime/device/cpu_device.h"
@@ -97,7 +98,7 @@ struct WaveContext {
   // Per owner, per payload field: capacity elements indexed by item slot.
   std::vector<std::vector<std::vector<uint64_t>>> payloads;
   // Per coroutine argument: one element per lane, indexed by lane id.
-  std::vector<std::vector<uint64_t>> inputs;
+  std::vector<std::vector<unsigned char>> inputs;
   // Per binding: its resident storage (8-byte aligned) and kernel extents.
   std::vector<std::vector<uint64_t>> bindings;
   std::vector<std::vector<int64_t>> bindingShapes;
@@ -196,7 +197,7 @@ extern "C" void waveStageKernel(const sluice_rt_kernel_args *args,
     for (std::vector<uint64_t> &field : context.payloads[o])
       pushMemRef(record, field.data(), layout.ownerCapacity[o]);
   }
-  for (std::vector<uint64_t> &input : context.inputs)
+  for (std::vector<unsigned char> &input : context.inputs)
     pushMemRef(record, input.data(), unknown);
   for (size_t b = 0; b < context.bindings.size(); ++b)
     pushMemRef(record, context.bindings[b].data(), context.bindingShapes[b]);
@@ -216,12 +217,7 @@ extern "C" void waveStageKernel(const sluice_rt_kernel_args *args,
   finishGpuDispatch(layout, *args, begin, count, views);
 }
 
-/// Lane `lane`'s coroutine argument: the lane id in `bytes` bytes.
-void writeLaneId(unsigned char *base, uint64_t lane, uint64_t bytes) {
-  std::memcpy(base + lane * bytes, &lane, bytes);
-}
-
-class CpuLoadedProgram final : public LoadedProgram {
+class CpuLoadedProgram final : public CompiledLoadedProgram {
 public:
   explicit CpuLoadedProgram(const CpuDeviceOptions &options)
       : device_(options) {}
@@ -258,76 +254,52 @@ public:
                 " slots of owner '" + owner.name + "'");
       }
     }
-    for (const std::string &type : compiled.inputs) {
-      uint32_t bytes = 0;
-      if (Status status = elementBytes(type, 8, bytes); !status.ok())
-        return status;
-      auto &input = context_.inputs.emplace_back(options.lanes, 0);
-      for (uint32_t lane = 0; lane < options.lanes; ++lane)
-        writeLaneId(reinterpret_cast<unsigned char *>(input.data()), lane,
-                    bytes);
-    }
-    compiled_ = compiled;
+    if (Status status =
+            laneInputArrays(compiled, options.lanes, 8, context_.inputs);
+        !status.ok())
+      return status;
     context_.bindings.resize(compiled.bindings.size());
     context_.bindingShapes.resize(compiled.bindings.size());
-    context_.bindingExtents.assign(std::max<size_t>(compiled.bindings.size(), 1),
-                                   0);
-    shapes_.resize(compiled.bindings.size());
-    program_ = compiled.runtimeDescriptor(waveStageKernel, &context_);
-    // Until bound, every binding is zeros (a dynamic one: empty).
-    return bind(defaultBindingValues(compiled));
+    return initialize(compiled,
+                      compiled.runtimeDescriptor(waveStageKernel, &context_));
   }
 
   Device &device() override { return device_; }
-  const ProgramDescriptor &program() const override { return program_; }
-
-  Status bind(std::span<const HostBuffer> values) override {
-    if (Status status = checkBindingValues(compiled_, values); !status.ok())
-      return status;
-    for (size_t b = 0; b < values.size(); ++b) {
-      const HostBuffer &value = values[b];
-      std::vector<uint64_t> &storage = context_.bindings[b];
-      try {
-        storage.assign((value.bytes.size() + 7) / 8 + 1, 0);
-      } catch (const std::bad_alloc &) {
-        return Status::error(ErrorKind::OutOfMemory,
-                             "cannot allocate " +
-                                 std::to_string(value.bytes.size()) +
-                                 " bytes for binding '" +
-                                 compiled_.bindings[b].name + "'");
-      }
-      if (!value.bytes.empty()) // an empty binding may have no data pointer
-        std::memcpy(storage.data(), value.bytes.data(), value.bytes.size());
-      context_.bindingShapes[b] = kernelShape(compiled_.bindings[b], value);
-      context_.bindingExtents[b] = dynamicExtent(compiled_.bindings[b], value);
-      shapes_[b] = value.shape;
-    }
-    return Status::success();
-  }
-
-  Status readBinding(uint32_t index, HostBuffer &out) override {
-    if (index >= context_.bindings.size())
-      return Status::error(ErrorKind::InvalidArgument,
-                           "readBinding(" + std::to_string(index) +
-                               "): the program has " +
-                               std::to_string(context_.bindings.size()) +
-                               " bindings");
-    out.element = bindingElementType(compiled_.bindings[index]);
-    out.shape = shapes_[index];
-    out.bytes.resize(out.elementCount() * elementTypeBytes(out.element));
-    if (!out.bytes.empty())
-      std::memcpy(out.bytes.data(), context_.bindings[index].data(),
-                out.bytes.size());
-    return Status::success();
-  }
 
 private:
+  Status storeBinding(uint32_t index, std::span<const unsigned char> bytes,
+                      std::span<const int64_t> kernelShape) override {
+    std::vector<uint64_t> &storage = context_.bindings[index];
+    try {
+      storage.assign((bytes.size() + 7) / 8 + 1, 0); // 8-byte aligned
+    } catch (const std::bad_alloc &) {
+      return Status::error(ErrorKind::OutOfMemory,
+                           "cannot allocate " + std::to_string(bytes.size()) +
+                               " bytes for binding '" +
+                               compiled().bindings[index].name + "'");
+    }
+    if (!bytes.empty()) // an empty binding may have no data pointer
+      std::memcpy(storage.data(), bytes.data(), bytes.size());
+    context_.bindingShapes[index].assign(kernelShape.begin(),
+                                         kernelShape.end());
+    return Status::success();
+  }
+
+  Status storeExtents(std::span<const int64_t> extents) override {
+    context_.bindingExtents.assign(extents.begin(), extents.end());
+    return Status::success();
+  }
+
+  Status fetchBinding(uint32_t index,
+                      std::span<unsigned char> out) const override {
+    if (!out.empty())
+      std::memcpy(out.data(), context_.bindings[index].data(), out.size());
+    return Status::success();
+  }
+
   // Destroyed in reverse: the device (and its workers) before the kernels.
   SharedObject object_;
   WaveContext context_;
-  CompiledProgram compiled_;
-  std::vector<std::vector<int64_t>> shapes_; // per binding, as bound
-  ProgramDescriptor program_;
   CpuDevice device_;
 };
 

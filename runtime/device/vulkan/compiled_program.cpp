@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../compiled_loaded_program.h"
 #include "sluice/runtime/device/backend.h"
 #include "sluice/runtime/device/vulkan/vulkan_device.h"
 #include "sluice/runtime/program/bindings.h"
@@ -17,46 +18,16 @@
 namespace sluice::runtime {
 namespace {
 
-class VulkanLoadedProgram final : public LoadedProgram {
+class VulkanLoadedProgram final : public CompiledLoadedProgram {
 public:
   std::unique_ptr<VulkanDevice> device_;
-  ProgramDescriptor program_;
 
-  CompiledProgram compiled_;
-  std::vector<std::vector<int64_t>> shapes_; // per binding, as bound
+  Status initialize(const CompiledProgram &compiled) {
+    return CompiledLoadedProgram::initialize(
+        compiled, compiled.runtimeDescriptor(nullptr, nullptr));
+  }
 
   Device &device() override { return *device_; }
-  const ProgramDescriptor &program() const override { return program_; }
-
-  Status bind(std::span<const HostBuffer> values) override {
-    if (Status status = checkBindingValues(compiled_, values); !status.ok())
-      return status;
-    // The kernels' binding extents are one more resident buffer, after the
-    // bindings (KernelABI.h).
-    std::vector<int64_t> extents(std::max<size_t>(values.size(), 1), 0);
-    for (uint32_t b = 0; b < values.size(); ++b) {
-      if (Status status = device_->setBinding(b, values[b].bytes);
-          !status.ok())
-        return status;
-      shapes_[b] = values[b].shape;
-      extents[b] = dynamicExtent(compiled_.bindings[b], values[b]);
-    }
-    const auto *bytes = reinterpret_cast<const unsigned char *>(extents.data());
-    return device_->setBinding(uint32_t(values.size()),
-                               {bytes, extents.size() * sizeof(int64_t)});
-  }
-
-  Status readBinding(uint32_t index, HostBuffer &out) override {
-    if (index >= shapes_.size())
-      return Status::error(ErrorKind::InvalidArgument,
-                           "readBinding(" + std::to_string(index) +
-                               "): the program has " +
-                               std::to_string(shapes_.size()) + " bindings");
-    out.element = bindingElementType(compiled_.bindings[index]);
-    out.shape = shapes_[index];
-    out.bytes.resize(out.elementCount() * elementTypeBytes(out.element));
-    return device_->getBinding(index, out.bytes);
-  }
   std::string deviceSummary() const override {
     const VulkanDeviceStats &stats = device_->stats();
     char line[512];
@@ -68,6 +39,23 @@ public:
                   stats.gpuNanoseconds * 1e-6, stats.dispatchNanoseconds * 1e-6,
                   stats.submitWaitNanoseconds * 1e-6);
     return line;
+  }
+
+private:
+  // The bindings are the device's resident buffers 0..n-1, their extents
+  // buffer n (KernelABI.h).
+  Status storeBinding(uint32_t index, std::span<const unsigned char> bytes,
+                      std::span<const int64_t>) override {
+    return device_->setBinding(index, bytes);
+  }
+  Status storeExtents(std::span<const int64_t> extents) override {
+    const auto *bytes = reinterpret_cast<const unsigned char *>(extents.data());
+    return device_->setBinding(uint32_t(compiled().bindings.size()),
+                               {bytes, extents.size() * sizeof(int64_t)});
+  }
+  Status fetchBinding(uint32_t index,
+                      std::span<unsigned char> out) const override {
+    return device_->getBinding(index, out);
   }
 };
 
@@ -100,25 +88,15 @@ Status loadVulkanProgram(const Artifact &artifact,
           !status.ok())
         return status;
   }
-  for (const std::string &type : compiled.inputs) {
-    uint32_t bytes = 0;
-    if (Status status = elementBytes(type, 4, bytes); !status.ok())
-      return status;
-    auto &input = vulkan.inputs.emplace_back(uint64_t(options.lanes) * bytes, 0);
-    for (uint64_t lane = 0; lane < options.lanes; ++lane)
-      std::memcpy(input.data() + lane * bytes, &lane, bytes);
-  }
+  if (Status status = laneInputArrays(compiled, options.lanes, 4, vulkan.inputs);
+      !status.ok())
+    return status;
   vulkan.bindings = uint32_t(compiled.bindings.size()) + 1; // + extents
   auto loaded = std::make_unique<VulkanLoadedProgram>();
   if (Status status = VulkanDevice::create(std::move(vulkan), loaded->device_);
       !status.ok())
     return status;
-  loaded->program_ = compiled.runtimeDescriptor(nullptr, nullptr);
-  loaded->compiled_ = compiled;
-  loaded->shapes_.resize(compiled.bindings.size());
-  // Until bound, every binding is zeros (a dynamic one: empty).
-  if (Status status = loaded->bind(defaultBindingValues(compiled));
-      !status.ok())
+  if (Status status = loaded->initialize(compiled); !status.ok())
     return status;
   out = std::move(loaded);
   return Status::success();
