@@ -132,6 +132,7 @@ CpuDevice::CpuDevice(CpuDeviceOptions options)
     : impl_(std::make_unique<Impl>(options)) {
   if (impl_->options.blockSize == 0)
     impl_->options.blockSize = 64;
+  impl_->router.laneLimit = impl_->options.laneLimit;
 }
 
 CpuDevice::~CpuDevice() = default;
@@ -179,6 +180,13 @@ Status CpuDevice::runStateMachine(uint32_t lanes, StateMachineReport &report) {
     return Status::error(ErrorKind::InvalidState,
                          "cpu device: runStateMachine() before allocate()");
   impl_->router.reset();
+  if (lanes > impl_->router.laneLimit)
+    return Status::error(ErrorKind::InvalidArgument,
+                         "cpu device: a state-machine run of " +
+                             std::to_string(lanes) +
+                             " lanes, but the program was loaded for " +
+                             std::to_string(impl_->router.laneLimit) +
+                             " (BackendOptions::lanes)");
   return impl_->runStateMachine(lanes, report);
 }
 

@@ -225,6 +225,13 @@ void HostRouter::refill(uint32_t lanes) {
              " frames are free");
     return;
   }
+  if (lanesStarted + lanes > laneLimit) {
+    fail(ErrorKind::InvalidArgument,
+         deviceLabel_ + ": a run of more than " + std::to_string(laneLimit) +
+             " lanes, but the program was loaded for " +
+             std::to_string(laneLimit) + " (BackendOptions::lanes)");
+    return;
+  }
   IndexQueue &entry = mainQueues[shape->entryStage()];
   for (uint32_t i = 0; i < lanes; ++i) {
     uint32_t frame = freeFrames[--freeFrameCount];

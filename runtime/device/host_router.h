@@ -155,6 +155,9 @@ public:
   std::vector<OwnerStorage> owners;
   uint64_t lanesStarted = 0;
   uint64_t lanesFinished = 0;
+  // Lanes a run may start: compiled kernels read per-lane inputs sized for
+  // the lanes their program was loaded for.
+  uint64_t laneLimit = UINT64_MAX;
 
   // Per-dispatch scratch, sized once by allocate(); argsTemplate points at it.
   std::vector<uint32_t> invocations;

@@ -705,6 +705,22 @@ struct ConvertSluiceGPUToSPIRVPass
       if (failed(applyFullConversion(copy, *target, std::move(patterns))))
         return signalPassFailure();
     }
+    // Atomics: AcquireRelease without a storage-class bit orders no memory
+    // in Vulkan's model (it is Relaxed in effect), and lavapipe (Mesa 22.3)
+    // miscompiles loops of such atomics in partial workgroups; say Relaxed.
+    module.walk([&](Operation *op) {
+      if (!isa<spirv::SPIRVDialect>(op->getDialect()) ||
+          !op->getName().stripDialect().contains("Atomic"))
+        return;
+      for (NamedAttribute attr : op->getAttrs())
+        if (auto semantics =
+                dyn_cast<spirv::MemorySemanticsAttr>(attr.getValue());
+            semantics &&
+            semantics.getValue() == spirv::MemorySemantics::AcquireRelease)
+          op->setAttr(attr.getName(),
+                      spirv::MemorySemanticsAttr::get(
+                          ctx, spirv::MemorySemantics::None));
+    });
     // The gpu.func attribution count is copied onto spirv.func; drop it.
     module.walk([](spirv::FuncOp func) {
       func->removeAttr(gpu::GPUFuncOp::getNumWorkgroupAttributionsAttrName());

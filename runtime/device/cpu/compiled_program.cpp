@@ -312,6 +312,7 @@ Status loadCpuProgram(const Artifact &artifact, const BackendOptions &options,
     return status;
   CpuDeviceOptions deviceOptions;
   deviceOptions.workers = options.workers;
+  deviceOptions.laneLimit = options.lanes; // the input arrays' size
   // One trampoline call per dispatch; the trampoline runs the blocks.
   deviceOptions.blockSize = UINT32_MAX;
   auto loaded = std::make_unique<CpuLoadedProgram>(deviceOptions);

@@ -92,6 +92,7 @@ Status loadVulkanProgram(const Artifact &artifact,
       !status.ok())
     return status;
   vulkan.bindings = uint32_t(compiled.bindings.size()) + 1; // + extents
+  vulkan.lanes = options.lanes;
   auto loaded = std::make_unique<VulkanLoadedProgram>();
   if (Status status = VulkanDevice::create(std::move(vulkan), loaded->device_);
       !status.ok())

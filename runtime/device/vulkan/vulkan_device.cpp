@@ -125,6 +125,7 @@ Status VulkanDevice::create(VulkanProgram program,
     return status;
   d.memory = std::make_unique<VulkanMemory>(*d.context);
   d.resident.resize(d.program.bindings);
+  d.router.laneLimit = d.program.lanes;
   out = std::move(device);
   return Status::success();
 }

@@ -44,8 +44,8 @@ module attributes {gpu.container_module} {
       // atomic and (clear) and an atomic or (set), the word being shared.
       // CHECK: %[[SHIFT:.*]] = spirv.ShiftLeftLogical %{{.*}}, %{{.*}} : i32, i32
       // CHECK: spirv.ShiftRightLogical %{{.*}}, %[[SHIFT]] : i32, i32
-      // CHECK: spirv.AtomicAnd <Device> <AcquireRelease> %{{.*}}, %{{.*}} : !spirv.ptr<i32, StorageBuffer>
-      // CHECK: spirv.AtomicOr <Device> <AcquireRelease> %{{.*}}, %{{.*}} : !spirv.ptr<i32, StorageBuffer>
+      // CHECK: spirv.AtomicAnd <Device> <None> %{{.*}}, %{{.*}} : !spirv.ptr<i32, StorageBuffer>
+      // CHECK: spirv.AtomicOr <Device> <None> %{{.*}}, %{{.*}} : !spirv.ptr<i32, StorageBuffer>
       %c16 = arith.constant 16 : index
       %at8 = arith.addi %base, %c16 : index
       %bv = memref.view %frames[%at8][] : memref<?xi8> to memref<1xi8>
@@ -59,7 +59,7 @@ module attributes {gpu.container_module} {
     // CHECK-SAME: spirv.entry_point_abi = #spirv.entry_point_abi<workgroup_size = [32, 2, 1]>
     // CHECK: %[[C2:.*]] = spirv.Constant 2 : i32
     // CHECK: %[[CODE:.*]] = spirv.AccessChain
-    // CHECK: %[[OLD:.*]] = spirv.AtomicCompareExchange <Device> <AcquireRelease> <None> %[[CODE]], %[[C2]], %{{.*}} : !spirv.ptr<i32, StorageBuffer>
+    // CHECK: %[[OLD:.*]] = spirv.AtomicCompareExchange <Device> <None> <None> %[[CODE]], %[[C2]], %{{.*}} : !spirv.ptr<i32, StorageBuffer>
     // CHECK: spirv.Store "StorageBuffer" %{{.*}}, %[[OLD]] : i32
     gpu.func @claim(%fault: memref<?xi32>) kernel attributes {known_block_size = array<i32: 32, 2, 1>} {
       %c0 = arith.constant 0 : index

@@ -50,12 +50,12 @@
 // CHECK: spirv.Load "StorageBuffer" %[[FIELDP]] : i32
 // CHECK: spirv.mlir.loop {
 // CHECK: %[[HEADP:.*]] = spirv.AccessChain %[[COUNTERS]][%{{.*}}, %[[C5:.*]]] : {{.*}} -> !spirv.ptr<i32, StorageBuffer>
-// CHECK: %[[POS:.*]] = spirv.AtomicIAdd <Device> <AcquireRelease> %[[HEADP]], %{{.*}} : !spirv.ptr<i32, StorageBuffer>
+// CHECK: %[[POS:.*]] = spirv.AtomicIAdd <Device> <None> %[[HEADP]], %{{.*}} : !spirv.ptr<i32, StorageBuffer>
 // CHECK: spirv.UMod %[[POS]], %{{.*}} : i32
 // CHECK: %[[ARRIVEP:.*]] = spirv.AccessChain %[[COUNTERS]][%{{.*}}, %[[C3:.*]]]
-// CHECK: spirv.AtomicIAdd <Device> <AcquireRelease> %[[ARRIVEP]], %{{.*}} : !spirv.ptr<i32, StorageBuffer>
+// CHECK: spirv.AtomicIAdd <Device> <None> %[[ARRIVEP]], %{{.*}} : !spirv.ptr<i32, StorageBuffer>
 // CHECK: %[[CODEP:.*]] = spirv.AccessChain %[[FAULT]][%{{.*}}, %{{.*}}]
-// CHECK: spirv.AtomicCompareExchange <Device> <AcquireRelease> <None> %[[CODEP]], %{{.*}}, %{{.*}} : !spirv.ptr<i32, StorageBuffer>
+// CHECK: spirv.AtomicCompareExchange <Device> <None> <None> %[[CODEP]], %{{.*}}, %{{.*}} : !spirv.ptr<i32, StorageBuffer>
 // CHECK: spirv.Return
 
 // Handler "intersect": the payload at the item's slot, then release (next
@@ -74,9 +74,9 @@
 // CHECK: spirv.BranchConditional %[[OCC]]
 // CHECK: spirv.Store "StorageBuffer" %{{.*}}, %[[DONE]] : i32
 // CHECK: %[[RELP:.*]] = spirv.AccessChain %[[CNT]][%{{.*}}, %[[C6]]]
-// CHECK: spirv.AtomicIAdd <Device> <AcquireRelease> %[[RELP]]
+// CHECK: spirv.AtomicIAdd <Device> <None> %[[RELP]]
 // CHECK: %[[MOVEP:.*]] = spirv.AccessChain %[[CNT]][%{{.*}}, %[[C4]]]
-// CHECK: spirv.AtomicIAdd <Device> <AcquireRelease> %[[MOVEP]]
+// CHECK: spirv.AtomicIAdd <Device> <None> %[[MOVEP]]
 // CHECK: spirv.Return
 
 // CHECK-DAG: spirv.EntryPoint "GLCompute" @path__entry

@@ -20,6 +20,8 @@ struct CpuDeviceOptions {
   uint32_t workers = 0;    // 0: one per core
   uint32_t blockSize = 64; // invocations per block
   size_t arenaInlineBytes = size_t(4) << 20;
+  // Lanes a run may start (the lanes compiled kernels were loaded for).
+  uint64_t laneLimit = UINT64_MAX;
 };
 
 class CpuDevice final : public Device {

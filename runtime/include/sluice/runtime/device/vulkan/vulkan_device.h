@@ -46,6 +46,8 @@ struct VulkanProgram {
   // Number of resident buffers: kernel arguments after the inputs, set with
   // setBinding (the program's bindings, then their extents).
   uint32_t bindings = 0;
+  // Lanes a run may start: the inputs are sized for them.
+  uint64_t lanes = UINT64_MAX;
 };
 
 // Per-run GPU figures.
