@@ -17,14 +17,14 @@ namespace {
 
 // A minimal descriptor: one main stage, no owners, SoA frames of the header.
 constexpr const char *kDescriptor = R"({
-  "version": 1, "name": "p", "entry_stage": 0, "publish_stride": 0,
+  "version": 2, "name": "p", "entry_stage": 0, "publish_stride": 0,
   "main_stages": [{"name": "entry", "kernel": "k_entry"}],
   "owners": [], "producers": [],
   "frame": {"layout": "soa", "fields": [
     {"name": "lane", "type": "i32", "size": 4, "align": 4},
     {"name": "next", "type": "i32", "size": 4, "align": 4}]},
   "counters": {"stage_base": 0, "alloc_base": 1, "release_base": 1, "size": 1},
-  "inputs": ["i32"],
+  "inputs": ["i32"], "bindings": [], "check_bounds": false,
   "backends": {"vulkan": {"section": "spirv", "block_lanes": 32}}
 })";
 

@@ -267,13 +267,21 @@ TEST_P(AdapterConformance, DispatchBeyondTheLoadedLanesIsAnError) {
   RunResult result = runWavefront(*loaded, 5000);
   EXPECT_EQ(result.status.kind(), ErrorKind::InvalidArgument)
       << result.status.describe();
-  EXPECT_NE(result.status.message().find("loaded for 10"), std::string::npos)
+  EXPECT_NE(result.status.message().find(
+                "device: a run of more than 10 lanes, but the program was "
+                "loaded for 10 (BackendOptions::lanes)"),
+            std::string::npos)
       << result.status.message();
   if (findBackendAdapter(GetParam())->stateMachine) {
     RunResult machine =
         runStateMachine(loaded->program(), loaded->device(), 11, 256);
     EXPECT_EQ(machine.status.kind(), ErrorKind::InvalidArgument)
         << machine.status.describe();
+    EXPECT_NE(machine.status.message().find(
+                  "cpu device: a state-machine run of 11 lanes, but the "
+                  "program was loaded for 10 (BackendOptions::lanes)"),
+              std::string::npos)
+        << machine.status.message();
   }
   // The loaded lane count itself still runs.
   expectDispatchCounts(loaded->program(), runWavefront(*loaded, kLoaded),
