@@ -53,19 +53,18 @@ Status invalidArgument(std::string message) {
   return Status::error(ErrorKind::InvalidArgument, std::move(message));
 }
 
+// Per element type, in enum order: its MLIR name and its .npy descr.
+struct ElementTypeNames {
+  std::string_view name, descr;
+};
+constexpr ElementTypeNames kElementTypeNames[] = {
+    {"i32", "<i4"}, {"i64", "<i8"}, {"f32", "<f4"}, {"f64", "<f8"}};
+
 // "<i4" for ElementType::I32, ...
 std::string_view npyDescr(ElementType type) {
-  switch (type) {
-  case ElementType::I32:
-    return "<i4";
-  case ElementType::I64:
-    return "<i8";
-  case ElementType::F32:
-    return "<f4";
-  case ElementType::F64:
-    return "<f8";
-  }
-  return "?";
+  return uint8_t(type) < std::size(kElementTypeNames)
+             ? kElementTypeNames[uint8_t(type)].descr
+             : "?";
 }
 
 bool validElementType(ElementType type) {
@@ -314,17 +313,9 @@ bool parseElementType(std::string_view text, ElementType &out) {
 }
 
 std::string_view elementTypeName(ElementType type) {
-  switch (type) {
-  case ElementType::I32:
-    return "i32";
-  case ElementType::I64:
-    return "i64";
-  case ElementType::F32:
-    return "f32";
-  case ElementType::F64:
-    return "f64";
-  }
-  return "?";
+  return uint8_t(type) < std::size(kElementTypeNames)
+             ? kElementTypeNames[uint8_t(type)].name
+             : "?";
 }
 
 uint32_t elementTypeBytes(ElementType type) {

@@ -450,16 +450,15 @@ struct GenericAtomicCASPattern
                             "defined outside the atomic body");
 
     auto memrefType = cast<MemRefType>(op.getMemref().getType());
-    const auto &typeConverter = *getTypeConverter<SPIRVTypeConverter>();
-    Value ptr =
-        spirv::getElementPtr(typeConverter, memrefType, adaptor.getMemref(),
-                             adaptor.getIndices(), op.getLoc(), rewriter);
+    Value ptr = spirv::getElementPtr(*getTypeConverter<SPIRVTypeConverter>(),
+                                     memrefType, adaptor.getMemref(),
+                                     adaptor.getIndices(), op.getLoc(),
+                                     rewriter);
     if (!ptr)
       return rewriter.notifyMatchFailure(op, "no element pointer");
     rewriter.replaceOpWithNewOp<spirv::AtomicCompareExchangeOp>(
-        op, elemType, ptr, scopeOf(memrefType),
-        spirv::MemorySemantics::AcquireRelease, spirv::MemorySemantics::None,
-        desiredValue, expectedValue);
+        op, elemType, ptr, scopeOf(memrefType), spirv::MemorySemantics::None,
+        spirv::MemorySemantics::None, desiredValue, expectedValue);
     return success();
   }
 };
@@ -479,15 +478,15 @@ struct AtomicFAddPattern : public OpConversionPattern<memref::AtomicRMWOp> {
     if (!elemType)
       return rewriter.notifyMatchFailure(op, "unsupported element type");
     auto memrefType = cast<MemRefType>(op.getMemref().getType());
-    const auto &typeConverter = *getTypeConverter<SPIRVTypeConverter>();
-    Value ptr =
-        spirv::getElementPtr(typeConverter, memrefType, adaptor.getMemref(),
-                             adaptor.getIndices(), op.getLoc(), rewriter);
+    Value ptr = spirv::getElementPtr(*getTypeConverter<SPIRVTypeConverter>(),
+                                     memrefType, adaptor.getMemref(),
+                                     adaptor.getIndices(), op.getLoc(),
+                                     rewriter);
     if (!ptr)
       return rewriter.notifyMatchFailure(op, "no element pointer");
     rewriter.replaceOpWithNewOp<spirv::EXTAtomicFAddOp>(
-        op, elemType, ptr, scopeOf(memrefType),
-        spirv::MemorySemantics::AcquireRelease, adaptor.getValue());
+        op, elemType, ptr, scopeOf(memrefType), spirv::MemorySemantics::None,
+        adaptor.getValue());
     return success();
   }
 };
