@@ -123,13 +123,16 @@ int runArtifact(const Artifact &artifact, const ArtifactRunOptions &options) {
   // Every run starts from the bound values.
   for (uint32_t r = 0; r < options.repeat; ++r) {
     report = program.run(run);
-    if (!report.started)
+    if (report.deviceSetupFailed())
       return fail(options,
                   std::string(adapter.name) +
                       " backend: " + report.status.describe(),
                   exitCodeFor(report.status));
     if (r == 0 || report.seconds < best)
       best = report.seconds;
+    if (!report.status.ok() && report.phase != RunPhase::Schedule)
+      return fail(options, report.status.message(),
+                  exitCodeFor(report.status));
     if (!report.status.ok())
       return fail(options,
                   "run of @" + program.descriptor().name +

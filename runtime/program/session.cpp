@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -264,8 +263,8 @@ Status Program::bindElements(std::string_view name, ElementType element,
   value.shape = std::move(shape);
   for (int64_t extent : value.shape)
     if (extent < 0)
-      return invalid(impl_->what(index) + " was given shape " +
-                     shapeText(value.shape) + " with a negative extent");
+      return invalid(impl_->what(index) + " was given a negative extent (" +
+                     std::to_string(extent) + ")");
   if (value.elementCount() != count)
     return invalid(impl_->what(index) + " was given shape " +
                    shapeText(value.shape) + ", which holds " +
@@ -411,6 +410,7 @@ RunReport Program::run(const RunOptions &options) {
     BackendOptions backendOptions;
     backendOptions.lanes = std::max(options.lanes, impl.loadedLanes);
     backendOptions.workers = options.workers;
+    report.phase = RunPhase::Load;
     std::unique_ptr<LoadedProgram> reloaded;
     if (Status status = adapter.load(impl.artifact, backendOptions, reloaded);
         !status.ok())
@@ -421,11 +421,12 @@ RunReport Program::run(const RunOptions &options) {
     impl.ran = false;
   }
   // Every run starts from the bound values.
+  report.phase = RunPhase::Upload;
   if (Status status = impl.loaded->bind(impl.values); !status.ok())
     return fail(std::move(status));
   std::fill(impl.fresh.begin(), impl.fresh.end(), false);
   impl.ran = true;
-  report.started = true;
+  report.phase = RunPhase::Schedule;
 
   const ProgramDescriptor &program = impl.loaded->program();
   auto start = std::chrono::steady_clock::now();

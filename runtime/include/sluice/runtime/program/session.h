@@ -86,6 +86,11 @@ struct RunOptions {
                               // many iterations; 0: unbounded
 };
 
+// How far a run got: checking the options and bindings, loading the kernels
+// again (more lanes, other workers), uploading the bindings, or the schedule
+// itself (a run that succeeded, or failed while running).
+enum class RunPhase : uint8_t { Check, Load, Upload, Schedule };
+
 // What a run did: RunResult (status, iterations, lanes finished, per-stage
 // statistics in global stage order) plus the lanes asked for, the stage
 // names and the wall time of the schedule (without uploading the bindings).
@@ -93,9 +98,13 @@ struct RunReport : RunResult {
   uint32_t lanes = 0;
   std::vector<std::string> stageNames; // per global stage: "bounce", "shadow.shade"
   double seconds = 0;
-  // False when the run failed before the scheduler started (reloading the
-  // kernels or uploading the bindings); `status` says why.
-  bool started = false;
+  // Where the run stopped; a failure before Schedule never ran a kernel.
+  RunPhase phase = RunPhase::Check;
+  // A failure on the device before the schedule started (loading the
+  // kernels again, uploading the bindings), as opposed to bad options.
+  bool deviceSetupFailed() const {
+    return phase == RunPhase::Load || phase == RunPhase::Upload;
+  }
   // The run succeeded and every lane finished.
   bool ok() const { return status.ok() && lanesFinished == lanes; }
 };
