@@ -4,9 +4,9 @@
 
 #include "sluice/runtime/device/backend.h"
 #include "sluice/runtime/exit_codes.h"
+#include "sluice/runtime/program/session.h"
 #include "sluice/runtime/wavefront/wavefront.h"
 
-#include <chrono>
 #include <cstdio>
 
 namespace sluice::runtime {
@@ -22,29 +22,17 @@ const char *layoutName(FrameLayoutKind kind) {
   return kind == FrameLayoutKind::StructOfArrays ? "soa" : "aos";
 }
 
-size_t bindingIndex(const CompiledProgram &program, std::string_view name) {
-  for (size_t i = 0; i < program.bindings.size(); ++i)
-    if (program.bindings[i].name == name)
-      return i;
-  return program.bindings.size(); // resolveBindings checked every name
-}
-
 /// The --output files and the --print lines, read back from the device.
-int writeOutputs(const CompiledProgram &program, LoadedProgram &loaded,
-                 const ArtifactRunOptions &options) {
+int writeOutputs(Program &program, const ArtifactRunOptions &options) {
   HostBuffer value;
   for (const std::string &name : options.bindings.prints) {
-    if (Status status = loaded.readBinding(
-            uint32_t(bindingIndex(program, name)), value);
-        !status.ok())
+    if (Status status = program.read(name, value); !status.ok())
       return fail(options, status.describe(), exitCodeFor(status));
     std::printf("%s\n", formatHostBuffer(name, value).c_str());
   }
   std::fflush(stdout);
   for (const BindingRequests::Item &item : options.bindings.outputs) {
-    if (Status status = loaded.readBinding(
-            uint32_t(bindingIndex(program, item.name)), value);
-        !status.ok())
+    if (Status status = program.read(item.name, value); !status.ok())
       return fail(options, status.describe(), exitCodeFor(status));
     if (Status status = writeNpyFile(item.text, value); !status.ok())
       return fail(options, status.message(), exitCodeFor(status));
@@ -107,66 +95,67 @@ int runArtifact(const Artifact &artifact, const ArtifactRunOptions &options) {
       !status.ok())
     return fail(options, status.message(), exitCodeFor(status));
   const BackendAdapter &adapter = *findBackendAdapter(options.backend);
-  BackendOptions backendOptions;
-  backendOptions.lanes = options.lanes;
-  backendOptions.workers = options.workers;
-  std::unique_ptr<LoadedProgram> loaded;
-  if (Status status = adapter.load(artifact, backendOptions, loaded);
+  LoadOptions load;
+  load.lanes = options.lanes;
+  load.workers = adapter.workers ? options.workers : 0;
+  Program program;
+  if (Status status = Program::load(artifact, adapter.name, program, load);
       !status.ok())
     return fail(options,
                 std::string(adapter.name) + " backend: " + status.describe(),
                 exitCodeFor(status));
-  const ProgramDescriptor &program = loaded->program();
-  bool stateMachine = options.schedule == "state-machine";
+  const std::vector<CompiledBinding> &bindings = artifact.program().bindings;
+  for (size_t i = 0; i < bindings.size(); ++i)
+    if (Status status = program.bind(bindings[i].name, std::move(values[i]));
+        !status.ok())
+      return fail(options, status.message(), exitCodeFor(status));
 
-  RunResult result;
+  RunOptions run;
+  run.lanes = options.lanes;
+  run.schedule = options.schedule == "state-machine" ? Schedule::StateMachine
+                                                      : Schedule::Wavefront;
+  run.framePool = options.framePool;
+  run.partialAdmission = options.partialAdmission;
+  run.workers = load.workers;
+  run.tracePath = options.tracePath;
+  RunReport report;
   double best = 0;
+  // Every run starts from the bound values.
   for (uint32_t r = 0; r < options.repeat; ++r) {
-    if (Status status = loaded->bind(values); !status.ok())
+    report = program.run(run);
+    if (report.deviceSetupFailed())
       return fail(options,
-                  std::string(adapter.name) + " backend: " + status.describe(),
-                  exitCodeFor(status));
-    auto start = std::chrono::steady_clock::now();
-    if (stateMachine) {
-      result = runStateMachine(program, loaded->device(), options.lanes,
-                               options.framePool);
-    } else {
-      SchedulerOptions scheduler;
-      scheduler.framePool = options.framePool;
-      scheduler.partialAdmission = options.partialAdmission;
-      scheduler.tracePath = options.tracePath;
-      result = WavefrontScheduler(program, loaded->device(), scheduler)
-                   .run(options.lanes);
-    }
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
-    if (r == 0 || seconds < best)
-      best = seconds;
-    if (!result.status.ok())
+                  std::string(adapter.name) +
+                      " backend: " + report.status.describe(),
+                  exitCodeFor(report.status));
+    if (r == 0 || report.seconds < best)
+      best = report.seconds;
+    if (!report.status.ok() && report.phase != RunPhase::Schedule)
+      return fail(options, report.status.message(),
+                  exitCodeFor(report.status));
+    if (!report.status.ok())
       return fail(options,
-                  "run of @" + program.name +
-                      " failed: " + result.status.describe(),
-                  exitCodeFor(result.status));
+                  "run of @" + program.descriptor().name +
+                      " failed: " + report.status.describe(),
+                  exitCodeFor(report.status));
   }
 
   RunSummary summary{options.lanes, options.schedule.c_str(),
                      layoutName(artifact.program().layout), options.framePool,
                      options.stats};
-  printRunSummary(stdout, program, result, summary);
+  printRunSummary(stdout, program.descriptor(), report, summary);
   std::fflush(stdout);
-  std::string device = loaded->deviceSummary();
+  std::string device = program.deviceSummary();
   if (!device.empty())
     std::fprintf(stderr, "%s: %s\n", options.tool.c_str(), device.c_str());
   if (options.repeat > 1)
     std::fprintf(stderr, "%s: fastest of %u runs: %.3f ms wall\n",
                  options.tool.c_str(), options.repeat, best * 1e3);
-  if (int code = writeOutputs(artifact.program(), *loaded, options);
-      code != kExitSuccess)
+  if (int code = writeOutputs(program, options); code != kExitSuccess)
     return code;
-  if (result.lanesFinished != options.lanes)
+  if (report.lanesFinished != options.lanes)
     return fail(options,
-                std::to_string(result.lanesFinished) + " of " +
+                std::to_string(report.lanesFinished) + " of " +
                     std::to_string(options.lanes) + " lanes finished",
                 kExitFailure);
   return kExitSuccess;
