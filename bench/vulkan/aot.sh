@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Compiles every examples/barrier/*.mlir (and two Integration programs) ahead
+# Compiles every examples/barrier/*.mlir (iterate.mlir, the back-to-back
+# launches on resident arrays, among them; and two Integration programs) ahead
 # of time into two standalone
 # executables that need neither MLIR nor LLVM at run time (so they run on a
 # machine that has a GPU driver but no compiler, like the H200 machine):

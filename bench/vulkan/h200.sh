@@ -4,8 +4,11 @@
 # loader unpacked (.gl, see /work/.library/device/README.md). For each barrier
 # example: the printed values of the CPU and the Vulkan executable, then
 # SLUICE_BENCH_REPS timed launches of each (fastest, "sluice-time <reps> <ns>",
-# host wall time including the Vulkan copies) and the per-launch GPU time
-# from timestamp queries. Then the shadow pool artifact under sluice-run-artifact.
+# host wall time; the timed launches after the first keep their arrays
+# resident, so they copy nothing) and the per-launch GPU time from timestamp
+# queries. Then iterate (back-to-back launches: one upload, 64 kernels, one
+# download, per launch next to the kernel time) and the shadow pool artifact
+# under sluice-run-artifact.
 set -uo pipefail
 aot=${1:-.aot}
 reps=${SLUICE_BENCH_REPS:-5}
@@ -19,6 +22,32 @@ for name in reduction scan transpose data_dependent_loop big_state; do
   echo "cpu timing:    $(SLUICE_BENCH_REPS=$reps ./$name-cpu 2>&1 | grep sluice-time)"
   SLUICE_BENCH_REPS=$reps SLUICE_VULKAN_TIMING=1 ./$name-vulkan 2>&1 | grep -E "sluice-time|gpu" | tail -4
 done
+# Residency: 64 back-to-back launches on one 4 MiB array (examples/barrier/
+# iterate.mlir). Each timed sequence is one upload, 64 kernels and one
+# download; "sluice-time 6" is the fastest sequence divided by 64 (ns per
+# launch, end to end), "sluice-time 7" the whole sequence. From the timing
+# lines: how many launches uploaded and how many downloads there were (one
+# of each per sequence), and the mean kernel time per launch.
+echo "== iterate (64 launches, one upload, one download per sequence)"
+echo "cpu:    $(./iterate-cpu | tr '\n' ' ')"
+echo "vulkan: $(./iterate-vulkan | tr '\n' ' ')"
+echo "cpu timing:    $(SLUICE_BENCH_REPS=$reps ./iterate-cpu 2>&1 >/dev/null | grep sluice-time | tr '\n' ' ')"
+SLUICE_BENCH_REPS=$reps SLUICE_VULKAN_TIMING=1 ./iterate-vulkan 2> iterate-vulkan.timing >/dev/null
+echo "vulkan timing: $(grep sluice-time iterate-vulkan.timing | tr '\n' ' ')"
+awk '/@rotate grid/ {
+       launches++
+       for (i = 1; i <= NF; i++) {
+         if ($i == "gpu" && launches > 64) { gpu += $(i + 1); timed++ } # timed sequences only
+         if ($i == "in" && $(i + 2) == "bytes" && $(i + 1) > 0) { uploads++; upBytes += $(i + 1) }
+       }
+     }
+     /host read: download/ { downloads++ }
+     /sluice-time 6 / { perLaunch = $3 / 1000 }
+     END {
+       printf "vulkan: %d launches, %d uploaded (%d bytes), %d downloads; per launch: %.3f us end to end (1 upload + 64 kernels + 1 download, / 64), kernel %.3f us (mean GPU timestamp of the timed sequences)\n",
+              launches, uploads, upBytes, downloads, perLaunch, timed ? gpu / timed : 0
+     }' iterate-vulkan.timing
+grep -E "@rotate .*copies in [1-9]|host read" iterate-vulkan.timing | head -4
 for name in vulkan-float-kernel vulkan-push-scratch; do
   echo "== $name"
   echo "cpu:    $(./$name-cpu | tr '\n' ' ')"

@@ -69,6 +69,7 @@ static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner
   add(SLUICE_RT_SYM_LAUNCH_SCALAR, reinterpret_cast<void *>(&sluice_rt_launch_scalar));
   add(SLUICE_RT_SYM_LAUNCH_SCRATCH, reinterpret_cast<void *>(&sluice_rt_launch_scratch));
   add(SLUICE_RT_SYM_LAUNCH_END, reinterpret_cast<void *>(&sluice_rt_launch_end));
+  add(SLUICE_RT_SYM_HOST_ACCESS, reinterpret_cast<void *>(&sluice_rt_host_access));
   return map;
 }
 

@@ -7,7 +7,9 @@
 // {ptr allocated, ptr aligned, i64 offset, i64 sizes[rank], i64
 // strides[rank]}), then the grid and block sizes as six i64; end runs the
 // grid's blocks with sluice_rt_launch_blocks. The Vulkan wrapper is the
-// sluice_rt_vk_launch_* family (vulkan_launch.h).
+// sluice_rt_vk_launch_* family (vulkan_launch.h), which also keeps the
+// resident device copies that sluice_rt_host_access brings back; the CPU
+// runs on host memory and has none.
 //
 //===----------------------------------------------------------------------===//
 
@@ -206,6 +208,20 @@ void sluice_rt_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
            " blocks overflows 64 bits");
   sluice_rt_launch_blocks(launch.blockFunction, launch.record.data(),
                           uint64_t(blocks), launch.workers);
+}
+
+void sluice_rt_host_access(void *data, uint64_t bytes, uint64_t access) {
+  if (current.active)
+    misuse("sluice_rt_host_access during the launch of @" + current.kernel +
+           " (between sluice_rt_launch_begin and sluice_rt_launch_end)");
+  if (access & ~uint64_t(SLUICE_HOST_READ | SLUICE_HOST_WRITE |
+                         SLUICE_HOST_FREE) ||
+      access == 0 ||
+      ((access & SLUICE_HOST_FREE) && access != SLUICE_HOST_FREE))
+    misuse("sluice_rt_host_access with access " + std::to_string(access) +
+           "; expected SLUICE_HOST_READ (1), SLUICE_HOST_WRITE (2), both, or "
+           "SLUICE_HOST_FREE (4) alone");
+  sluice_rt_vk_host_access(data, bytes, access);
 }
 
 } // extern "C"

@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <string>
 
 namespace {
 
@@ -133,6 +134,36 @@ TEST(HostLaunchDeathTest, MisuseExitsTwoNamingTheCall) {
       testing::ExitedWithCode(2),
       "kernel @k: a grid of 4294967296 x 4294967296 x 2 blocks overflows 64 "
       "bits");
+  EXPECT_EXIT(sluice_rt_host_access(data, sizeof data, 8),
+              testing::ExitedWithCode(2),
+              std::string("sluice: launch: sluice_rt_host_access with access "
+                          "8; ") +
+                  "expected SLUICE_HOST_READ \\(1\\), SLUICE_HOST_WRITE \\(2\\)" +
+                  ", both, or SLUICE_HOST_FREE " + "\\(4\\) alone");
+  EXPECT_EXIT(sluice_rt_host_access(data, sizeof data,
+                                    SLUICE_HOST_FREE | SLUICE_HOST_WRITE),
+              testing::ExitedWithCode(2), "with access 6; expected");
+  EXPECT_EXIT(
+      {
+        beginCpu("k");
+        sluice_rt_host_access(data, sizeof data, SLUICE_HOST_READ);
+      },
+      testing::ExitedWithCode(2),
+      // '.' for the parentheses keeps the message's text in one piece.
+      "sluice_rt_host_access during the launch of @k .between "
+      "sluice_rt_launch_begin and sluice_rt_launch_end.");
+}
+
+// Host accesses where nothing is resident (every CPU launch) return at once
+// and never start a Vulkan context, whatever the range.
+TEST(HostLaunch, HostAccessWithNothingResidentIsANoOp) {
+  float before[6];
+  std::memcpy(before, data, sizeof data);
+  sluice_rt_host_access(data, sizeof data, SLUICE_HOST_READ);
+  sluice_rt_host_access(data, sizeof data, SLUICE_HOST_READ | SLUICE_HOST_WRITE);
+  sluice_rt_host_access(nullptr, UINT64_MAX, SLUICE_HOST_WRITE);
+  sluice_rt_host_access(data, sizeof data, SLUICE_HOST_FREE);
+  EXPECT_EQ(std::memcmp(before, data, sizeof data), 0);
 }
 
 } // namespace

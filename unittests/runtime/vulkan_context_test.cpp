@@ -633,10 +633,13 @@ TEST_F(VulkanTest, LaunchAbiBadAccessFlagsExit) {
   EXPECT_EXIT(
       {
         sluice_rt_vk_launch_begin(shader.data(), shader.size(), "add_scalar");
-        sluice_rt_vk_launch_arg(data.data(), 128, 4);
+        sluice_rt_vk_launch_arg(data.data(), 128, 8);
       },
       ::testing::ExitedWithCode(1),
-      "sluice: vulkan: kernel @add_scalar argument 0 has access flags 4");
+      std::string("sluice: vulkan: kernel @add_scalar argument 0 has access "
+                  "flags 8; ") +
+          "expected a mask of SLUICE_RT_VK_READ " +
+          "\\(1\\), SLUICE_RT_VK_WRITE \\(2\\) and SLUICE_RT_VK_RESIDENT \\(4\\)");
 }
 
 // Runs scratch_private on a gx x gy grid of 32-wide workgroups; every
@@ -711,7 +714,8 @@ TEST_F(VulkanTest, LaunchAbiTimingLine) {
       },
       ::testing::ExitedWithCode(0),
       "sluice: vulkan: @add_scalar grid 2x1x1 block 32x1x1: gpu .* us, copies "
-      "in [0-9.]+\\+.* us / out [0-9.]+\\+.* us \\(host\\+device\\)");
+      "in 256 bytes [0-9.]+\\+.* us / out 256 bytes [0-9.]+\\+.* us "
+      "\\(host\\+device\\)");
 }
 
 //===----------------------------------------------------------------------===//

@@ -7,6 +7,14 @@
  * lowering (lib/Conversion/GPULaunchToRuntime) and the runtime's wrappers
  * share: the backend ids, the access flags and the function names.
  *
+ * Residency (docs/spirv-backend.md, "Running on Vulkan"): a GPU backend may
+ * keep a memref operand's device copy between launches when the launch marks
+ * it SLUICE_LAUNCH_RESIDENT. The host code then promises to call
+ * sluice_rt_host_access before it touches any byte of the operand's memory
+ * (to read, to write, or to free it) after a launch, so that the runtime
+ * downloads the device copy only when the host reads it and uploads only
+ * what the host wrote since the last launch.
+ *
  *===--------------------------------------------------------------------===*/
 #ifndef SLUICE_ABI_LAUNCHABI_H
 #define SLUICE_ABI_LAUNCHABI_H
@@ -23,6 +31,25 @@ enum sluice_launch_backend {
 /* Access flags of a memref operand, inferred from the kernel. */
 #define SLUICE_LAUNCH_READ 1u  /* the kernel may read the operand */
 #define SLUICE_LAUNCH_WRITE 2u /* the kernel may write it */
+/* The host code brackets its own uses of the operand's memory with
+ * sluice_rt_host_access, so the device copy may stay resident: it is
+ * uploaded only when stale and downloaded only when the host asks. Without
+ * it, READ copies in before and WRITE copies out after every launch. */
+#define SLUICE_LAUNCH_RESIDENT 4u
+
+/* The access flags of sluice_rt_host_access(data, bytes, access), what the
+ * host is about to do with the bytes [data, data + bytes):
+ * - READ: device copies newer than the host's are downloaded first;
+ * - WRITE: the same, and the device copies become stale (the next launch
+ *   that reads them uploads them again); a partial write keeps the other
+ *   bytes, hence the download;
+ * - FREE: the memory is freed; its device copies are dropped, not
+ *   downloaded. Not combined with READ or WRITE.
+ * The range (NULL, UINT64_MAX) is every resident copy (what an unknown
+ * callee may touch). On the CPU backend there is nothing to do. */
+#define SLUICE_HOST_READ 1u
+#define SLUICE_HOST_WRITE 2u
+#define SLUICE_HOST_FREE 4u
 
 #define SLUICE_RT_SYM_LAUNCH_BEGIN "sluice_rt_launch_begin"
 #define SLUICE_RT_SYM_LAUNCH_WORKERS "sluice_rt_launch_workers"
@@ -32,5 +59,6 @@ enum sluice_launch_backend {
 #define SLUICE_RT_SYM_LAUNCH_SCALAR "sluice_rt_launch_scalar"
 #define SLUICE_RT_SYM_LAUNCH_SCRATCH "sluice_rt_launch_scratch"
 #define SLUICE_RT_SYM_LAUNCH_END "sluice_rt_launch_end"
+#define SLUICE_RT_SYM_HOST_ACCESS "sluice_rt_host_access"
 
 #endif /* SLUICE_ABI_LAUNCHABI_H */

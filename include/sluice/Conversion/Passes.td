@@ -286,8 +286,24 @@ def ConvertGPULaunchToRuntime : Pass<"convert-gpu-launch-to-runtime", "::mlir::M
     ```
 
     The handle is the SPIR-V words of the kernel's module. `access` says
-    whether the kernel may read (1) and write (2) the memref: every used
-    argument is copied in, only written ones are copied back. A private array
+    whether the kernel may read (1) and write (2) the memref, and, with
+    `resident` (the default), that the device copy may stay resident (4):
+    the pass then inserts, in every function that launches,
+
+    ```
+    sluice_rt_host_access(ptr, bytes, access)   // 1 read, 2 write, 4 free
+    ```
+
+    before each host operation that may touch memory a launch used (loads:
+    read; stores, copies, calls taking the memref: read and write;
+    memref.dealloc: free), hoisted out of loops that do not launch on it;
+    before unknown calls when such memory may have escaped the function
+    (the range (null, -1): everything); and at the function's returns for
+    memory its caller can see. The runtime uploads a memref only when the
+    host wrote it since the last launch and downloads it only when the host
+    is about to read it (docs/spirv-backend.md, "Residency"). With
+    `resident=false` every used argument is copied in and written ones are
+    copied back at every launch. A private array
     larger than `max-private-bytes` becomes a scratch argument (see
     sluice-gpu-to-spirv); the runtime allocates its bytes per invocation for
     every invocation of the grid. `convert-gpu-to-cpu` lowers the CPU
@@ -310,10 +326,15 @@ def ConvertGPULaunchToRuntime : Pass<"convert-gpu-launch-to-runtime", "::mlir::M
            "Workgroup size x of kernels without a known block size">,
     Option<"maxPrivateBytes", "max-private-bytes", "unsigned", /*default=*/"16384",
            "Private arrays larger than this (bytes per invocation) move to "
-           "scratch buffers">
+           "scratch buffers">,
+    Option<"resident", "resident", "bool", /*default=*/"true",
+           "Keep memref operands resident on the device between launches, "
+           "with host-access calls in the host code">
   ];
   let statistics = [
-    Statistic<"numLaunches", "launches", "gpu.launch_func ops rewritten">
+    Statistic<"numLaunches", "launches", "gpu.launch_func ops rewritten">,
+    Statistic<"numHostAccessCalls", "host-access-calls",
+              "sluice_rt_host_access calls inserted">
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect"];

@@ -6,11 +6,15 @@
 // binaries become constants of the host code, and every launch becomes the
 // one host-launch ABI (LaunchLowering.h) with the SPIR-V words as the kernel
 // handle. Operand i is binding i, the order sluice-gpu-to-spirv gives the
-// interface variables. The CPU backend's host half is in convert-gpu-to-cpu,
+// interface variables. With `resident` (the default) the memref operands are
+// SLUICE_LAUNCH_RESIDENT and the host code calls sluice_rt_host_access
+// before it touches their memory (HostAccess.h), so back-to-back launches
+// keep their arrays on the device. The CPU backend's host half is in convert-gpu-to-cpu,
 // on the same lowering.
 //
 //===----------------------------------------------------------------------===//
 
+#include "sluice/Conversion/GPULaunchToRuntime/HostAccess.h"
 #include "sluice/Conversion/GPULaunchToRuntime/LaunchLowering.h"
 #include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
 #include "sluice/Conversion/Passes.h"
@@ -136,6 +140,11 @@ struct ConvertGPULaunchToRuntimePass
       return signalPassFailure();
 
     SymbolTable symbols(module);
+    // Host-access calls first: they read the launches' operands.
+    if (resident) {
+      sluice::RuntimeCalls runtime(module, symbols);
+      numHostAccessCalls += sluice::insertHostAccessCalls(module, runtime);
+    }
     sluice::HostLaunchLowering host(module, symbols);
     llvm::StringMap<std::pair<LLVM::GlobalOp, uint64_t>> binaries;
     for (auto spv : llvm::make_early_inc_range(module.getOps<spirv::ModuleOp>())) {
@@ -149,6 +158,7 @@ struct ConvertGPULaunchToRuntimePass
     sluice::HostLaunchTarget target;
     target.backend = SLUICE_LAUNCH_VULKAN;
     target.indexBytes = 4; // index is i32 in the SPIR-V kernel
+    target.resident = resident;
     SmallVector<gpu::LaunchFuncOp> launches;
     module.walk([&](gpu::LaunchFuncOp launch) { launches.push_back(launch); });
     for (gpu::LaunchFuncOp launch : launches) {

@@ -194,6 +194,8 @@ void HostLaunchLowering::lower(
       uint64_t access = position < kernel.access.size()
                             ? kernel.access[position]
                             : SLUICE_LAUNCH_READ | SLUICE_LAUNCH_WRITE;
+      if (target.resident)
+        access |= SLUICE_LAUNCH_RESIDENT;
       passMemRef(b, loc, operand, access);
     } else {
       passScalar(b, loc, operand, target.indexBytes);

@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <memory>
 #include <map>
 #include <mutex>
 #include <string>
@@ -68,6 +70,7 @@ Context &context() {
   return *context;
 }
 
+// Resident buffers kept at most (ResidencyTable).
 constexpr size_t kMaxCachedBuffers = 256;
 
 struct Argument {
@@ -75,14 +78,7 @@ struct Argument {
   void *data = nullptr;
   uint64_t bytes = 0;  // memref and scalar size; scratch bytes per invocation
   uint64_t value = 0;  // scalar value
-  uint64_t access = 0; // memref SLUICE_RT_VK_READ / SLUICE_RT_VK_WRITE
-};
-
-// A memref's device-only buffer and its host-visible staging buffer (made on
-// first need: an access-0 argument has none).
-struct MemrefBuffers {
-  std::unique_ptr<Buffer> device;
-  std::unique_ptr<Buffer> staging;
+  uint64_t access = 0; // memref SLUICE_RT_VK_READ / _WRITE / _RESIDENT
 };
 
 struct LaunchState {
@@ -93,11 +89,11 @@ struct LaunchState {
   uint64_t workgroupBytes = 0;
   std::vector<Argument> args;
   std::unique_ptr<Stream> stream;
-  // Memref buffers by (host pointer, size); scalar and scratch buffers by
-  // position among the scalars / scratch calls of a launch.
-  std::map<std::pair<void *, uint64_t>, MemrefBuffers> buffers;
+  // Scalar and scratch buffers by position among the scalars / scratch calls
+  // of a launch; the buffer every empty memref binds.
   std::vector<std::unique_ptr<Buffer>> scalars;
   std::vector<std::unique_ptr<Buffer>> scratch;
+  std::unique_ptr<Buffer> empty;
 };
 
 LaunchState &launchState() {
@@ -204,17 +200,6 @@ std::unique_ptr<Buffer> makeBuffer(uint64_t bytes, Placement placement,
   return buffer;
 }
 
-// The device buffer of a memref, with its staging buffer when `staged`.
-MemrefBuffers &buffersFor(LaunchState &launch, void *data, uint64_t bytes,
-                          bool staged) {
-  MemrefBuffers &entry = launch.buffers[std::make_pair(data, bytes)];
-  if (!entry.device)
-    entry.device = makeBuffer(bytes, Placement::DeviceOnly, "device");
-  if (staged && !entry.staging)
-    entry.staging = makeBuffer(bytes, Placement::Host, "staging");
-  return entry;
-}
-
 Buffer &scalarBuffer(LaunchState &launch, size_t position) {
   while (launch.scalars.size() <= position)
     launch.scalars.push_back(makeBuffer(16, Placement::Host, "scalar"));
@@ -265,6 +250,138 @@ void copyBytes(void *destination, const void *source, uint64_t bytes) {
     worker.join();
 }
 
+//===----------------------------------------------------------------------===//
+// Residency: the device copies of host memory (vulkan_launch.h)
+//===----------------------------------------------------------------------===//
+
+// The device copy of the host bytes [host, host + bytes). At least one of
+// the two copies is current; both are when they hold the same bytes.
+struct Resident {
+  char *host = nullptr;
+  uint64_t bytes = 0;
+  std::unique_ptr<Buffer> device;
+  std::unique_ptr<Buffer> staging; // host-visible, made on the first copy
+  bool hostCurrent = true;         // the host bytes are the newest
+  bool deviceCurrent = false;      // the device bytes are the newest
+};
+
+// Process-wide: host memory is. Entries are shared with the launches that
+// bind them, so dropping one while another thread's launch runs is safe.
+struct ResidencyTable {
+  std::mutex mutex;
+  // By host start address; the ranges are disjoint.
+  std::map<uintptr_t, std::shared_ptr<Resident>> entries;
+  uint64_t uploads = 0, uploadBytes = 0, downloads = 0, downloadBytes = 0;
+};
+
+ResidencyTable &residency() {
+  static ResidencyTable *table = new ResidencyTable(); // leaked: see Global
+  return *table;
+}
+
+// The end of [begin, begin + bytes), saturated at the top of the address
+// space (the range (NULL, UINT64_MAX) is all of it).
+uintptr_t rangeEnd(uintptr_t begin, uint64_t bytes) {
+  uintptr_t end = 0;
+  return __builtin_add_overflow(begin, bytes, &end) ? UINTPTR_MAX : end;
+}
+
+// The entries that share a byte with [begin, begin + bytes), in address
+// order. The caller holds the table's mutex.
+std::vector<std::shared_ptr<Resident>>
+overlapping(ResidencyTable &table, uintptr_t begin, uint64_t bytes) {
+  std::vector<std::shared_ptr<Resident>> found;
+  if (bytes == 0 || table.entries.empty())
+    return found;
+  uintptr_t end = rangeEnd(begin, bytes);
+  auto it = table.entries.upper_bound(begin);
+  if (it != table.entries.begin()) {
+    auto previous = std::prev(it);
+    if (rangeEnd(previous->first, previous->second->bytes) > begin)
+      found.push_back(previous->second);
+  }
+  for (; it != table.entries.end() && it->first < end; ++it)
+    found.push_back(it->second);
+  return found;
+}
+
+Buffer &stagingOf(Resident &resident) {
+  if (!resident.staging)
+    resident.staging = makeBuffer(resident.bytes, Placement::Host, "staging");
+  return *resident.staging;
+}
+
+Stream &threadStream() {
+  LaunchState &launch = launchState();
+  if (!launch.stream) {
+    Status status = context().createStream(launch.stream);
+    if (!status.ok())
+      fatal("cannot create a stream: " + status.describe());
+  }
+  return *launch.stream;
+}
+
+// Brings the host bytes of every entry of `stale` (none host-current) up to
+// date: device -> staging on the GPU, staging -> host here. The caller holds
+// the table's mutex. `what` names the reason in the timing line.
+void download(ResidencyTable &table,
+              const std::vector<std::shared_ptr<Resident>> &stale,
+              const std::string &what) {
+  if (stale.empty())
+    return;
+  Stream &stream = threadStream();
+  uint64_t bytes = 0;
+  for (const std::shared_ptr<Resident> &resident : stale) {
+    stream.copy(*resident->device, 0, stagingOf(*resident), 0, resident->bytes);
+    bytes += resident->bytes;
+  }
+  std::vector<double> copyNs;
+  Status status = stream.submitAndWait(nullptr, &copyNs);
+  if (!status.ok())
+    fatal("downloading " + std::to_string(bytes) + " bytes for " + what +
+          " failed: " + status.describe());
+  using Clock = std::chrono::steady_clock;
+  auto start = Clock::now();
+  for (const std::shared_ptr<Resident> &resident : stale) {
+    copyBytes(resident->host, resident->staging->data(), resident->bytes);
+    resident->hostCurrent = true;
+  }
+  auto host = Clock::now() - start;
+  table.downloads += stale.size();
+  table.downloadBytes += bytes;
+  if (global().timing) {
+    char device[32] = "n/a";
+    if (copyNs.size() == stale.size()) {
+      double ns = 0;
+      for (double copy : copyNs)
+        ns += copy;
+      std::snprintf(device, sizeof(device), "%.3f", ns / 1000.0);
+    }
+    std::fprintf(
+        stderr,
+        "sluice: vulkan: %s: download %llu bytes (%zu buffer%s) in %.3f+%s us "
+        "(host+device)\n",
+        what.c_str(), static_cast<unsigned long long>(bytes), stale.size(),
+        stale.size() == 1 ? "" : "s",
+        std::chrono::duration<double, std::micro>(host).count(), device);
+  }
+}
+
+// Downloads the entries of `flush` that are not host-current, then, when
+// `erase`, drops them from the table. The caller holds the mutex.
+void flush(ResidencyTable &table,
+           const std::vector<std::shared_ptr<Resident>> &entries,
+           const std::string &what, bool erase) {
+  std::vector<std::shared_ptr<Resident>> stale;
+  for (const std::shared_ptr<Resident> &resident : entries)
+    if (!resident->hostCurrent)
+      stale.push_back(resident);
+  download(table, stale, what);
+  if (erase)
+    for (const std::shared_ptr<Resident> &resident : entries)
+      table.entries.erase(reinterpret_cast<uintptr_t>(resident->host));
+}
+
 LaunchState &openLaunch(const char *call) {
   LaunchState &launch = launchState();
   if (!launch.open)
@@ -303,17 +420,16 @@ void sluice_rt_vk_launch_arg(void *data, uint64_t bytes, uint64_t access) {
     fatal("kernel @" + launch.entry + " argument " +
           std::to_string(launch.args.size()) + " is a null memref of " +
           std::to_string(bytes) + " bytes");
-  if (access & ~uint64_t(SLUICE_RT_VK_READ | SLUICE_RT_VK_WRITE))
+  if (access &
+      ~uint64_t(SLUICE_RT_VK_READ | SLUICE_RT_VK_WRITE | SLUICE_RT_VK_RESIDENT))
     fatal("kernel @" + launch.entry + " argument " +
           std::to_string(launch.args.size()) + " has access flags " +
           std::to_string(access) +
-          "; expected a mask of SLUICE_RT_VK_READ (1) and SLUICE_RT_VK_WRITE "
-          "(2)");
-  // An empty memref gets a dummy address (its cache key).
-  static char emptyMemref;
+          "; expected a mask of SLUICE_RT_VK_READ (1), SLUICE_RT_VK_WRITE (2) "
+          "and SLUICE_RT_VK_RESIDENT (4)");
   Argument arg;
   arg.kind = Argument::Memref;
-  arg.data = data ? data : &emptyMemref;
+  arg.data = data;
   arg.bytes = bytes;
   arg.access = access;
   launch.args.push_back(arg);
@@ -359,17 +475,7 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
           std::to_string(bz) + " but its SPIR-V LocalSize is " +
           std::to_string(local[0]) + "x" + std::to_string(local[1]) + "x" +
           std::to_string(local[2]));
-  if (!launch.stream) {
-    Status status = ctx.createStream(launch.stream);
-    if (!status.ok())
-      fatal("cannot create a stream: " + status.describe());
-  }
-
-  // Bounded: programs that allocate fresh arrays per launch do not grow the
-  // cache forever. Evicting before any binding is taken keeps this launch's
-  // buffers alive.
-  if (launch.buffers.size() + launch.args.size() > kMaxCachedBuffers)
-    launch.buffers.clear();
+  Stream &stream = threadStream();
 
   // Scratch is sized by the whole grid's invocation count.
   uint64_t invocations = 0;
@@ -385,35 +491,150 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
     invocations = checkedMultiply(invocations, bz, what);
   }
 
+  // The nonempty memref arguments by host range: an array passed twice is
+  // one buffer bound twice. A range that partially overlaps another one of
+  // this launch gets a buffer of its own for this launch only (transient),
+  // copied in and out like a launch without residency.
+  struct Group {
+    char *host = nullptr;
+    uint64_t bytes = 0;
+    uint64_t access = 0;    // READ | WRITE of every argument in the group
+    bool resident = true;   // every argument of the group is RESIDENT
+    bool transient = false; // partially overlaps another group
+    std::shared_ptr<Resident> entry;
+    bool upload = false, copyOut = false;
+  };
+  std::vector<Group> groups;
+  std::vector<size_t> groupOf(launch.args.size(), SIZE_MAX);
+  for (size_t i = 0; i < launch.args.size(); ++i) {
+    const Argument &arg = launch.args[i];
+    if (arg.kind != Argument::Memref || arg.bytes == 0)
+      continue;
+    char *host = static_cast<char *>(arg.data);
+    size_t g = 0;
+    while (g < groups.size() &&
+           (groups[g].host != host || groups[g].bytes != arg.bytes))
+      ++g;
+    if (g == groups.size()) {
+      groups.emplace_back();
+      groups.back().host = host;
+      groups.back().bytes = arg.bytes;
+    }
+    groups[g].access |= arg.access & (SLUICE_RT_VK_READ | SLUICE_RT_VK_WRITE);
+    groups[g].resident &= (arg.access & SLUICE_RT_VK_RESIDENT) != 0;
+    groupOf[i] = g;
+  }
+  for (size_t a = 0; a < groups.size(); ++a)
+    for (size_t b = a + 1; b < groups.size(); ++b) {
+      uintptr_t beginA = reinterpret_cast<uintptr_t>(groups[a].host),
+                beginB = reinterpret_cast<uintptr_t>(groups[b].host);
+      if (beginA < rangeEnd(beginB, groups[b].bytes) &&
+          beginB < rangeEnd(beginA, groups[a].bytes))
+        groups[a].transient = groups[b].transient = true;
+    }
+
   using Clock = std::chrono::steady_clock;
   Clock::duration hostIn{}; // memcpy host -> staging only, not allocation
+  uint64_t bytesIn = 0, bytesOut = 0;
+  ResidencyTable &table = residency();
+  {
+    std::lock_guard<std::mutex> lock(table.mutex);
+    // Entries that overlap a group's range without being its own are
+    // brought back to the host and dropped (ranges stay disjoint); so is the
+    // own entry of a transient group. A group without residency needs the
+    // host bytes current before it copies them in.
+    std::vector<std::shared_ptr<Resident>> drop, sync;
+    auto add = [](std::vector<std::shared_ptr<Resident>> &list,
+                  const std::shared_ptr<Resident> &resident) {
+      if (std::find(list.begin(), list.end(), resident) == list.end())
+        list.push_back(resident);
+    };
+    size_t fresh = 0;
+    for (Group &g : groups) {
+      for (const std::shared_ptr<Resident> &resident :
+           overlapping(table, reinterpret_cast<uintptr_t>(g.host), g.bytes)) {
+        if (g.transient || resident->host != g.host ||
+            resident->bytes != g.bytes) {
+          add(drop, resident);
+        } else {
+          g.entry = resident;
+          if (!g.resident)
+            add(sync, resident);
+        }
+      }
+      fresh += !g.transient && !g.entry;
+    }
+    // Bounded: programs that allocate fresh arrays per launch without
+    // freeing them do not grow the table forever. This launch's entries stay.
+    if (table.entries.size() + fresh > kMaxCachedBuffers)
+      for (const auto &[start, resident] : table.entries)
+        if (std::none_of(groups.begin(), groups.end(),
+                         [&](const Group &g) { return g.entry == resident; }))
+          add(drop, resident);
+    std::string what = "before @" + launch.entry;
+    flush(table, drop, what, /*erase=*/true);
+    flush(table, sync, what, /*erase=*/false);
+
+    for (Group &g : groups) {
+      if (!g.entry) {
+        g.entry = std::make_shared<Resident>();
+        g.entry->host = g.host;
+        g.entry->bytes = g.bytes;
+        g.entry->device = makeBuffer(g.bytes, Placement::DeviceOnly, "device");
+        if (!g.transient)
+          table.entries.emplace(reinterpret_cast<uintptr_t>(g.host), g.entry);
+      }
+      Resident &resident = *g.entry;
+      bool in = g.access & SLUICE_RT_VK_READ;
+      bool out = g.access & SLUICE_RT_VK_WRITE;
+      bool stays = g.resident && !g.transient;
+      g.upload = in && (!stays || !resident.deviceCurrent);
+      g.copyOut = out && !stays;
+      if (g.upload) {
+        auto start = Clock::now();
+        copyBytes(stagingOf(resident).data(), g.host, g.bytes);
+        hostIn += Clock::now() - start;
+        bytesIn += g.bytes;
+      }
+      if (g.copyOut) {
+        stagingOf(resident);
+        bytesOut += g.bytes;
+      }
+      // The state after this launch.
+      if (stays) {
+        if (in)
+          resident.deviceCurrent = true;
+        if (out) {
+          resident.deviceCurrent = true;
+          resident.hostCurrent = false;
+        }
+      } else {
+        // Copied out now, and the host may change it unannounced.
+        resident.hostCurrent = true;
+        resident.deviceCurrent = false;
+      }
+    }
+    table.uploads += std::count_if(groups.begin(), groups.end(),
+                                   [](const Group &g) { return g.upload; });
+    table.uploadBytes += bytesIn;
+    table.downloads += std::count_if(groups.begin(), groups.end(),
+                                     [](const Group &g) { return g.copyOut; });
+    table.downloadBytes += bytesOut;
+  }
+
   std::vector<Buffer *> bindings;
-  struct Transfer {
-    const Argument *arg;
-    Buffer *device;
-    Buffer *staging;
-  };
-  std::vector<Transfer> copyIn, copyOut;
   size_t scalarCount = 0, scratchCount = 0;
-  for (const Argument &arg : launch.args) {
+  for (size_t i = 0; i < launch.args.size(); ++i) {
+    const Argument &arg = launch.args[i];
     switch (arg.kind) {
     case Argument::Memref: {
-      bool in = arg.access & SLUICE_RT_VK_READ;
-      bool out = arg.access & SLUICE_RT_VK_WRITE;
-      MemrefBuffers &buffers =
-          buffersFor(launch, arg.data, arg.bytes, (in || out) && arg.bytes);
-      bindings.push_back(buffers.device.get());
-      if (arg.bytes == 0)
+      if (groupOf[i] != SIZE_MAX) {
+        bindings.push_back(groups[groupOf[i]].entry->device.get());
         break;
-      Transfer transfer{&arg, buffers.device.get(), buffers.staging.get()};
-      if (in) {
-        auto start = Clock::now();
-        copyBytes(transfer.staging->data(), arg.data, arg.bytes);
-        hostIn += Clock::now() - start;
-        copyIn.push_back(transfer);
       }
-      if (out)
-        copyOut.push_back(transfer);
+      if (!launch.empty)
+        launch.empty = makeBuffer(0, Placement::DeviceOnly, "device");
+      bindings.push_back(launch.empty.get());
       break;
     }
     case Argument::Scalar: {
@@ -443,22 +664,31 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
     }
   }
 
-  Stream &stream = *launch.stream;
-  for (const Transfer &t : copyIn)
-    stream.copy(*t.staging, 0, *t.device, 0, t.arg->bytes);
-  const uint64_t groups[3] = {gx, gy, gz};
+  size_t copiesIn = 0, copiesOut = 0;
+  for (const Group &g : groups)
+    if (g.upload) {
+      stream.copy(*g.entry->staging, 0, *g.entry->device, 0, g.bytes);
+      ++copiesIn;
+    }
+  const uint64_t grid[3] = {gx, gy, gz};
   std::vector<std::byte> push = pushConstants(launch);
-  stream.dispatch(*cached.kernel, bindings, push, groups);
-  for (const Transfer &t : copyOut)
-    stream.copy(*t.device, 0, *t.staging, 0, t.arg->bytes);
+  stream.dispatch(*cached.kernel, bindings, push, grid);
+  for (const Group &g : groups)
+    if (g.copyOut) {
+      stream.copy(*g.entry->device, 0, *g.entry->staging, 0, g.bytes);
+      ++copiesOut;
+    }
   std::vector<double> gpuNs, copyNs;
   Status status = stream.submitAndWait(&gpuNs, &copyNs);
   if (!status.ok())
     fatal("kernel @" + launch.entry + " failed: " + status.describe());
 
+  // In argument order: of two transient ranges that overlap, the later
+  // argument's bytes win where both were written.
   auto hostOutStart = Clock::now();
-  for (const Transfer &t : copyOut)
-    copyBytes(t.arg->data, t.staging->data(), t.arg->bytes);
+  for (const Group &g : groups)
+    if (g.copyOut)
+      copyBytes(g.host, g.entry->staging->data(), g.bytes);
   auto hostOut = Clock::now() - hostOutStart;
 
   if (global().timing) {
@@ -467,26 +697,70 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
     if (!gpuNs.empty())
       std::snprintf(gpu, sizeof(gpu), "%.3f", gpuNs[0] / 1000.0);
     // copyNs holds the copies in, then the copies out, in recording order.
-    if (copyNs.size() == copyIn.size() + copyOut.size()) {
+    if (copyNs.size() == copiesIn + copiesOut) {
       double in = 0, out = 0;
       for (size_t i = 0; i < copyNs.size(); ++i)
-        (i < copyIn.size() ? in : out) += copyNs[i];
+        (i < copiesIn ? in : out) += copyNs[i];
       std::snprintf(deviceIn, sizeof(deviceIn), "%.3f", in / 1000.0);
       std::snprintf(deviceOut, sizeof(deviceOut), "%.3f", out / 1000.0);
     }
     std::fprintf(stderr,
                  "sluice: vulkan: @%s grid %llux%llux%llu block %llux%llux%llu"
-                 ": gpu %s us, copies in %.3f+%s us / out %.3f+%s us "
-                 "(host+device)\n",
+                 ": gpu %s us, copies in %llu bytes %.3f+%s us / out %llu "
+                 "bytes %.3f+%s us (host+device)\n",
                  launch.entry.c_str(), static_cast<unsigned long long>(gx),
                  static_cast<unsigned long long>(gy),
                  static_cast<unsigned long long>(gz),
                  static_cast<unsigned long long>(bx),
                  static_cast<unsigned long long>(by),
                  static_cast<unsigned long long>(bz), gpu,
-                 Micro(hostIn).count(), deviceIn, Micro(hostOut).count(),
-                 deviceOut);
+                 static_cast<unsigned long long>(bytesIn),
+                 Micro(hostIn).count(), deviceIn,
+                 static_cast<unsigned long long>(bytesOut),
+                 Micro(hostOut).count(), deviceOut);
   }
+}
+
+void sluice_rt_vk_host_access(void *data, uint64_t bytes, uint64_t access) {
+  if (access & ~uint64_t(SLUICE_HOST_READ | SLUICE_HOST_WRITE |
+                         SLUICE_HOST_FREE) ||
+      access == 0 ||
+      ((access & SLUICE_HOST_FREE) && access != SLUICE_HOST_FREE))
+    fatal("sluice_rt_vk_host_access with access " + std::to_string(access) +
+          "; expected SLUICE_HOST_READ (1), SLUICE_HOST_WRITE (2), both, or "
+          "SLUICE_HOST_FREE (4) alone");
+  ResidencyTable &table = residency();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  // Nothing resident (no launch yet, the CPU backend): never touch Vulkan.
+  if (table.entries.empty() || bytes == 0)
+    return;
+  std::vector<std::shared_ptr<Resident>> touched =
+      overlapping(table, reinterpret_cast<uintptr_t>(data), bytes);
+  if (access == SLUICE_HOST_FREE) {
+    for (const std::shared_ptr<Resident> &resident : touched)
+      table.entries.erase(reinterpret_cast<uintptr_t>(resident->host));
+    return;
+  }
+  const char *what = access == SLUICE_HOST_READ    ? "host read"
+                     : access == SLUICE_HOST_WRITE ? "host write"
+                                                   : "host read+write";
+  flush(table, touched, what, /*erase=*/false);
+  if (access & SLUICE_HOST_WRITE)
+    for (const std::shared_ptr<Resident> &resident : touched)
+      resident->deviceCurrent = false;
+}
+
+void sluice_rt_vk_transfer_counts(struct sluice_rt_vk_transfers *out) {
+  ResidencyTable &table = residency();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  out->uploads = table.uploads;
+  out->upload_bytes = table.uploadBytes;
+  out->downloads = table.downloads;
+  out->download_bytes = table.downloadBytes;
+  out->resident_buffers = table.entries.size();
+  out->resident_bytes = 0;
+  for (const auto &[start, resident] : table.entries)
+    out->resident_bytes += resident->bytes;
 }
 
 const char *sluice_rt_vk_device_name(void) {

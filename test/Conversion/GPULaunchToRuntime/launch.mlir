@@ -8,7 +8,11 @@
 // an internal constant of i32 words; the gpu.module is erased along with the
 // container attribute.
 //
-// Access: @in is only loaded (read = 1); @out is stored (read | write = 3).
+// Access: @in is only loaded (read = 1); @out is stored (read | write = 3);
+// both may stay resident on the device (+ 4), so the host calls
+// sluice_rt_host_access before its own uses: here only at the return, where
+// the caller may use both arguments (read | write = 3, each with its bytes).
+// host-access.mlir has the rules.
 // Memrefs: offset 0, rank 1, element bytes f32: 4, i64: 8; dim 0 of size
 // memref.dim and stride 1 (identity layout).
 // Scalars: i32 -> 4 bytes (zero-extended), f32 -> 4 bytes (bitcast then
@@ -36,7 +40,7 @@
 // CHECK:       %[[INPTR:.+]] = llvm.inttoptr
 // CHECK:       %[[RANK0:.+]] = arith.constant 1 : i64
 // CHECK:       %[[FOUR:.+]] = arith.constant 4 : i64
-// CHECK:       %[[READ:.+]] = arith.constant 1 : i64
+// CHECK:       %[[READ:.+]] = arith.constant 5 : i64
 // CHECK:       call @sluice_rt_launch_memref(%[[INPTR]], %[[OFF0]], %[[RANK0]], %[[FOUR]], %[[READ]])
 // CHECK:       %[[INDIM:.+]] = memref.dim %[[IN]], %{{.+}} : memref<?xf32>
 // CHECK:       %[[INSIZE:.+]] = arith.index_cast %[[INDIM]] : index to i64
@@ -48,7 +52,7 @@
 // CHECK:       %[[OUTPTR:.+]] = llvm.inttoptr
 // CHECK:       %[[RANK1:.+]] = arith.constant 1 : i64
 // CHECK:       %[[EIGHT:.+]] = arith.constant 8 : i64
-// CHECK:       %[[RW:.+]] = arith.constant 3 : i64
+// CHECK:       %[[RW:.+]] = arith.constant 7 : i64
 // CHECK:       call @sluice_rt_launch_memref(%[[OUTPTR]], %[[OFF1]], %[[RANK1]], %[[EIGHT]], %[[RW]])
 // CHECK:       %[[OUTDIM:.+]] = memref.dim %[[OUT]], %{{.+}} : memref<?xi64>
 // CHECK:       %[[OUTSIZE:.+]] = arith.index_cast %[[OUTDIM]] : index to i64
@@ -76,7 +80,16 @@
 // CHECK-DAG:   %[[BY:.+]] = arith.index_cast %[[C2]] : index to i64
 // CHECK:       call @sluice_rt_launch_end(%[[GX]], %{{.+}}, %{{.+}}, %[[BX]], %[[BY]], %{{.+}})
 // CHECK-NOT:   gpu.launch_func
-// CHECK:       return
+// CHECK:       memref.extract_aligned_pointer_as_index %[[IN]]
+// CHECK:       memref.dim %[[IN]]
+// CHECK:       %[[HRW0:.+]] = arith.constant 3 : i64
+// CHECK-NEXT:  call @sluice_rt_host_access(%{{.+}}, %{{.+}}, %[[HRW0]])
+// CHECK-NEXT:  memref.extract_aligned_pointer_as_index %[[OUT]]
+// CHECK:       memref.dim %[[OUT]]
+// CHECK:       %[[HRW1:.+]] = arith.constant 3 : i64
+// CHECK-NEXT:  call @sluice_rt_host_access(%{{.+}}, %{{.+}}, %[[HRW1]])
+// CHECK-NEXT:  return
+// CHECK-DAG:   func.func private @sluice_rt_host_access(!llvm.ptr, i64, i64)
 // CHECK-DAG:   func.func private @sluice_rt_launch_begin(i32, !llvm.ptr, i64, !llvm.ptr)
 // CHECK-DAG:   func.func private @sluice_rt_launch_memref(!llvm.ptr, i64, i64, i64, i64)
 // CHECK-DAG:   func.func private @sluice_rt_launch_memref_dim(i64, i64)

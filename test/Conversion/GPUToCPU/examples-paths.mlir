@@ -6,6 +6,7 @@
 // RUN: sluice-opt %sluice_src_root/examples/barrier/scan.mlir --convert-gpu-to-cpu | FileCheck %s --check-prefix=FISSION
 // RUN: sluice-opt %sluice_src_root/examples/barrier/transpose.mlir --convert-gpu-to-cpu | FileCheck %s --check-prefix=FISSION
 // RUN: sluice-opt %sluice_src_root/examples/barrier/big_state.mlir --convert-gpu-to-cpu | FileCheck %s --check-prefix=FISSION
+// RUN: sluice-opt %sluice_src_root/examples/barrier/iterate.mlir --convert-gpu-to-cpu | FileCheck %s --check-prefix=FISSION
 // RUN: sluice-opt %sluice_src_root/examples/barrier/data_dependent_loop.mlir --convert-gpu-to-cpu | FileCheck %s --check-prefixes=FISSION,UNIFORM
 
 // FISSION-NOT: func.func private @__sluice_lane_

@@ -41,6 +41,9 @@ struct HostLaunchTarget {
   enum sluice_launch_backend backend = SLUICE_LAUNCH_CPU;
   unsigned indexBytes = 8; // bytes of `index` in the kernel
   uint32_t workers = 0;    // CPU: workers of every launch (0: the default)
+  // Memref operands may stay resident on the device: the host code around
+  // the launches calls sluice_rt_host_access (HostAccess.h).
+  bool resident = false;
 };
 
 class HostLaunchLowering {

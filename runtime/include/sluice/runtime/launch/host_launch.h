@@ -12,7 +12,13 @@
  *
  * (include/sluice/ABI/LaunchABI.h has the backend ids and access flags.) The
  * calls of one thread build one launch; end runs it and returns when its
- * results are in host memory. Each backend has one wrapper behind these
+ * results are in host memory, or, for operands marked
+ * SLUICE_LAUNCH_RESIDENT, in the device copy that
+ *
+ *   sluice_rt_host_access(data, bytes, SLUICE_HOST_READ/WRITE/FREE);
+ *
+ * brings back when the host code is about to use those bytes (residency,
+ * docs/spirv-backend.md). Each backend has one wrapper behind these
  * calls: runtime/launch/host_launch.cpp (the block function over the worker
  * pool) and runtime/device/vulkan/vulkan_launch.cpp (the SPIR-V kernel on the
  * Vulkan device). Misuse (a call outside begin/end, a backend the runtime was
@@ -48,6 +54,13 @@ void sluice_rt_launch_scalar(uint64_t value, uint64_t bytes);
 void sluice_rt_launch_scratch(uint64_t bytes_per_invocation);
 void sluice_rt_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
                           uint64_t by, uint64_t bz);
+/* The host is about to read / write / free the bytes [data, data + bytes)
+ * (LaunchABI.h: SLUICE_HOST_READ, SLUICE_HOST_WRITE, or SLUICE_HOST_FREE
+ * alone). Brings resident device copies that overlap the range up to date in
+ * host memory first; (NULL, UINT64_MAX) is every resident copy. A no-op
+ * where nothing is resident (the CPU backend, a range no launch used). Not
+ * to be called between begin and end of the same thread. */
+void sluice_rt_host_access(void *data, uint64_t bytes, uint64_t access);
 
 #ifdef __cplusplus
 }
