@@ -30,13 +30,14 @@
 // RUN: spirv-val --target-env vulkan1.1 %t.spv
 //
 // The host side: the scalars travel as sluice_rt_launch_scalar (4 and 8
-// bytes), the output is copied in and back (access 3), and the scratch call
-// asks for 32768 bytes per invocation.
+// bytes), the output is read and written and may stay resident (access
+// 3 + 4, docs/spirv-backend.md "Residency"), and the scratch call asks for
+// 32768 bytes per invocation.
 // RUN: sluice-opt --convert-gpu-launch-to-runtime %s | FileCheck %s --check-prefix=HOST
 // HOST: %[[FOUR:.*]] = arith.constant 4 : i64
 // HOST: call @sluice_rt_launch_scalar(%{{.*}}, %[[FOUR]])
-// HOST: %[[THREE:.*]] = arith.constant 3 : i64
-// HOST: call @sluice_rt_launch_memref(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[THREE]])
+// HOST: %[[SEVEN:.*]] = arith.constant 7 : i64
+// HOST: call @sluice_rt_launch_memref(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[SEVEN]])
 // HOST: %[[EIGHT:.*]] = arith.constant 8 : i64
 // HOST: call @sluice_rt_launch_scalar(%{{.*}}, %[[EIGHT]])
 // HOST: %[[SCRATCH:.*]] = arith.constant 32768 : i64

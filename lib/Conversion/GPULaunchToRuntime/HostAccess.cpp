@@ -24,7 +24,8 @@
 // 4. Placement. An access's call goes before the operation, hoisted out of
 //    the loops around it that neither launch on its root nor, for a shared
 //    root, call anything, while its root is defined outside them: a loop that
-//    fills or checks an array syncs once, not per element. Frees stay.
+//    fills or checks an array syncs once, not per element. Frees stay, and
+//    nothing leaves a region that may run later (async.execute).
 // 5. Redundancy. A call is dropped when an earlier one of its block (or of a
 //    block around it, through single-block regions that are not loops)
 //    covered its root and access, with no launch and, for a shared root, no
@@ -41,6 +42,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -132,6 +134,16 @@ bool touchesUnnamedMemory(Operation *op) {
 
 /// The access each root (Value(): everything) was last synced for.
 using Synced = llvm::SmallDenseMap<Value, uint64_t>;
+
+/// Whether the regions of `op` run in place, before the operation after it:
+/// loops, and the single-execution regions of scf.if, scf.index_switch and
+/// scf.execute_region. A call may be hoisted out of them (if nothing in them
+/// interferes) and a non-loop one sees the state of the block around it; an
+/// op whose regions may run later or elsewhere (async.execute) is opaque.
+bool runsInPlace(Operation *op) {
+  return isa<LoopLikeOpInterface, scf::IfOp, scf::IndexSwitchOp,
+             scf::ExecuteRegionOp>(op);
+}
 
 /// One sluice_rt_host_access call: before `at`, of `root`'s bytes (null:
 /// everything).
@@ -242,7 +254,8 @@ bool FunctionHostAccess::interferes(Operation *region, Value root) {
 Operation *FunctionHostAccess::placement(Operation *at, Value root) {
   Operation *best = at, *current = at;
   while (Operation *parent = current->getParentOp()) {
-    if (parent == function.getOperation() || interferes(parent, root) ||
+    if (parent == function.getOperation() || !runsInPlace(parent) ||
+        interferes(parent, root) ||
         (root && !dominance.properlyDominates(root, parent)))
       break;
     current = parent;
@@ -371,7 +384,8 @@ void FunctionHostAccess::prune(Block &block,
       synced[call.root] |= call.access;
     }
     for (Region &region : op.getRegions()) {
-      bool carries = region.hasOneBlock() && !isa<LoopLikeOpInterface>(op);
+      bool carries = region.hasOneBlock() && runsInPlace(&op) &&
+                     !isa<LoopLikeOpInterface>(op);
       for (Block &inner : region)
         prune(inner, carries ? synced : Synced());
     }
