@@ -31,19 +31,27 @@
 
 namespace {
 
+std::vector<uint32_t> loadShader(const std::string &name) {
+  std::string path =
+      std::string(SLUICE_VULKAN_TEST_SHADER_DIR) + "/" + name + ".spv";
+  std::ifstream file(path, std::ios::binary | std::ios::ate);
+  EXPECT_TRUE(file.good()) << "cannot open " << path;
+  std::streamsize bytes = file.tellg();
+  file.seekg(0);
+  std::vector<uint32_t> out(static_cast<size_t>(bytes) / 4);
+  file.read(reinterpret_cast<char *>(out.data()), bytes);
+  return out;
+}
+
+// Kept alive for the process: the launch ABI caches kernels by pointer.
 const std::vector<uint32_t> &addScalarShader() {
-  // Kept alive for the process: the launch ABI caches kernels by pointer.
-  static const std::vector<uint32_t> words = [] {
-    std::string path =
-        std::string(SLUICE_VULKAN_TEST_SHADER_DIR) + "/add_scalar.spv";
-    std::ifstream file(path, std::ios::binary | std::ios::ate);
-    EXPECT_TRUE(file.good()) << "cannot open " << path;
-    std::streamsize bytes = file.tellg();
-    file.seekg(0);
-    std::vector<uint32_t> out(static_cast<size_t>(bytes) / 4);
-    file.read(reinterpret_cast<char *>(out.data()), bytes);
-    return out;
-  }();
+  static const std::vector<uint32_t> words = loadShader("add_scalar");
+  return words;
+}
+
+// out[i] = in[i] * 3 + 1 for i below in's length, 64 lanes a workgroup.
+const std::vector<uint32_t> &triplePlusOneShader() {
+  static const std::vector<uint32_t> words = loadShader("triple_plus_one");
   return words;
 }
 
@@ -285,6 +293,52 @@ TEST_F(VulkanResidency, TwoArraysAreIndependent) {
   access(a, SLUICE_HOST_FREE);
   access(b, SLUICE_HOST_FREE);
   EXPECT_EQ(downloads(), 1u);
+}
+
+TEST_F(VulkanResidency, PartiallyOverlappingArgumentsOfOneLaunchAreCopied) {
+  // in = words [0, 64), out = words [32, 96) of one array: the two ranges
+  // overlap partially, so this launch copies both in and out (as without
+  // residency) after bringing the resident whole-array copy back.
+  std::vector<uint32_t> data = iota(96, 1);
+  add(data, 1); // resident entry of all 96 words, device copy newer
+  std::vector<uint32_t> expected = plus(iota(96, 1), 1);
+  const std::vector<uint32_t> &shader = triplePlusOneShader();
+  sluice_rt_vk_launch_begin(shader.data(), shader.size(), "triple_plus_one");
+  sluice_rt_vk_launch_arg(data.data(), 64 * 4,
+                          SLUICE_RT_VK_READ | SLUICE_RT_VK_RESIDENT);
+  sluice_rt_vk_launch_arg(data.data() + 32, 64 * 4,
+                          SLUICE_RT_VK_WRITE | SLUICE_RT_VK_RESIDENT);
+  sluice_rt_vk_launch_end(1, 1, 1, 64, 1, 1);
+  EXPECT_EQ(downloads(), 2u); // the whole-array entry, then out
+  const std::vector<uint32_t> in = expected;
+  for (size_t i = 0; i < 64; ++i)
+    expected[32 + i] = in[i] * 3 + 1;
+  EXPECT_EQ(data, expected);
+  // Nothing of it stayed resident: reading downloads nothing more.
+  access(data, SLUICE_HOST_READ);
+  EXPECT_EQ(downloads(), 2u);
+  EXPECT_EQ(residentBuffers(), 0u);
+}
+
+TEST_F(VulkanResidency, EvictionBringsEntriesBackFirst) {
+  // More arrays than the table keeps (256), none freed: the launch that
+  // overflows it downloads the entries it drops, so every result arrives.
+  std::vector<std::vector<uint32_t>> arrays;
+  for (uint32_t a = 0; a < 300; ++a)
+    arrays.push_back(iota(32, a * 1000));
+  for (std::vector<uint32_t> &array : arrays)
+    add(array, 5);
+  EXPECT_EQ(uploads(), 300u);
+  EXPECT_GT(downloads(), 0u);
+  EXPECT_LE(residentBuffers(), 256u);
+  for (uint32_t a = 0; a < 300; ++a) {
+    access(arrays[a], SLUICE_HOST_READ);
+    ASSERT_EQ(arrays[a], plus(iota(32, a * 1000), 5)) << "array " << a;
+  }
+  EXPECT_EQ(downloads(), 300u);
+  for (std::vector<uint32_t> &array : arrays)
+    access(array, SLUICE_HOST_FREE);
+  EXPECT_EQ(residentBuffers(), 0u);
 }
 
 TEST_F(VulkanResidency, NothingResidentIsANoOp) {
