@@ -11,16 +11,6 @@ Status invalid(std::string message) {
   return Status::error(ErrorKind::InvalidArgument, std::move(message));
 }
 
-std::string shapeText(std::span<const int64_t> shape) {
-  if (shape.empty())
-    return "scalar";
-  std::string text;
-  for (size_t i = 0; i < shape.size(); ++i)
-    text += (i ? "x" : "") + (shape[i] < 0 ? std::string("?")
-                                            : std::to_string(shape[i]));
-  return text;
-}
-
 std::string bindingNames(const CompiledProgram &program) {
   if (program.bindings.empty())
     return "@" + program.name + " has no bindings";
@@ -47,6 +37,23 @@ Status unknown(const CompiledProgram &program, std::string_view option,
 }
 
 } // namespace
+
+std::string shapeText(std::span<const int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string text;
+  for (size_t i = 0; i < shape.size(); ++i)
+    text += (i ? "x" : "") + (shape[i] < 0 ? std::string("?")
+                                            : std::to_string(shape[i]));
+  return text;
+}
+
+bool mayStartZeroed(const CompiledBinding &binding) {
+  bool dynamic = std::count(binding.shape.begin(), binding.shape.end(),
+                            int64_t(-1)) > 0;
+  return binding.kind == BindingKind::Buffer && !dynamic &&
+         (binding.declared == "writeonly" || !binding.read);
+}
 
 ElementType bindingElementType(const CompiledBinding &binding) {
   ElementType type = ElementType::I32;
@@ -186,11 +193,7 @@ Status resolveBindings(const CompiledProgram &program,
     if (bound[i])
       continue;
     const CompiledBinding &binding = program.bindings[i];
-    bool dynamic = std::count(binding.shape.begin(), binding.shape.end(),
-                              int64_t(-1)) > 0;
-    bool zeroFill = binding.kind == BindingKind::Buffer && !dynamic &&
-                    (binding.declared == "writeonly" || !binding.read);
-    if (!zeroFill)
+    if (!mayStartZeroed(binding))
       return invalid(
           "binding " + describeBinding(binding) + " is not bound: pass " +
           (binding.kind == BindingKind::Uniform ? "--set " + binding.name +

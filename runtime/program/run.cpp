@@ -61,17 +61,17 @@ int checkRunOptions(const ArtifactRunOptions &options) {
                 "--schedule=wavefront with --backend=" +
                     options.backend,
                 kExitBadInput);
-  if (options.lanes == 0 || options.lanes > (1u << 24))
+  if (options.lanes == 0 || options.lanes > kMaxRunLanes)
     return fail(options,
                 "--lanes must be in [1, 16777216], got " +
                     std::to_string(options.lanes),
                 kExitBadInput);
-  if (options.framePool == 0 || options.framePool > (1u << 24))
+  if (options.framePool == 0 || options.framePool > kMaxRunLanes)
     return fail(options,
                 "--frame-pool must be in [1, 16777216], got " +
                     std::to_string(options.framePool),
                 kExitBadInput);
-  if (options.workers > 1024)
+  if (options.workers > kMaxRunWorkers)
     return fail(options,
                 "--workers must be in [0, 1024], got " +
                     std::to_string(options.workers),

@@ -13,21 +13,9 @@
 namespace sluice::runtime {
 namespace {
 
-constexpr uint32_t kMaxLanes = 1u << 24;
-constexpr uint32_t kMaxWorkers = 1024;
 
 Status invalid(std::string message) {
   return Status::error(ErrorKind::InvalidArgument, std::move(message));
-}
-
-std::string shapeText(std::span<const int64_t> shape) {
-  if (shape.empty())
-    return "scalar";
-  std::string text;
-  for (size_t i = 0; i < shape.size(); ++i)
-    text += (i ? "x" : "") + (shape[i] < 0 ? std::string("?")
-                                            : std::to_string(shape[i]));
-  return text;
 }
 
 BindingInfo describe(const CompiledBinding &binding) {
@@ -43,22 +31,8 @@ BindingInfo describe(const CompiledBinding &binding) {
   info.read = binding.read;
   info.written = binding.written;
   info.atomic = binding.atomic;
-  bool dynamic = std::count(binding.shape.begin(), binding.shape.end(),
-                            int64_t(-1)) > 0;
-  // What resolveBindings zero-fills for a runner.
-  info.required = !(binding.kind == BindingKind::Buffer && !dynamic &&
-                    (binding.declared == "writeonly" || !binding.read));
+  info.required = !mayStartZeroed(binding);
   return info;
-}
-
-std::vector<std::string> stageNames(const ProgramDescriptor &program) {
-  std::vector<std::string> names;
-  for (const StageDesc &stage : program.mainStages)
-    names.push_back(stage.name);
-  for (const OwnerDesc &owner : program.owners)
-    for (const StageDesc &stage : owner.stages)
-      names.push_back(owner.name + "." + stage.name);
-  return names;
 }
 
 } // namespace
@@ -121,14 +95,14 @@ Status Program::load(Artifact artifact, std::string_view backend,
   if (!adapter)
     return invalid("unknown backend '" + std::string(backend) +
                    "'; the backends are: " + backendAdapterNames());
-  if (options.lanes == 0 || options.lanes > kMaxLanes)
+  if (options.lanes == 0 || options.lanes > kMaxRunLanes)
     return invalid("LoadOptions::lanes must be in [1, 16777216], got " +
                    std::to_string(options.lanes));
   if (options.workers != 0 && !adapter->workers)
     return invalid("LoadOptions::workers applies to the CPU backend; backend '" +
                    std::string(backend) + "' takes 0, got " +
                    std::to_string(options.workers));
-  if (options.workers > kMaxWorkers)
+  if (options.workers > kMaxRunWorkers)
     return invalid("LoadOptions::workers must be in [0, 1024], got " +
                    std::to_string(options.workers));
   auto impl = std::make_unique<Impl>();
@@ -373,15 +347,15 @@ RunReport Program::run(const RunOptions &options) {
     return fail(notLoaded());
   Impl &impl = *impl_;
   const BackendAdapter &adapter = *impl.adapter;
-  report.stageNames = stageNames(impl.loaded->program());
+  report.stageNames = globalStageNames(impl.loaded->program());
   bool stateMachine = options.schedule == Schedule::StateMachine;
-  if (options.lanes == 0 || options.lanes > kMaxLanes)
+  if (options.lanes == 0 || options.lanes > kMaxRunLanes)
     return fail(invalid("RunOptions::lanes must be in [1, 16777216], got " +
                         std::to_string(options.lanes)));
-  if (options.framePool == 0 || options.framePool > kMaxLanes)
+  if (options.framePool == 0 || options.framePool > kMaxRunLanes)
     return fail(invalid("RunOptions::framePool must be in [1, 16777216], got " +
                         std::to_string(options.framePool)));
-  if (options.workers > kMaxWorkers)
+  if (options.workers > kMaxRunWorkers)
     return fail(invalid("RunOptions::workers must be in [0, 1024], got " +
                         std::to_string(options.workers)));
   if (options.workers != 0 && !adapter.workers)
@@ -478,42 +452,29 @@ Status Program::readElements(std::string_view name, ElementType element,
   return read(name, out);
 }
 
-namespace {
 template <typename T>
-void copyOut(const HostBuffer &value, std::vector<T> &out) {
+Status Program::readVector(std::string_view name, ElementType element,
+                           std::vector<T> &out) {
+  HostBuffer value;
+  if (Status status = readElements(name, element, value); !status.ok())
+    return status;
   out.resize(value.bytes.size() / sizeof(T));
   if (!out.empty())
     std::memcpy(out.data(), value.bytes.data(), out.size() * sizeof(T));
+  return Status::success();
 }
-} // namespace
 
 Status Program::read(std::string_view name, std::vector<int32_t> &out) {
-  HostBuffer value;
-  if (Status status = readElements(name, ElementType::I32, value); !status.ok())
-    return status;
-  copyOut(value, out);
-  return Status::success();
+  return readVector(name, ElementType::I32, out);
 }
 Status Program::read(std::string_view name, std::vector<int64_t> &out) {
-  HostBuffer value;
-  if (Status status = readElements(name, ElementType::I64, value); !status.ok())
-    return status;
-  copyOut(value, out);
-  return Status::success();
+  return readVector(name, ElementType::I64, out);
 }
 Status Program::read(std::string_view name, std::vector<float> &out) {
-  HostBuffer value;
-  if (Status status = readElements(name, ElementType::F32, value); !status.ok())
-    return status;
-  copyOut(value, out);
-  return Status::success();
+  return readVector(name, ElementType::F32, out);
 }
 Status Program::read(std::string_view name, std::vector<double> &out) {
-  HostBuffer value;
-  if (Status status = readElements(name, ElementType::F64, value); !status.ok())
-    return status;
-  copyOut(value, out);
-  return Status::success();
+  return readVector(name, ElementType::F64, out);
 }
 
 } // namespace sluice::runtime

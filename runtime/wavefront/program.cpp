@@ -223,4 +223,14 @@ Status validateRunShape(const ProgramShape &shape,
   return Status::success();
 }
 
+std::vector<std::string> globalStageNames(const ProgramDescriptor &program) {
+  std::vector<std::string> names;
+  for (const StageDesc &stage : program.mainStages)
+    names.push_back(stage.name);
+  for (const OwnerDesc &owner : program.owners)
+    for (const StageDesc &stage : owner.stages)
+      names.push_back(owner.name + "." + stage.name);
+  return names;
+}
+
 } // namespace sluice::runtime

@@ -24,12 +24,7 @@ void printStageTable(std::FILE *out, const std::vector<std::string> &names,
 
 void printRunSummary(std::FILE *out, const ProgramDescriptor &program,
                      const RunResult &result, const RunSummary &summary) {
-  std::vector<std::string> names;
-  for (const StageDesc &stage : program.mainStages)
-    names.push_back(stage.name);
-  for (const OwnerDesc &owner : program.owners)
-    for (const StageDesc &stage : owner.stages)
-      names.push_back(owner.name + "." + stage.name);
+  std::vector<std::string> names = globalStageNames(program);
   std::fprintf(out, "%s: %u lanes, %s schedule, %s frames, frame pool %u\n",
                program.name.c_str(), summary.lanes, summary.schedule,
                summary.layout, summary.framePool);

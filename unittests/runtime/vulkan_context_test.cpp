@@ -11,6 +11,8 @@
 #include "sluice/runtime/device/vulkan/vulkan_device.h"
 #include "sluice/runtime/device/vulkan/vulkan_launch.h"
 
+#include "vulkan_test_shaders.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,18 +29,6 @@ using namespace sluice::runtime;
 using namespace sluice::runtime::vulkan;
 
 namespace {
-
-std::vector<uint32_t> loadShader(const std::string &name) {
-  std::string path =
-      std::string(SLUICE_VULKAN_TEST_SHADER_DIR) + "/" + name + ".spv";
-  std::ifstream file(path, std::ios::binary | std::ios::ate);
-  EXPECT_TRUE(file.good()) << "cannot open " << path;
-  std::streamsize bytes = file.tellg();
-  file.seekg(0);
-  std::vector<uint32_t> words(static_cast<size_t>(bytes) / 4);
-  file.read(reinterpret_cast<char *>(words.data()), bytes);
-  return words;
-}
 
 // Kept alive for the process: the launch ABI caches kernels by pointer.
 const std::vector<uint32_t> &cachedShader(const std::string &name) {

@@ -23,6 +23,11 @@ namespace sluice::runtime {
 // The element type of a descriptor binding (the descriptor reader has
 // checked that it is one of the four).
 ElementType bindingElementType(const CompiledBinding &binding);
+// A static buffer the program never reads (declared writeonly, or no plain
+// read inferred) may be left unbound: it starts zeroed.
+bool mayStartZeroed(const CompiledBinding &binding);
+// "16x16", "?" for a dynamic extent, "scalar" for {}: for messages.
+std::string shapeText(std::span<const int64_t> shape);
 // "film (i32[16x16], buffer, readwrite)": for messages.
 std::string describeBinding(const CompiledBinding &binding);
 // The extents of the binding's kernel argument for `value`: the buffer's

@@ -73,6 +73,10 @@ struct LoadOptions {
 };
 
 // How a Program runs.
+// The largest lane count and frame pool of a run, and of CPU workers.
+inline constexpr uint32_t kMaxRunLanes = 1u << 24;
+inline constexpr uint32_t kMaxRunWorkers = 1024;
+
 struct RunOptions {
   uint32_t lanes = 1;                     // coroutine instances, [1, 2^24]
   Schedule schedule = Schedule::Wavefront; // StateMachine: CPU backend only
@@ -189,6 +193,9 @@ private:
                    double floating, ElementType given);
   Status readElements(std::string_view name, ElementType element,
                       HostBuffer &out);
+  template <typename T>
+  Status readVector(std::string_view name, ElementType element,
+                    std::vector<T> &out);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -88,6 +88,10 @@ Status computeFrameLayout(const FrameLayout &layout, uint32_t framePool,
 Status checkCompiledFrameLayout(const FrameLayout &layout, uint64_t stride,
                                 std::span<const uint64_t> offsets);
 
+// Every stage's name in global stage order: the main stages, then each
+// owner's as "owner.stage".
+std::vector<std::string> globalStageNames(const ProgramDescriptor &program);
+
 enum class StageKind : uint8_t { Main = 0, Auxiliary = 1 };
 static_assert(sizeof(StageKind) == 1);
 
