@@ -4,6 +4,7 @@
 
 #include "sluice/Dialect/Wave/IR/WaveOps.h"
 #include "sluice/InitAll.h"
+#include "sluice/runtime/device/backend.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/InitAllDialects.h"
@@ -61,8 +62,9 @@ rt::Status compileProgram(ModuleOp module, const WaveCompileOptions &options,
       !coroutines.empty())
     name = "@" + (*coroutines.begin()).getSymName().str();
   WaveCompileOptions once = options;
-  if (!llvm::is_contained(once.backends, backend))
-    once.backends.push_back(std::string(backend));
+  std::string kernels(rt::backendKernels(backend));
+  if (!llvm::is_contained(once.backends, kernels))
+    once.backends.push_back(kernels);
   // The first error becomes the status; every diagnostic goes on to the
   // context's own handlers (failure(): not handled here).
   std::string firstError;

@@ -6,6 +6,7 @@
 #include "sluice/Dialect/Wave/IR/WaveOps.h"
 #include "sluice/InitAll.h"
 #include "sluice/runtime/c_api.h"
+#include "sluice/runtime/device/backend.h"
 #include "sluice/runtime/cohort/c_api.h"
 #include "sluice/runtime/exit_codes.h"
 #include "sluice/runtime/launch/launch.h"
@@ -100,7 +101,7 @@ int runWaveProgram(ModuleOp module, const RunOptions &options) {
   }
   WaveCompileOptions once = compile;
   once.capacities.clear(); // applied above
-  once.backends = {options.run.backend};
+  once.backends = {std::string(rt::backendKernels(options.run.backend))};
   std::vector<unsigned char> bytes;
   if (failed(compileWaveProgram(module, once, bytes)))
     return rt::kExitFailure;
@@ -136,7 +137,7 @@ int runHostProgram(ModuleOp module, const RunOptions &options) {
   {
     PassManager pm(module.getContext());
     HostToLLVMOptions host;
-    host.backend = options.run.backend;
+    host.backend = std::string(rt::backendKernels(options.run.backend));
     host.forceCoroutines = options.compile.forceCoroutines;
     host.coroutineLanes = options.compile.coroutineLanes;
     buildHostToLLVMPipeline(pm, host);

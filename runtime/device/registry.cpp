@@ -8,10 +8,16 @@ LoadedProgram::~LoadedProgram() = default;
 
 std::span<const BackendAdapter> backendAdapters() {
   static const BackendAdapter adapters[] = {
-      {"cpu", "compiled kernels on the CPU device's worker pool",
+      {"cpu", "compiled kernels on the CPU device's worker pool", "cpu",
        /*stateMachine=*/true, /*workers=*/true, loadCpuProgram},
+      {"cpu-staged",
+       "the same CPU kernels on the compiled-kernel device with discrete "
+       "memory (every transfer a copy), as a GPU adapter runs them",
+       "cpu",
+       /*stateMachine=*/false, /*workers=*/true, loadCpuStagedProgram},
       {"vulkan",
        "SPIR-V kernels on a Vulkan device (SLUICE_VULKAN_DEVICE picks it)",
+       "vulkan",
        /*stateMachine=*/false, /*workers=*/false, loadVulkanProgram},
   };
   return adapters;
@@ -22,6 +28,11 @@ const BackendAdapter *findBackendAdapter(std::string_view name) {
     if (adapter.name == name)
       return &adapter;
   return nullptr;
+}
+
+std::string_view backendKernels(std::string_view adapter) {
+  const BackendAdapter *found = findBackendAdapter(adapter);
+  return found ? found->kernels : adapter;
 }
 
 std::string backendAdapterNames() {

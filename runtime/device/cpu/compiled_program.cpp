@@ -6,16 +6,19 @@
 // symbols, the runtime's sluice_rt_* functions, resolve against the loading
 // process (which exports them: ENABLE_EXPORTS / -rdynamic).
 //
-// Every stage of the runtime descriptor runs one trampoline, waveStageKernel:
-// per call it builds the block function's argument record (the kernel ABI's
-// arguments as rank-1 memref descriptors, then the grid and block sizes) from
-// `sluice_rt_kernel_args`, runs ceil(count / 64) blocks, and translates what
-// the kernel wrote back (gpu_abi.h). Payloads live in host arrays owned here,
-// one per payload field, indexed by item slot.
+// Every stage of the runtime descriptor runs one host kernel, waveStageKernel,
+// on the CPU device: it hands the dispatch to CompiledKernels
+// (compiled_kernel_device.h), the per-dispatch half every compiled-kernel
+// backend shares, over the CPU's primitives. Those have unified memory: a
+// buffer is host memory, an argument a host pointer, and a launch builds the
+// block function's argument record (the kernel ABI's arguments as memref
+// descriptors, then the grid and block sizes) and runs ceil(count / 64)
+// blocks on the runtime's block launcher.
 //
 //===----------------------------------------------------------------------===//
 
 #include "../compiled_loaded_program.h"
+#include "sluice/runtime/device/compiled_kernel_device.h"
 #include "sluice/runtime/c_api.h"
 #include "sluice/runtime/device/backend.h"
 #include "sluice/runtime/device/cpu_device.h"
@@ -31,6 +34,8 @@
 #include <cerrno>
 #include <cstring>
 #include <cassert>
+#include <cstdio>
+#include <cstdlib>
 #include <new>
 
 namespace sluice::runtime {
@@ -91,42 +96,15 @@ private:
   void *handle = nullptr;
 };
 
-struct WaveContext {
-  GpuKernelLayout layout;
-  uint32_t blockLanes = SLUICE_KERNEL_BLOCK_LANES;
-  std::vector<BlockFunction> blockFunctions; // by global stage
-  // Per owner, per payload field: capacity elements indexed by item slot.
-  std::vector<std::vector<std::vector<uint64_t>>> payloads;
-  // Per coroutine argument: one element per lane, indexed by lane id.
-  std::vector<std::vector<unsigned char>> inputs;
-  // Per binding: its resident storage (8-byte aligned) and kernel extents.
-  std::vector<std::vector<uint64_t>> bindings;
-  std::vector<std::vector<int64_t>> bindingShapes;
-  std::vector<int64_t> bindingExtents; // per binding: dynamic extent or 0
-  uint32_t launchWorkers = 0;
+class HostKernelBuffer final : public KernelBuffer {
+public:
+  explicit HostKernelBuffer(uint64_t bytes)
+      : KernelBuffer(bytes), words((bytes + 7) / 8 + 1, 0) {} // 8-aligned
+  std::vector<uint64_t> words;
 };
 
-/// Per-call scratch; calls on different threads never share it.
-struct Scratch {
-  std::vector<int32_t> counters;
-  std::vector<int32_t> allocLimits;
-  std::vector<uint32_t> publishedSlots;
-  std::vector<std::vector<uint32_t>> rings;
-  int32_t fault[kGpuFaultWords] = {};
-  GpuDispatchViews views;
-  std::vector<uint64_t> record;
-};
-
-/// Appends a rank-1 memref descriptor {allocated, aligned, offset, size,
-/// stride} to the argument record.
-void pushMemRef(std::vector<uint64_t> &record, const void *data,
-                uint64_t size) {
-  uint64_t address = reinterpret_cast<uintptr_t>(data);
-  record.insert(record.end(), {address, address, 0, size, 1});
-}
-
-/// Appends a row-major memref descriptor {allocated, aligned, offset,
-/// sizes[rank], strides[rank]} to the argument record.
+/// Appends a memref descriptor {allocated, aligned, offset, sizes[rank],
+/// strides[rank]} (row-major) to the argument record.
 void pushMemRef(std::vector<uint64_t> &record, const void *data,
                 std::span<const int64_t> shape) {
   uint64_t address = reinterpret_cast<uintptr_t>(data);
@@ -142,81 +120,147 @@ void pushMemRef(std::vector<uint64_t> &record, const void *data,
   }
 }
 
+class CpuPrimitives final : public KernelPrimitives {
+public:
+  std::string label() const override {
+    return staged ? "cpu-staged device" : "cpu device";
+  }
+  bool unifiedMemory() const override { return !staged; }
+  Status createBuffer(uint64_t bytes,
+                      std::unique_ptr<KernelBuffer> &out) override {
+    try {
+      out = std::make_unique<HostKernelBuffer>(bytes);
+    } catch (const std::bad_alloc &) {
+      return Status::error(ErrorKind::OutOfMemory,
+                           "cpu device: cannot allocate " +
+                               std::to_string(bytes) + " bytes");
+    }
+    return Status::success();
+  }
+  void *hostAddress(KernelBuffer &buffer) override {
+    return static_cast<HostKernelBuffer &>(buffer).words.data();
+  }
+  Status upload(KernelBuffer &buffer,
+                std::span<const unsigned char> bytes) override {
+    if (!bytes.empty())
+      std::memcpy(hostAddress(buffer), bytes.data(),
+                  std::min<uint64_t>(bytes.size(), buffer.bytes()));
+    return Status::success();
+  }
+  Status download(const KernelBuffer &buffer,
+                  std::span<unsigned char> out) override {
+    if (!out.empty())
+      std::memcpy(out.data(),
+                  static_cast<const HostKernelBuffer &>(buffer).words.data(),
+                  std::min<uint64_t>(out.size(), buffer.bytes()));
+    return Status::success();
+  }
+  // Runs the blocks before it returns. The CPU device's state-machine
+  // workers call it concurrently.
+  Status launch(uint32_t stage, std::span<const LaunchArgument> arguments,
+                uint32_t count) override {
+    thread_local std::vector<uint64_t> record;
+    record.clear();
+    record.push_back(count);
+    for (const LaunchArgument &argument : arguments) {
+      int64_t elements = int64_t(argument.elements);
+      void *data =
+          argument.buffer ? hostAddress(*argument.buffer) : argument.host;
+      pushMemRef(record, data,
+                 argument.shape.empty() ? std::span<const int64_t>(&elements, 1)
+                                        : argument.shape);
+    }
+    uint64_t grid = (count + blockLanes - 1) / blockLanes;
+    record.insert(record.end(), {grid, 1, 1, blockLanes, 1, 1});
+    BlockFunction function = blockFunctions[stage];
+    if (grid == 1) {
+      function(record.data(), 0);
+      sluice_rt_coro_arena_reset(); // the block's coroutine frames are dead
+    } else {
+      sluice_rt_launch_blocks(reinterpret_cast<sluice_rt_block_fn>(function),
+                              record.data(), grid, launchWorkers);
+    }
+    return Status::success();
+  }
+  Status wait(double &gpuNanoseconds) override {
+    gpuNanoseconds = 0; // launch() ran the blocks
+    return Status::success();
+  }
+
+  std::vector<BlockFunction> blockFunctions; // by global stage
+  uint32_t blockLanes = SLUICE_KERNEL_BLOCK_LANES;
+  uint32_t launchWorkers = 0;
+  // Discrete memory: arguments are buffers, transfers copies ("cpu-staged").
+  bool staged = false;
+};
+
+struct WaveContext {
+  CpuPrimitives primitives;
+  CompiledKernels kernels;
+};
+
 extern "C" void waveStageKernel(const sluice_rt_kernel_args *args,
                                 uint32_t begin, uint32_t end) {
   if (begin >= end)
     return;
   WaveContext &context = *static_cast<WaveContext *>(args->user_data);
-  const GpuKernelLayout &layout = context.layout;
   // The CPU device hands the trampoline whole dispatches (blockSize is
-  // UINT32_MAX): the free-ring window below is read by one call at a time.
+  // UINT32_MAX): the free-ring window is read by one call at a time.
   assert(begin == 0 && end == args->count);
-
-  thread_local Scratch scratch;
-  uint32_t count = end - begin;
-  uint32_t ownerCount = args->owner_count;
-  scratch.counters.resize(std::max<uint32_t>(layout.counterCount, 1));
-  scratch.allocLimits.resize(std::max<uint32_t>(ownerCount, 1));
-  scratch.publishedSlots.assign(
-      std::max<uint64_t>(uint64_t(count) * layout.publishStride, 1), 0);
-  scratch.rings.resize(ownerCount);
-  GpuDispatchViews &views = scratch.views;
-  views.rings.resize(ownerCount);
-  for (uint32_t o = 0; o < ownerCount; ++o) {
-    scratch.rings[o].resize(std::max<uint32_t>(layout.ownerCapacity[o], 1));
-    views.rings[o] = scratch.rings[o].data();
+  thread_local DispatchScratch scratch;
+  DispatchTimes times;
+  Status status = context.kernels.dispatch(*args, end - begin,
+                                           /*laneIdsChanged=*/false, scratch,
+                                           times);
+  if (!status.ok()) {
+    // Unified memory: only the scratch's allocation can fail.
+    std::fprintf(stderr, "sluice: %s\n", status.describe().c_str());
+    std::abort();
   }
-  views.counters = scratch.counters.data();
-  views.allocLimits = scratch.allocLimits.data();
-  views.publishedSlots = scratch.publishedSlots.data();
-  views.fault = scratch.fault;
-  prepareGpuDispatch(layout, *args, count, views);
-
-  // The argument record, in the kernel ABI's order.
-  std::vector<uint64_t> &record = scratch.record;
-  record.clear();
-  const uint64_t unknown = uint64_t(1) << 40; // sizes the kernel never reads
-  record.push_back(count);
-  pushMemRef(record, args->invocations + begin, count);
-  pushMemRef(record, args->lane_ids, unknown);
-  pushMemRef(record, args->frames.base, unknown);
-  pushMemRef(record, args->frames.field_offsets, args->frames.field_count);
-  pushMemRef(record, args->next_stage + begin, count);
-  pushMemRef(record, scratch.counters.data(), scratch.counters.size());
-  pushMemRef(record, scratch.publishedSlots.data(),
-             scratch.publishedSlots.size());
-  pushMemRef(record,
-             args->published_counts
-                 ? args->published_counts + uint64_t(begin) * ownerCount
-                 : nullptr,
-             uint64_t(count) * ownerCount);
-  pushMemRef(record, scratch.allocLimits.data(), scratch.allocLimits.size());
-  pushMemRef(record, scratch.fault, kGpuFaultWords);
-  for (uint32_t o = 0; o < ownerCount; ++o) {
-    pushMemRef(record, scratch.rings[o].data(), scratch.rings[o].size());
-    for (std::vector<uint64_t> &field : context.payloads[o])
-      pushMemRef(record, field.data(), layout.ownerCapacity[o]);
-  }
-  for (std::vector<unsigned char> &input : context.inputs)
-    pushMemRef(record, input.data(), unknown);
-  for (size_t b = 0; b < context.bindings.size(); ++b)
-    pushMemRef(record, context.bindings[b].data(), context.bindingShapes[b]);
-  pushMemRef(record, context.bindingExtents.data(),
-             context.bindingExtents.size());
-  uint64_t grid = (count + context.blockLanes - 1) / context.blockLanes;
-  record.insert(record.end(), {grid, 1, 1, context.blockLanes, 1, 1});
-
-  BlockFunction function = context.blockFunctions[args->stage];
-  if (grid == 1) {
-    function(record.data(), 0);
-    sluice_rt_coro_arena_reset(); // the block's coroutine frames are dead
-  } else {
-    sluice_rt_launch_blocks(reinterpret_cast<sluice_rt_block_fn>(function),
-                            record.data(), grid, context.launchWorkers);
-  }
-  finishGpuDispatch(layout, *args, begin, count, views);
 }
 
+// The block functions of every stage, and the shape of the kernels.
+Status loadCpuKernels(const Artifact &artifact, const CompiledBackend &backend,
+                      const BackendOptions &options, SharedObject &object,
+                      CpuPrimitives &primitives, CompiledKernelShape &shape) {
+  const CompiledProgram &compiled = artifact.program();
+  if (Status status =
+          object.load(artifact.section(backend.section), artifact.origin());
+      !status.ok())
+    return status;
+  primitives.blockLanes = backend.blockLanes;
+  primitives.launchWorkers = options.workers;
+  for (const CompiledStage *stage : compiled.globalStages()) {
+    std::string symbol = SLUICE_CPU_BLOCK_PREFIX + stage->kernel;
+    auto function = reinterpret_cast<BlockFunction>(object.symbol(symbol));
+    if (!function)
+      return Status::error(ErrorKind::InvalidDescriptor,
+                           artifact.origin() + ": the CPU kernels have no " +
+                               symbol + " for stage '" + stage->name + "'");
+    primitives.blockFunctions.push_back(function);
+  }
+  shape.stages = uint32_t(primitives.blockFunctions.size());
+  shape.layout = compiled.kernelLayout();
+  for (const CompiledOwner &owner : compiled.owners)
+    shape.payloadElementBytes.emplace_back(owner.payload.size(), 8);
+  shape.residentBuffers = uint32_t(compiled.bindings.size()) + 1; // + extents
+  shape.lanes = options.lanes;
+  return laneInputArrays(compiled, options.lanes, 8, shape.inputs);
+}
+
+// The extents table is resident buffer n, after the n bindings (KernelABI.h).
+template <typename Store>
+Status storeExtentsTable(const CompiledProgram &compiled,
+                         std::span<const int64_t> extents, Store store) {
+  int64_t count = int64_t(extents.size());
+  return store(uint32_t(compiled.bindings.size()),
+               {reinterpret_cast<const unsigned char *>(extents.data()),
+                extents.size() * sizeof(int64_t)},
+               std::span<const int64_t>(&count, 1));
+}
+
+/// "cpu": the CPU device runs waveStageKernel, which hands every dispatch to
+/// CompiledKernels over unified memory.
 class CpuLoadedProgram final : public CompiledLoadedProgram {
 public:
   explicit CpuLoadedProgram(const CpuDeviceOptions &options)
@@ -224,42 +268,16 @@ public:
 
   Status load(const Artifact &artifact, const CompiledBackend &backend,
               const BackendOptions &options) {
+    CompiledKernelShape shape;
+    if (Status status = loadCpuKernels(artifact, backend, options, object_,
+                                       context_.primitives, shape);
+        !status.ok())
+      return status;
+    if (Status status =
+            context_.kernels.initialize(context_.primitives, std::move(shape));
+        !status.ok())
+      return status;
     const CompiledProgram &compiled = artifact.program();
-    if (Status status =
-            object_.load(artifact.section(backend.section), artifact.origin());
-        !status.ok())
-      return status;
-    context_.layout = compiled.kernelLayout();
-    context_.blockLanes = backend.blockLanes;
-    context_.launchWorkers = options.workers;
-    for (const CompiledStage *stage : compiled.globalStages()) {
-      std::string symbol = SLUICE_CPU_BLOCK_PREFIX + stage->kernel;
-      auto function = reinterpret_cast<BlockFunction>(object_.symbol(symbol));
-      if (!function)
-        return Status::error(ErrorKind::InvalidDescriptor,
-                             artifact.origin() + ": the CPU kernels have no " +
-                                 symbol + " for stage '" + stage->name + "'");
-      context_.blockFunctions.push_back(function);
-    }
-    for (const CompiledOwner &owner : compiled.owners) {
-      auto &fields = context_.payloads.emplace_back();
-      try {
-        for (size_t f = 0; f < owner.payload.size(); ++f)
-          fields.emplace_back(owner.capacity, 0); // every element fits 8 bytes
-      } catch (const std::bad_alloc &) {
-        return Status::error(
-            ErrorKind::OutOfMemory,
-            "cannot allocate the " + std::to_string(owner.payload.size()) +
-                " payload arrays of " + std::to_string(owner.capacity) +
-                " slots of owner '" + owner.name + "'");
-      }
-    }
-    if (Status status =
-            laneInputArrays(compiled, options.lanes, 8, context_.inputs);
-        !status.ok())
-      return status;
-    context_.bindings.resize(compiled.bindings.size());
-    context_.bindingShapes.resize(compiled.bindings.size());
     return initialize(compiled,
                       compiled.runtimeDescriptor(waveStageKernel, &context_));
   }
@@ -269,38 +287,81 @@ public:
 private:
   Status storeBinding(uint32_t index, std::span<const unsigned char> bytes,
                       std::span<const int64_t> kernelShape) override {
-    std::vector<uint64_t> &storage = context_.bindings[index];
-    try {
-      storage.assign((bytes.size() + 7) / 8 + 1, 0); // 8-byte aligned
-    } catch (const std::bad_alloc &) {
-      return Status::error(ErrorKind::OutOfMemory,
-                           "cannot allocate " + std::to_string(bytes.size()) +
-                               " bytes for binding '" +
-                               compiled().bindings[index].name + "'");
-    }
-    if (!bytes.empty()) // an empty binding may have no data pointer
-      std::memcpy(storage.data(), bytes.data(), bytes.size());
-    context_.bindingShapes[index].assign(kernelShape.begin(),
-                                         kernelShape.end());
-    return Status::success();
+    return context_.kernels.setResident(index, bytes, kernelShape);
   }
-
   Status storeExtents(std::span<const int64_t> extents) override {
-    context_.bindingExtents.assign(extents.begin(), extents.end());
-    return Status::success();
+    return storeExtentsTable(
+        compiled(), extents,
+        [&](uint32_t index, std::span<const unsigned char> bytes,
+            std::span<const int64_t> shape) {
+          return context_.kernels.setResident(index, bytes, shape);
+        });
   }
-
   Status fetchBinding(uint32_t index,
                       std::span<unsigned char> out) const override {
-    if (!out.empty())
-      std::memcpy(out.data(), context_.bindings[index].data(), out.size());
-    return Status::success();
+    return context_.kernels.getResident(index, out);
   }
 
   // Destroyed in reverse: the device (and its workers) before the kernels.
   SharedObject object_;
   WaveContext context_;
   CpuDevice device_;
+};
+
+/// "cpu-staged": the same CPU kernels on the compiled-kernel device with
+/// discrete memory, exactly as the Vulkan adapter runs its kernels: every
+/// dispatch uploads what it reads and downloads what it wrote, and the
+/// kernels see only the device's own copies. It runs the GPU adapters' path
+/// on a machine without a GPU (the conformance suite runs against it).
+class CpuStagedDevice final : public CompiledKernelDevice {
+public:
+  const char *name() const override { return "cpu-staged"; }
+  Status create(std::unique_ptr<CpuPrimitives> primitives,
+                CompiledKernelShape shape) {
+    return initialize(std::move(primitives), std::move(shape));
+  }
+};
+
+class CpuStagedLoadedProgram final : public CompiledLoadedProgram {
+public:
+  Status load(const Artifact &artifact, const CompiledBackend &backend,
+              const BackendOptions &options) {
+    auto primitives = std::make_unique<CpuPrimitives>();
+    primitives->staged = true;
+    CompiledKernelShape shape;
+    if (Status status = loadCpuKernels(artifact, backend, options, object_,
+                                       *primitives, shape);
+        !status.ok())
+      return status;
+    if (Status status = device_.create(std::move(primitives), std::move(shape));
+        !status.ok())
+      return status;
+    const CompiledProgram &compiled = artifact.program();
+    return initialize(compiled, compiled.runtimeDescriptor(nullptr, nullptr));
+  }
+
+  Device &device() override { return device_; }
+
+private:
+  Status storeBinding(uint32_t index, std::span<const unsigned char> bytes,
+                      std::span<const int64_t> kernelShape) override {
+    return device_.setBinding(index, bytes, kernelShape);
+  }
+  Status storeExtents(std::span<const int64_t> extents) override {
+    return storeExtentsTable(
+        compiled(), extents,
+        [&](uint32_t index, std::span<const unsigned char> bytes,
+            std::span<const int64_t> shape) {
+          return device_.setBinding(index, bytes, shape);
+        });
+  }
+  Status fetchBinding(uint32_t index,
+                      std::span<unsigned char> out) const override {
+    return device_.getBinding(index, out);
+  }
+
+  SharedObject object_; // destroyed after the device
+  CpuStagedDevice device_;
 };
 
 } // namespace
@@ -316,6 +377,19 @@ Status loadCpuProgram(const Artifact &artifact, const BackendOptions &options,
   // One trampoline call per dispatch; the trampoline runs the blocks.
   deviceOptions.blockSize = UINT32_MAX;
   auto loaded = std::make_unique<CpuLoadedProgram>(deviceOptions);
+  if (Status status = loaded->load(artifact, *backend, options); !status.ok())
+    return status;
+  out = std::move(loaded);
+  return Status::success();
+}
+
+Status loadCpuStagedProgram(const Artifact &artifact,
+                            const BackendOptions &options,
+                            std::unique_ptr<LoadedProgram> &out) {
+  const CompiledBackend *backend = nullptr;
+  if (Status status = artifact.backend("cpu", backend); !status.ok())
+    return status;
+  auto loaded = std::make_unique<CpuStagedLoadedProgram>();
   if (Status status = loaded->load(artifact, *backend, options); !status.ok())
     return status;
   out = std::move(loaded);

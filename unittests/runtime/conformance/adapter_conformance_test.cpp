@@ -1052,9 +1052,11 @@ TEST_P(AdapterConformance, StateMachineMatchesWavefront) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Adapters, AdapterConformance,
-                         ::testing::Values("cpu", "vulkan"),
+                         ::testing::Values("cpu", "cpu-staged", "vulkan"),
                          [](const ::testing::TestParamInfo<std::string> &info) {
-                           return info.param;
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
                          });
 
 // The registry itself: cpu first, names resolve, unknown ones do not.

@@ -45,6 +45,8 @@ public:
 struct BackendAdapter {
   std::string_view name;
   std::string_view description;
+  // The artifact backend whose kernels it runs ("cpu" for "cpu-staged").
+  std::string_view kernels;
   bool stateMachine = false; // runs the state-machine schedule
   bool workers = false;      // takes BackendOptions::workers
   Status (*load)(const Artifact &artifact, const BackendOptions &options,
@@ -57,10 +59,15 @@ std::span<const BackendAdapter> backendAdapters();
 const BackendAdapter *findBackendAdapter(std::string_view name);
 // "cpu, vulkan": for messages.
 std::string backendAdapterNames();
+// The artifact backend adapter `adapter` runs (itself when unknown).
+std::string_view backendKernels(std::string_view adapter);
 
 // The adapters (runtime/device/cpu, runtime/device/vulkan).
 Status loadCpuProgram(const Artifact &artifact, const BackendOptions &options,
                       std::unique_ptr<LoadedProgram> &out);
+Status loadCpuStagedProgram(const Artifact &artifact,
+                            const BackendOptions &options,
+                            std::unique_ptr<LoadedProgram> &out);
 Status loadVulkanProgram(const Artifact &artifact,
                          const BackendOptions &options,
                          std::unique_ptr<LoadedProgram> &out);

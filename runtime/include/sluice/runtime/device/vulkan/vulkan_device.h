@@ -2,20 +2,17 @@
 //
 // Runs compiled stage kernels (SPIR-V from the sluice-to-spirv pipeline) on a
 // Vulkan device under the same wavefront scheduler and admission code as the
-// CPU device. The protocol bookkeeping (free frames, stage queues, free-slot
-// rings, outcome routing, fault translation) is the CPU device's own
-// HostRouter; only the kernels run on the GPU:
+// CPU device: a CompiledKernelDevice (compiled_kernel_device.h) whose
+// primitives are Vulkan's:
 //
 // - one compute pipeline per stage kernel, all entry points of one module;
-// - descriptor set 0 holds the kernel arguments of gpu_abi.h as storage
-//   buffers: frames, payload arrays, inputs and field offsets live in device
-//   buffers for the whole run; counters, outcomes, publish records and the
-//   fault are small host-read buffers; bindings are device buffers set
-//   before a run and kept across runs; the invocation count is a push
-//   constant (its binding, 0, stays in the layout, unused);
-// - dispatch() records the kernel over ceil(count / workgroup) workgroups,
-//   submits it and waits for the fence; the outcomes and counts are read back
-//   and routed before it returns, so readCounts() finds the stream idle.
+// - descriptor set 0 holds the kernel arguments of KernelABI.h as storage
+//   buffers (the invocation count is a push constant; its binding, 0, stays
+//   in the layout, bound to a dummy buffer);
+// - buffers are host-visible (device-local where the device has such
+//   memory), so upload and download are copies into the mapping;
+// - a launch records the kernel over ceil(count / workgroup) workgroups; the
+//   wait submits and waits for the fence and returns the timestamps.
 //
 // The state-machine schedule is CPU-only (Unsupported here).
 //
@@ -23,7 +20,7 @@
 #ifndef SLUICE_RUNTIME_DEVICE_VULKAN_VULKAN_DEVICE_H
 #define SLUICE_RUNTIME_DEVICE_VULKAN_VULKAN_DEVICE_H
 
-#include "sluice/runtime/device/device.h"
+#include "sluice/runtime/device/compiled_kernel_device.h"
 #include "sluice/runtime/device/gpu_abi.h"
 
 #include <memory>
@@ -51,17 +48,16 @@ struct VulkanProgram {
 };
 
 // Per-run GPU figures.
-struct VulkanDeviceStats {
-  uint64_t dispatches = 0;
-  double gpuNanoseconds = 0;        // sum of the dispatches' timestamp deltas
-  double submitWaitNanoseconds = 0; // host: record, submit, wait for the fence
-  double dispatchNanoseconds = 0;   // host: all of dispatch(), routing included
-};
+using VulkanDeviceStats = CompiledKernelStats;
 
-class VulkanDevice final : public Device {
+// The compiled-kernel device on Vulkan: its primitives are Vulkan buffers
+// (host-visible, preferably device-local), one compute pipeline per stage and
+// one stream; everything else is CompiledKernelDevice's.
+class VulkanDevice final : public CompiledKernelDevice {
 public:
   // Creates the Vulkan context (vulkan.h selects the device) and one pipeline
-  // per stage. Fails with DeviceUnavailable when there is no Vulkan device.
+  // per stage. Fails with DeviceUnavailable when there is no Vulkan device or
+  // it lacks a feature the kernels' capabilities need.
   static Status create(VulkanProgram program,
                        std::unique_ptr<VulkanDevice> &out);
   ~VulkanDevice() override;
@@ -69,26 +65,9 @@ public:
   const char *name() const override { return "vulkan"; }
   // The physical device's name.
   const std::string &deviceName() const;
-  const VulkanDeviceStats &stats() const;
-
-  // Binding `index`'s device buffer becomes `bytes` (a new buffer when the
-  // size changes). It stays resident: no dispatch copies it, every later
-  // run reads and updates it in place.
-  Status setBinding(uint32_t index, std::span<const unsigned char> bytes);
-  // Copies binding `index` back into `out` (its size must match).
-  Status getBinding(uint32_t index, std::span<unsigned char> out) const;
-
-  Status allocate(const ProgramDescriptor &program, const ProgramShape &shape,
-                  uint32_t framePool) override;
-  void reset() override;
-  void refill(uint32_t lanes) override;
-  void dispatch(uint32_t stage, uint32_t count) override;
-  Status readCounts(Observation &out) override;
 
 private:
-  VulkanDevice();
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  VulkanDevice() = default;
 };
 
 } // namespace sluice::runtime

@@ -1,0 +1,486 @@
+//===- compiled_kernel_device.cpp - One device for compiled kernels -------===//
+
+#include "sluice/runtime/device/compiled_kernel_device.h"
+
+#include "host_router.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <new>
+
+namespace sluice::runtime {
+
+KernelBuffer::~KernelBuffer() = default;
+KernelPrimitives::~KernelPrimitives() = default;
+
+void *KernelPrimitives::hostAddress(KernelBuffer &) { return nullptr; }
+
+namespace {
+
+// Sizes the kernel never reads (the CPU's memref descriptors carry them).
+constexpr uint64_t kUnknownExtent = uint64_t(1) << 40;
+
+template <typename T>
+std::span<const unsigned char> bytesOf(const T *data, uint64_t count) {
+  return {reinterpret_cast<const unsigned char *>(data), count * sizeof(T)};
+}
+template <typename T>
+std::span<unsigned char> bytesOf(T *data, uint64_t count) {
+  return {reinterpret_cast<unsigned char *>(data), count * sizeof(T)};
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// CompiledKernels
+//===----------------------------------------------------------------------===//
+
+Status CompiledKernels::create(uint64_t bytes,
+                               std::unique_ptr<KernelBuffer> &out) const {
+  return primitives_->createBuffer(bytes, out);
+}
+
+LaunchArgument CompiledKernels::resident(const Resident &buffer) const {
+  LaunchArgument argument;
+  if (unified_)
+    argument.host = primitives_->hostAddress(*buffer.buffer);
+  else
+    argument.buffer = buffer.buffer.get();
+  argument.elements = buffer.elements;
+  argument.shape = buffer.shape;
+  return argument;
+}
+
+Status CompiledKernels::initialize(KernelPrimitives &primitives,
+                                   CompiledKernelShape shape) {
+  primitives_ = &primitives;
+  unified_ = primitives.unifiedMemory();
+  shape_ = std::move(shape);
+  const GpuKernelLayout &layout = shape_.layout;
+  if (shape_.payloadElementBytes.size() != layout.ownerCapacity.size())
+    return Status::error(ErrorKind::InvalidDescriptor,
+                         primitives.label() + ": " +
+                             std::to_string(shape_.payloadElementBytes.size()) +
+                             " owners' payloads for " +
+                             std::to_string(layout.ownerCapacity.size()) +
+                             " compiled owners");
+  payloads_.clear();
+  payloads_.resize(shape_.payloadElementBytes.size());
+  for (size_t o = 0; o < payloads_.size(); ++o)
+    for (uint32_t bytes : shape_.payloadElementBytes[o]) {
+      Resident &field = payloads_[o].emplace_back();
+      field.elements = layout.ownerCapacity[o];
+      if (Status status = create(field.elements * bytes, field.buffer);
+          !status.ok())
+        return status;
+    }
+  inputs_.clear();
+  inputs_.resize(shape_.inputs.size());
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    const std::vector<unsigned char> &input = shape_.inputs[i];
+    inputs_[i].elements = kUnknownExtent;
+    if (Status status = create(input.size(), inputs_[i].buffer); !status.ok())
+      return status;
+    if (Status status = primitives.upload(*inputs_[i].buffer, input);
+        !status.ok())
+      return status;
+  }
+  residents_.clear();
+  residents_.resize(shape_.residentBuffers);
+  return Status::success();
+}
+
+Status CompiledKernels::checkProgramShape(const ProgramShape &shape) const {
+  const GpuKernelLayout &layout = shape_.layout;
+  std::string label = primitives_->label();
+  if (shape.totalStageCount() != shape_.stages)
+    return Status::error(ErrorKind::InvalidDescriptor,
+                         label + ": the program has " +
+                             std::to_string(shape.totalStageCount()) +
+                             " stages but " + std::to_string(shape_.stages) +
+                             " kernels were compiled");
+  if (shape.ownerCount() != layout.ownerCapacity.size())
+    return Status::error(ErrorKind::InvalidDescriptor,
+                         label + ": the program has " +
+                             std::to_string(shape.ownerCount()) +
+                             " owners but the kernels were compiled for " +
+                             std::to_string(layout.ownerCapacity.size()));
+  for (size_t b = 0; b < residents_.size(); ++b)
+    if (!residents_[b].buffer)
+      return Status::error(ErrorKind::InvalidState,
+                           label + ": binding " + std::to_string(b) +
+                               " was never set");
+  return Status::success();
+}
+
+Status CompiledKernels::setResident(uint32_t index,
+                                    std::span<const unsigned char> bytes,
+                                    std::span<const int64_t> kernelShape) {
+  if (index >= residents_.size())
+    return Status::error(ErrorKind::InvalidArgument,
+                         primitives_->label() + ": binding " +
+                             std::to_string(index) + " of " +
+                             std::to_string(residents_.size()));
+  Resident &resident = residents_[index];
+  // A storage buffer is never empty; a 0-element binding gets one word.
+  uint64_t size = std::max<uint64_t>(bytes.size(), 4);
+  if (!resident.buffer || resident.buffer->bytes() != size) {
+    resident.buffer.reset(); // the old one first: the device may be full
+    if (Status status = create(size, resident.buffer); !status.ok())
+      return status;
+  }
+  resident.shape.assign(kernelShape.begin(), kernelShape.end());
+  resident.elements = 1;
+  for (int64_t extent : kernelShape)
+    resident.elements *= uint64_t(extent);
+  if (bytes.size() == size)
+    return primitives_->upload(*resident.buffer, bytes);
+  std::vector<unsigned char> padded(size, 0);
+  if (!bytes.empty()) // an empty binding may have no data pointer
+    std::memcpy(padded.data(), bytes.data(), bytes.size());
+  return primitives_->upload(*resident.buffer, padded);
+}
+
+Status CompiledKernels::getResident(uint32_t index,
+                                    std::span<unsigned char> out) const {
+  if (index >= residents_.size() || !residents_[index].buffer ||
+      residents_[index].buffer->bytes() < out.size())
+    return Status::error(ErrorKind::InvalidArgument,
+                         primitives_->label() + ": binding " +
+                             std::to_string(index) +
+                             " is not set or smaller than " +
+                             std::to_string(out.size()) + " bytes");
+  if (out.empty())
+    return Status::success();
+  return primitives_->download(*residents_[index].buffer, out);
+}
+
+Status CompiledKernels::allocate(const HostRouter &router,
+                                 KernelBuffer *frames) {
+  device_ = PerDispatch{};
+  if (unified_)
+    return Status::success();
+  const GpuKernelLayout &layout = shape_.layout;
+  uint64_t owners = layout.ownerCapacity.size();
+  uint64_t maxInvocations = router.invocations.size();
+  device_.frames = frames;
+  device_.laneIdCount = router.framePool;
+  device_.fieldOffsetCount = router.layout.fieldOffsets.size();
+  Status status = Status::success();
+  auto make = [&](uint64_t bytes, std::unique_ptr<KernelBuffer> &out) {
+    if (status.ok())
+      status = create(std::max<uint64_t>(bytes, 4), out);
+  };
+  make(maxInvocations * 4, device_.invocations);
+  make(device_.laneIdCount * 4, device_.laneIds);
+  make(device_.fieldOffsetCount * 8, device_.fieldOffsets);
+  make(maxInvocations * 4, device_.nextStage);
+  make(uint64_t(layout.counterCount) * 4, device_.counters);
+  make(maxInvocations * layout.publishStride * 4, device_.publishedSlots);
+  make(maxInvocations * owners * 4, device_.publishedCounts);
+  make(owners * 4, device_.allocLimits);
+  make(kGpuFaultWords * 4, device_.fault);
+  device_.rings.resize(owners);
+  for (uint64_t o = 0; o < owners; ++o)
+    make(uint64_t(layout.ownerCapacity[o]) * 4, device_.rings[o]);
+  if (!status.ok())
+    return status;
+  if (device_.fieldOffsetCount != 0)
+    return primitives_->upload(
+        *device_.fieldOffsets,
+        bytesOf(router.layout.fieldOffsets.data(), device_.fieldOffsetCount));
+  return Status::success();
+}
+
+Status CompiledKernels::dispatch(const sluice_rt_kernel_args &args,
+                                 uint32_t count, bool laneIdsChanged,
+                                 DispatchScratch &scratch,
+                                 DispatchTimes &times) {
+  using Clock = std::chrono::steady_clock;
+  times = DispatchTimes{};
+  const GpuKernelLayout &layout = shape_.layout;
+  uint32_t owners = args.owner_count;
+  uint64_t slotEntries = uint64_t(count) * layout.publishStride;
+  uint64_t countEntries = uint64_t(count) * owners;
+  GpuDispatchViews &views = scratch.views;
+  try {
+    scratch.counters.resize(std::max<uint32_t>(layout.counterCount, 1));
+    scratch.allocLimits.resize(std::max<uint32_t>(owners, 1));
+    scratch.publishedSlots.assign(std::max<uint64_t>(slotEntries, 1), 0);
+    if (!unified_)
+      scratch.zeros.assign(std::max<uint64_t>(countEntries, 1), 0);
+    scratch.rings.resize(owners);
+    views.rings.resize(owners);
+    for (uint32_t o = 0; o < owners; ++o) {
+      scratch.rings[o].resize(std::max<uint32_t>(layout.ownerCapacity[o], 1));
+      views.rings[o] = scratch.rings[o].data();
+    }
+  } catch (const std::bad_alloc &) {
+    return Status::error(ErrorKind::OutOfMemory,
+                         primitives_->label() + ": cannot allocate the " +
+                             "scratch of a dispatch of " +
+                             std::to_string(count) + " invocations");
+  }
+  views.counters = scratch.counters.data();
+  views.allocLimits = scratch.allocLimits.data();
+  views.publishedSlots = scratch.publishedSlots.data();
+  views.fault = scratch.fault;
+  prepareGpuDispatch(layout, args, count, views);
+
+  // The argument table, in the kernel ABI's order after the count.
+  std::vector<LaunchArgument> &arguments = scratch.arguments;
+  arguments.clear();
+  auto host = [&](const void *data, uint64_t elements) {
+    arguments.push_back({nullptr, const_cast<void *>(data), elements, {}});
+  };
+  auto device = [&](KernelBuffer *buffer, uint64_t elements) {
+    arguments.push_back({buffer, nullptr, elements, {}});
+  };
+  if (unified_) {
+    host(args.invocations, count);
+    host(args.lane_ids, kUnknownExtent);
+    host(args.frames.base, kUnknownExtent);
+    host(args.frames.field_offsets, args.frames.field_count);
+    host(args.next_stage, count);
+    host(scratch.counters.data(), scratch.counters.size());
+    host(scratch.publishedSlots.data(), scratch.publishedSlots.size());
+    host(args.published_counts, countEntries);
+    host(scratch.allocLimits.data(), scratch.allocLimits.size());
+    host(scratch.fault, kGpuFaultWords);
+  } else {
+    // Host -> device: what this dispatch reads. The device is idle here.
+    PerDispatch &d = device_;
+    Status status = primitives_->upload(*d.invocations,
+                                        bytesOf(args.invocations, count));
+    auto upload = [&](KernelBuffer &buffer, std::span<const unsigned char> b) {
+      if (status.ok() && !b.empty())
+        status = primitives_->upload(buffer, b);
+    };
+    if (laneIdsChanged)
+      upload(*d.laneIds, bytesOf(args.lane_ids, d.laneIdCount));
+    upload(*d.nextStage, bytesOf(args.next_stage, count));
+    upload(*d.counters, bytesOf(scratch.counters.data(), layout.counterCount));
+    upload(*d.publishedCounts, bytesOf(scratch.zeros.data(), countEntries));
+    upload(*d.allocLimits, bytesOf(scratch.allocLimits.data(), owners));
+    upload(*d.fault, bytesOf(scratch.fault, kGpuFaultWords));
+    for (uint32_t o = 0; o < owners; ++o)
+      upload(*d.rings[o], bytesOf(scratch.rings[o].data(),
+                                  uint32_t(scratch.allocLimits[o])));
+    if (!status.ok())
+      return status;
+    device(d.invocations.get(), count);
+    device(d.laneIds.get(), d.laneIdCount);
+    device(d.frames, kUnknownExtent);
+    device(d.fieldOffsets.get(), d.fieldOffsetCount);
+    device(d.nextStage.get(), count);
+    device(d.counters.get(), layout.counterCount);
+    device(d.publishedSlots.get(), slotEntries);
+    device(d.publishedCounts.get(), countEntries);
+    device(d.allocLimits.get(), owners);
+    device(d.fault.get(), kGpuFaultWords);
+  }
+  // Per owner: its admission window (free-slot ring), then its payload fields.
+  for (uint32_t o = 0; o < owners; ++o) {
+    if (unified_)
+      host(scratch.rings[o].data(), scratch.rings[o].size());
+    else
+      device(device_.rings[o].get(), layout.ownerCapacity[o]);
+    for (const Resident &field : payloads_[o])
+      arguments.push_back(resident(field));
+  }
+  for (const Resident &input : inputs_)
+    arguments.push_back(resident(input));
+  for (const Resident &binding : residents_)
+    arguments.push_back(resident(binding));
+
+  auto launched = Clock::now();
+  if (Status status = primitives_->launch(args.stage, arguments, count);
+      !status.ok())
+    return status;
+  if (Status status = primitives_->wait(times.gpuNanoseconds); !status.ok())
+    return status;
+  times.launchWaitNanoseconds =
+      std::chrono::duration<double, std::nano>(Clock::now() - launched)
+          .count();
+
+  if (!unified_) {
+    // Device -> host: outcomes, publish records, counters, the fault.
+    PerDispatch &d = device_;
+    Status status =
+        primitives_->download(*d.nextStage, bytesOf(args.next_stage, count));
+    auto download = [&](const KernelBuffer &buffer, std::span<unsigned char> b) {
+      if (status.ok() && !b.empty())
+        status = primitives_->download(buffer, b);
+    };
+    // Only main stages publish; an item dispatch can hold more invocations
+    // (up to the owner's capacity) than the router's per-frame publish counts.
+    if (args.owner == SLUICE_RT_NO_OWNER)
+      download(*d.publishedCounts, bytesOf(args.published_counts, countEntries));
+    download(*d.counters, bytesOf(scratch.counters.data(), layout.counterCount));
+    download(*d.publishedSlots,
+             bytesOf(scratch.publishedSlots.data(), slotEntries));
+    download(*d.fault, bytesOf(scratch.fault, kGpuFaultWords));
+    if (!status.ok())
+      return status;
+  }
+  finishGpuDispatch(layout, args, 0, count, views);
+  return Status::success();
+}
+
+//===----------------------------------------------------------------------===//
+// CompiledKernelDevice
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+// Frame memory is a kernel buffer; the router keeps the pointer it gets as a
+// token (it never reads frames) and hands it to kernels in
+// sluice_rt_kernel_args, which CompiledKernels replaces by the buffer. The
+// router's item payloads are never touched by compiled kernels (they have
+// payload fields of their own): plain host memory.
+class KernelMemory final : public HostRouter::Memory {
+public:
+  explicit KernelMemory(KernelPrimitives &primitives)
+      : primitives(primitives) {}
+  unsigned char *allocateFrames(uint64_t bytes) override {
+    frames.reset();
+    if (!primitives.createBuffer(std::max<uint64_t>(bytes, 4), frames).ok())
+      return nullptr;
+    if (void *host = primitives.hostAddress(*frames))
+      return static_cast<unsigned char *>(host);
+    return reinterpret_cast<unsigned char *>(frames.get());
+  }
+  unsigned char *allocatePayload(uint32_t owner, uint64_t bytes) override {
+    if (payloads.size() <= owner)
+      payloads.resize(owner + 1);
+    payloads[owner].assign(std::max<uint64_t>(bytes, 1), 0);
+    return payloads[owner].data();
+  }
+
+  KernelPrimitives &primitives;
+  std::unique_ptr<KernelBuffer> frames;
+  std::vector<std::vector<unsigned char>> payloads;
+};
+
+} // namespace
+
+struct CompiledKernelDevice::Impl {
+  std::unique_ptr<KernelPrimitives> primitives;
+  CompiledKernels kernels;
+  std::unique_ptr<KernelMemory> memory;
+  std::unique_ptr<HostRouter> router;
+  DispatchScratch scratch;
+  CompiledKernelStats stats;
+  // The router's lane ids change only in refill() and reset().
+  bool laneIdsChanged = true;
+};
+
+CompiledKernelDevice::CompiledKernelDevice() : impl_(std::make_unique<Impl>()) {}
+CompiledKernelDevice::~CompiledKernelDevice() = default;
+
+Status CompiledKernelDevice::initialize(
+    std::unique_ptr<KernelPrimitives> primitives, CompiledKernelShape shape) {
+  Impl &d = *impl_;
+  d.primitives = std::move(primitives);
+  d.router = std::make_unique<HostRouter>(d.primitives->label(),
+                                          /*hostKernels=*/false);
+  d.router->laneLimit = shape.lanes;
+  d.memory = std::make_unique<KernelMemory>(*d.primitives);
+  return d.kernels.initialize(*d.primitives, std::move(shape));
+}
+
+KernelPrimitives &CompiledKernelDevice::primitives() const {
+  return *impl_->primitives;
+}
+
+const CompiledKernelStats &CompiledKernelDevice::stats() const {
+  return impl_->stats;
+}
+
+Status CompiledKernelDevice::setBinding(uint32_t index,
+                                        std::span<const unsigned char> bytes,
+                                        std::span<const int64_t> kernelShape) {
+  std::vector<int64_t> elements;
+  if (kernelShape.empty()) // raw bytes: one rank-1 array of words
+    elements.push_back(int64_t(std::max<size_t>(bytes.size(), 4) / 4));
+  return impl_->kernels.setResident(
+      index, bytes, kernelShape.empty() ? elements : kernelShape);
+}
+
+Status CompiledKernelDevice::getBinding(uint32_t index,
+                                        std::span<unsigned char> out) const {
+  // Every dispatch waited for its launch: the device is idle here.
+  return impl_->kernels.getResident(index, out);
+}
+
+Status CompiledKernelDevice::allocate(const ProgramDescriptor &program,
+                                      const ProgramShape &shape,
+                                      uint32_t framePool) {
+  Impl &d = *impl_;
+  if (Status status = d.kernels.checkProgramShape(shape); !status.ok())
+    return status;
+  if (Status status = d.router->allocate(program, shape, framePool, *d.memory);
+      !status.ok())
+    return status;
+  if (Status status = d.kernels.allocate(*d.router, d.memory->frames.get());
+      !status.ok())
+    return status;
+  d.laneIdsChanged = true;
+  noteAllocation();
+  return Status::success();
+}
+
+void CompiledKernelDevice::reset() {
+  impl_->router->reset();
+  impl_->stats = CompiledKernelStats{};
+  impl_->laneIdsChanged = true;
+}
+
+void CompiledKernelDevice::refill(uint32_t lanes) {
+  impl_->router->refill(lanes);
+  impl_->laneIdsChanged = true;
+}
+
+void CompiledKernelDevice::dispatch(uint32_t stage, uint32_t count) {
+  using Clock = std::chrono::steady_clock;
+  Impl &d = *impl_;
+  HostRouter &router = *d.router;
+  if (!router.allocated()) {
+    router.fail(ErrorKind::InvalidArgument,
+                d.primitives->label() + ": dispatch of stage " +
+                    std::to_string(stage) + " before allocate()");
+    return;
+  }
+  auto start = Clock::now();
+  sluice_rt_kernel_args args;
+  if (!router.beginDispatch(stage, count, args))
+    return;
+  DispatchTimes times;
+  Status status =
+      d.kernels.dispatch(args, count, d.laneIdsChanged, d.scratch, times);
+  if (!status.ok()) {
+    router.fail(status.kind(), d.primitives->label() + ": " +
+                                   router.stageLabel(stage) + ": " +
+                                   status.message());
+    return;
+  }
+  d.laneIdsChanged = false;
+  ++d.stats.dispatches;
+  d.stats.gpuNanoseconds += times.gpuNanoseconds;
+  d.stats.submitWaitNanoseconds += times.launchWaitNanoseconds;
+  router.finishDispatch(args);
+  d.stats.dispatchNanoseconds +=
+      std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+}
+
+Status CompiledKernelDevice::readCounts(Observation &out) {
+  if (!impl_->router->allocated())
+    return Status::error(ErrorKind::InvalidState,
+                         impl_->primitives->label() +
+                             ": readCounts() before allocate()");
+  // dispatch() waited for its launch: the device is idle.
+  return impl_->router->readCounts(out);
+}
+
+} // namespace sluice::runtime

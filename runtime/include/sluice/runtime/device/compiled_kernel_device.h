@@ -1,0 +1,224 @@
+//===- compiled_kernel_device.h - One device for compiled kernels -*- C++ -*-===//
+//
+// Everything a backend that runs the artifact's compiled stage kernels shares
+// with every other such backend, written once:
+//
+//   KernelPrimitives     what a backend supplies: buffers, upload, download,
+//                        launch, wait (the time comes with the wait)
+//   CompiledKernels      the per-dispatch half: the kernel ABI's argument
+//                        table (KernelABI.h), the resident buffers (payload
+//                        fields, lane inputs, bindings), the scratch a
+//                        dispatch sizes, the copies in and out around a
+//                        launch, prepareGpuDispatch / finishGpuDispatch
+//   CompiledKernelDevice a wavefront Device over CompiledKernels: the host
+//                        router, shape checks, statistics
+//
+// The Vulkan adapter (and the next one) is a KernelPrimitives plus a
+// CompiledKernelDevice. The CPU adapter keeps the CPU device (its worker pool
+// and its state-machine schedule run host kernels) and calls CompiledKernels
+// from its one host kernel; its primitives have unified memory, so arguments
+// are host pointers and nothing is copied around a launch.
+//
+// Discrete memory (unifiedMemory() false): a dispatch uploads what it reads
+// (invocations, outcomes and publish counts as the router initialised them,
+// counters, admission windows, fault record; lane ids only after they
+// changed) and downloads what the kernel wrote. Payload fields, lane inputs
+// and bindings stay resident and are never copied by a dispatch.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SLUICE_RUNTIME_DEVICE_COMPILED_KERNEL_DEVICE_H
+#define SLUICE_RUNTIME_DEVICE_COMPILED_KERNEL_DEVICE_H
+
+#include "sluice/runtime/device/device.h"
+#include "sluice/runtime/device/gpu_abi.h"
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace sluice::runtime {
+
+class HostRouter;
+
+// Memory a backend's kernels read and write, created by its primitives.
+class KernelBuffer {
+public:
+  virtual ~KernelBuffer();
+  uint64_t bytes() const { return bytes_; }
+
+protected:
+  explicit KernelBuffer(uint64_t bytes) : bytes_(bytes) {}
+
+private:
+  uint64_t bytes_;
+};
+
+// One kernel argument of a launch, in the kernel ABI's order (after the
+// invocation count, which launch() takes separately).
+struct LaunchArgument {
+  KernelBuffer *buffer = nullptr; // discrete memory: the device buffer
+  void *host = nullptr;           // unified memory: what the kernel accesses
+  uint64_t elements = 0;          // a rank-1 argument's extent
+  std::span<const int64_t> shape; // a binding's kernel shape (else empty)
+};
+
+class KernelPrimitives {
+public:
+  virtual ~KernelPrimitives();
+  // Prefixes messages: "vulkan device".
+  virtual std::string label() const = 0;
+  // Kernels access host memory in place: arguments are LaunchArgument::host
+  // and no dispatch uploads or downloads anything.
+  virtual bool unifiedMemory() const = 0;
+  // A buffer of at least `bytes` bytes (a zero-byte one is still valid).
+  virtual Status createBuffer(uint64_t bytes,
+                              std::unique_ptr<KernelBuffer> &out) = 0;
+  // Unified memory only: the host address of `buffer`.
+  virtual void *hostAddress(KernelBuffer &buffer);
+  // Host -> buffer at byte 0; device -> host. Ordered with launches: an
+  // upload happens before the launches enqueued after it, a download after
+  // wait().
+  virtual Status upload(KernelBuffer &buffer,
+                        std::span<const unsigned char> bytes) = 0;
+  virtual Status download(const KernelBuffer &buffer,
+                          std::span<unsigned char> out) = 0;
+  // Enqueues global stage `stage`'s kernel over `count` invocations.
+  virtual Status launch(uint32_t stage,
+                        std::span<const LaunchArgument> arguments,
+                        uint32_t count) = 0;
+  // Waits for every enqueued launch; `gpuNanoseconds` gets their device
+  // time (0 when the backend cannot measure it).
+  virtual Status wait(double &gpuNanoseconds) = 0;
+};
+
+// What an adapter knows of the compiled program's kernels.
+struct CompiledKernelShape {
+  uint32_t stages = 0; // kernels, one per global stage
+  GpuKernelLayout layout;
+  // Per owner, per payload field: bytes of one element in the kernels.
+  std::vector<std::vector<uint32_t>> payloadElementBytes;
+  // Per coroutine argument: the input array (indexed by lane id).
+  std::vector<std::vector<unsigned char>> inputs;
+  // Resident buffers after the inputs (the program's bindings, then their
+  // extents).
+  uint32_t residentBuffers = 0;
+  // Lanes a run may start: the inputs are sized for them.
+  uint64_t lanes = UINT64_MAX;
+};
+
+// Per-dispatch host scratch. A dispatch resizes it; with unified memory,
+// concurrent dispatches with distinct scratches are allowed.
+struct DispatchScratch {
+  std::vector<int32_t> counters;
+  std::vector<int32_t> allocLimits;
+  std::vector<uint32_t> publishedSlots;
+  std::vector<uint32_t> zeros;
+  std::vector<std::vector<uint32_t>> rings;
+  int32_t fault[kGpuFaultWords] = {};
+  GpuDispatchViews views;
+  std::vector<LaunchArgument> arguments;
+};
+
+struct DispatchTimes {
+  double gpuNanoseconds = 0;        // the launch's device time
+  double launchWaitNanoseconds = 0; // host: launch() and wait()
+};
+
+class CompiledKernels {
+public:
+  // Creates the payload-field and input buffers (inputs uploaded).
+  Status initialize(KernelPrimitives &primitives, CompiledKernelShape shape);
+  const CompiledKernelShape &shape() const { return shape_; }
+  KernelPrimitives &primitives() const { return *primitives_; }
+
+  // The program's shape agrees with the compiled kernels (stages, owners),
+  // and every resident buffer was set: a run may allocate.
+  Status checkProgramShape(const ProgramShape &shape) const;
+
+  // Resident buffer `index` becomes `bytes` (a new buffer when its size
+  // changes); `kernelShape` is the argument's shape (a binding's extents).
+  Status setResident(uint32_t index, std::span<const unsigned char> bytes,
+                     std::span<const int64_t> kernelShape);
+  // Copies resident buffer `index` into `out` (no larger than the buffer).
+  Status getResident(uint32_t index, std::span<unsigned char> out) const;
+
+  // Discrete memory: sizes the per-dispatch device buffers for `router` and
+  // uploads its field offsets; `frames` is the frame buffer it was given.
+  Status allocate(const HostRouter &router, KernelBuffer *frames);
+
+  // Runs `count` invocations of `args` (HostRouter::beginDispatch) and
+  // leaves the outcomes where the router reads them (finishGpuDispatch
+  // included). `laneIdsChanged`: the router's lane ids changed since the
+  // last dispatch (discrete memory uploads them).
+  Status dispatch(const sluice_rt_kernel_args &args, uint32_t count,
+                  bool laneIdsChanged, DispatchScratch &scratch,
+                  DispatchTimes &times);
+
+private:
+  struct Resident {
+    std::unique_ptr<KernelBuffer> buffer;
+    std::vector<int64_t> shape;
+    uint64_t elements = 0;
+  };
+  Status create(uint64_t bytes, std::unique_ptr<KernelBuffer> &out) const;
+  LaunchArgument resident(const Resident &buffer) const;
+
+  KernelPrimitives *primitives_ = nullptr;
+  CompiledKernelShape shape_;
+  bool unified_ = true;
+  std::vector<std::vector<Resident>> payloads_; // per owner, per field
+  std::vector<Resident> inputs_;
+  std::vector<Resident> residents_;
+  // Discrete memory: the per-dispatch buffers (allocate()).
+  struct PerDispatch {
+    std::unique_ptr<KernelBuffer> invocations, laneIds, fieldOffsets,
+        nextStage, counters, publishedSlots, publishedCounts, allocLimits,
+        fault;
+    std::vector<std::unique_ptr<KernelBuffer>> rings;
+    KernelBuffer *frames = nullptr;
+    uint64_t laneIdCount = 0, fieldOffsetCount = 0;
+  } device_;
+};
+
+struct CompiledKernelStats {
+  uint64_t dispatches = 0;
+  double gpuNanoseconds = 0;        // the launches' device time
+  double submitWaitNanoseconds = 0; // host: launch and wait
+  double dispatchNanoseconds = 0;   // host: all of dispatch(), routing included
+};
+
+// A wavefront-schedule Device whose stages are compiled kernels run by
+// `primitives`.
+class CompiledKernelDevice : public Device {
+public:
+  ~CompiledKernelDevice() override;
+
+  const CompiledKernelStats &stats() const;
+  // Resident buffer `index` (a binding, or the extents after them): see
+  // CompiledKernels::setResident. It stays resident: no dispatch copies it.
+  Status setBinding(uint32_t index, std::span<const unsigned char> bytes,
+                    std::span<const int64_t> kernelShape = {});
+  Status getBinding(uint32_t index, std::span<unsigned char> out) const;
+
+  Status allocate(const ProgramDescriptor &program, const ProgramShape &shape,
+                  uint32_t framePool) override;
+  void reset() override;
+  void refill(uint32_t lanes) override;
+  void dispatch(uint32_t stage, uint32_t count) override;
+  Status readCounts(Observation &out) override;
+
+protected:
+  CompiledKernelDevice();
+  Status initialize(std::unique_ptr<KernelPrimitives> primitives,
+                    CompiledKernelShape shape);
+  KernelPrimitives &primitives() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace sluice::runtime
+
+#endif // SLUICE_RUNTIME_DEVICE_COMPILED_KERNEL_DEVICE_H

@@ -1,0 +1,284 @@
+//===- compiled_kernel_device_test.cpp - The compiled-kernel device -------===//
+//
+// CompiledKernelDevice over fake primitives with discrete memory: every
+// buffer is the fake's own storage, every transfer is counted, and a launch
+// runs a C++ stand-in for a compiled kernel on the device copies only. The
+// tests check the kernel ABI's argument order, that bindings are resident
+// (uploaded by setBinding, never by a dispatch), that lane ids are uploaded
+// only after they change, and the device's errors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sluice/runtime/device/compiled_kernel_device.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+
+namespace sluice::runtime {
+namespace {
+
+class FakeBuffer final : public KernelBuffer {
+public:
+  explicit FakeBuffer(uint64_t bytes) : KernelBuffer(bytes), data(bytes, 0) {}
+  std::vector<unsigned char> data;
+  uint32_t uploads = 0, downloads = 0;
+};
+
+FakeBuffer &fake(const KernelBuffer &buffer) {
+  return const_cast<FakeBuffer &>(static_cast<const FakeBuffer &>(buffer));
+}
+
+template <typename T> T *words(const LaunchArgument &argument) {
+  EXPECT_NE(argument.buffer, nullptr) << "discrete memory: a device buffer";
+  EXPECT_EQ(argument.host, nullptr) << "discrete memory: no host pointer";
+  return reinterpret_cast<T *>(fake(*argument.buffer).data.data());
+}
+
+// The stand-in kernel of the one stage: invocation i takes frame
+// invocations[i], adds 1 to counts[laneIds[frame]] (binding 0) and finishes.
+class FakePrimitives final : public KernelPrimitives {
+public:
+  std::string label() const override { return "fake device"; }
+  bool unifiedMemory() const override { return false; }
+  Status createBuffer(uint64_t bytes,
+                      std::unique_ptr<KernelBuffer> &out) override {
+    auto buffer = std::make_unique<FakeBuffer>(bytes);
+    created.push_back(buffer.get());
+    out = std::move(buffer);
+    return Status::success();
+  }
+  Status upload(KernelBuffer &buffer,
+                std::span<const unsigned char> bytes) override {
+    EXPECT_LE(bytes.size(), buffer.bytes());
+    std::memcpy(fake(buffer).data.data(), bytes.data(), bytes.size());
+    ++fake(buffer).uploads;
+    return Status::success();
+  }
+  Status download(const KernelBuffer &buffer,
+                  std::span<unsigned char> out) override {
+    EXPECT_LE(out.size(), buffer.bytes());
+    std::memcpy(out.data(), fake(buffer).data.data(), out.size());
+    ++fake(buffer).downloads;
+    return Status::success();
+  }
+  Status launch(uint32_t stage, std::span<const LaunchArgument> arguments,
+                uint32_t count) override {
+    // invocations, lane ids, frames, field offsets, next stage, counters,
+    // published slots, published counts, alloc limits, fault; no owners, no
+    // inputs; binding 0, extents.
+    EXPECT_EQ(arguments.size(), 12u);
+    EXPECT_EQ(stage, 0u);
+    const uint32_t *invocations = words<uint32_t>(arguments[0]);
+    const uint32_t *laneIds = words<uint32_t>(arguments[1]);
+    uint32_t *next = words<uint32_t>(arguments[4]);
+    int32_t *counts = words<int32_t>(arguments[10]);
+    const int64_t *extents = words<int64_t>(arguments[11]);
+    for (uint32_t i = 0; i < count; ++i) {
+      uint32_t lane = laneIds[invocations[i]];
+      if (int64_t(lane) < extents[0])
+        ++counts[lane];
+      next[i] = SLUICE_RT_FINISHED;
+    }
+    ++launches;
+    return Status::success();
+  }
+  Status wait(double &gpuNanoseconds) override {
+    gpuNanoseconds = 1000;
+    return Status::success();
+  }
+
+  std::vector<FakeBuffer *> created;
+  uint32_t launches = 0;
+};
+
+class FakeDevice final : public CompiledKernelDevice {
+public:
+  const char *name() const override { return "fake"; }
+  Status create(std::unique_ptr<FakePrimitives> primitives,
+                CompiledKernelShape shape) {
+    fakes = primitives.get();
+    return initialize(std::move(primitives), std::move(shape));
+  }
+  FakePrimitives *fakes = nullptr;
+};
+
+constexpr int64_t kCounts = 16;
+
+CompiledKernelShape oneStageShape() {
+  CompiledKernelShape shape;
+  shape.stages = 1;
+  shape.residentBuffers = 2; // counts, then the extents table
+  return shape;
+}
+
+ProgramDescriptor oneStageProgram() {
+  ProgramDescriptor program;
+  program.name = "count";
+  program.mainStages = {StageDesc{"run", nullptr}};
+  program.frameLayout.fields = {FrameField{"lane", 4, 4}};
+  program.bindingNames = {"counts"};
+  return program;
+}
+
+template <typename T> std::span<const unsigned char> bytes(const std::vector<T> &v) {
+  return {reinterpret_cast<const unsigned char *>(v.data()), v.size() * sizeof(T)};
+}
+
+class CompiledKernelDeviceTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_TRUE(device.create(std::make_unique<FakePrimitives>(),
+                              oneStageShape())
+                    .ok());
+    program = oneStageProgram();
+    ASSERT_TRUE(ProgramShape::build(program, shape).ok());
+  }
+  void setBindings() {
+    std::vector<int32_t> zeros(kCounts, 0);
+    std::vector<int64_t> extents{kCounts};
+    ASSERT_TRUE(device.setBinding(0, bytes(zeros)).ok());
+    ASSERT_TRUE(device.setBinding(1, bytes(extents)).ok());
+  }
+  std::vector<int32_t> counts() {
+    std::vector<int32_t> out(kCounts);
+    Status status = device.getBinding(
+        0, {reinterpret_cast<unsigned char *>(out.data()), out.size() * 4});
+    EXPECT_TRUE(status.ok()) << status.describe();
+    return out;
+  }
+  FakeBuffer *bindingBuffer() {
+    // The first buffer of 64 bytes created after the kernels' own (none):
+    // the binding's.
+    for (FakeBuffer *buffer : device.fakes->created)
+      if (buffer->bytes() == kCounts * 4)
+        return buffer;
+    return nullptr;
+  }
+
+  FakeDevice device;
+  ProgramDescriptor program;
+  ProgramShape shape;
+};
+
+TEST_F(CompiledKernelDeviceTest, BindingsStayResidentAcrossDispatches) {
+  setBindings();
+  ASSERT_TRUE(device.allocate(program, shape, 8).ok());
+  device.reset();
+  device.refill(8);
+  device.dispatch(0, 8);
+  device.refill(4); // lanes 8..11 take the freed frames
+  device.dispatch(0, 4);
+  Observation observed;
+  Status status = device.readCounts(observed);
+  ASSERT_TRUE(status.ok()) << status.describe();
+  EXPECT_EQ(observed.lanesFinished, 12u);
+  std::vector<int32_t> expected(kCounts, 0);
+  for (int lane = 0; lane < 12; ++lane)
+    expected[lane] = 1;
+  EXPECT_EQ(counts(), expected);
+
+  FakeBuffer *binding = bindingBuffer();
+  ASSERT_NE(binding, nullptr);
+  EXPECT_EQ(binding->uploads, 1u) << "setBinding only; no dispatch copies it";
+  EXPECT_EQ(binding->downloads, 1u) << "getBinding only";
+  EXPECT_EQ(device.fakes->launches, 2u);
+  EXPECT_EQ(device.stats().dispatches, 2u);
+  EXPECT_EQ(device.stats().gpuNanoseconds, 2000);
+
+  // A second run on the same bindings adds to them in place.
+  device.reset();
+  device.refill(8);
+  device.dispatch(0, 8);
+  for (int lane = 0; lane < 8; ++lane)
+    expected[lane] = 2;
+  EXPECT_EQ(counts(), expected);
+  EXPECT_EQ(binding->uploads, 1u);
+}
+
+TEST_F(CompiledKernelDeviceTest, LaneIdsAreUploadedOnlyAfterTheyChange) {
+  setBindings();
+  ASSERT_TRUE(device.allocate(program, shape, 8).ok());
+  device.reset();
+  device.refill(8);
+  // Two dispatches of 4 frames each with no refill between them: the lane
+  // ids go up once.
+  device.dispatch(0, 4);
+  device.dispatch(0, 4);
+  FakeBuffer *laneIds = nullptr;
+  for (FakeBuffer *buffer : device.fakes->created)
+    if (buffer->uploads == 1 && buffer->bytes() == 8 * 4 && buffer != bindingBuffer())
+      laneIds = buffer;
+  ASSERT_NE(laneIds, nullptr) << "a 32-byte buffer uploaded once: lane ids";
+  device.refill(3);
+  device.dispatch(0, 3);
+  EXPECT_EQ(laneIds->uploads, 2u);
+  std::vector<int32_t> expected(kCounts, 0);
+  for (int lane = 0; lane < 11; ++lane)
+    expected[lane] = 1;
+  EXPECT_EQ(counts(), expected);
+}
+
+TEST_F(CompiledKernelDeviceTest, ErrorsNameTheDeviceAndTheNumbers) {
+  // A binding never set.
+  Status status = device.allocate(program, shape, 8);
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidState);
+  EXPECT_EQ(status.message(), "fake device: binding 0 was never set");
+  // Bindings out of range and reads larger than the buffer.
+  std::vector<int32_t> one(1, 0);
+  status = device.setBinding(2, bytes(one));
+  EXPECT_EQ(status.message(), "fake device: binding 2 of 2");
+  std::vector<unsigned char> out(8);
+  status = device.getBinding(0, out);
+  EXPECT_EQ(status.message(),
+            "fake device: binding 0 is not set or smaller than 8 bytes");
+  // Dispatch and readCounts before allocate().
+  Observation observed;
+  status = device.readCounts(observed);
+  EXPECT_EQ(status.message(), "fake device: readCounts() before allocate()");
+  // A program with another number of stages or owners.
+  setBindings();
+  ProgramDescriptor twoStages = oneStageProgram();
+  twoStages.mainStages.push_back(StageDesc{"more", nullptr});
+  ProgramShape twoShape;
+  ASSERT_TRUE(ProgramShape::build(twoStages, twoShape).ok());
+  status = device.allocate(twoStages, twoShape, 8);
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidDescriptor);
+  EXPECT_EQ(status.message(), "fake device: the program has 2 stages but 1 "
+                              "kernels were compiled");
+  ProgramDescriptor withOwner = oneStageProgram();
+  withOwner.owners = {OwnerDesc{"pool", 4, 4, {StageDesc{"handle", nullptr}}}};
+  ProgramShape ownerShape;
+  ASSERT_TRUE(ProgramShape::build(withOwner, ownerShape).ok());
+  status = device.allocate(withOwner, ownerShape, 8);
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidDescriptor);
+  EXPECT_EQ(status.message(), "fake device: the program has 2 stages but 1 "
+                              "kernels were compiled");
+}
+
+TEST(CompiledKernels, ShapeMismatchesAreErrors) {
+  FakePrimitives primitives;
+  CompiledKernelShape shape = oneStageShape();
+  shape.payloadElementBytes = {{4}}; // one owner's payload, no owner compiled
+  CompiledKernels kernels;
+  Status status = kernels.initialize(primitives, shape);
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidDescriptor);
+  EXPECT_EQ(status.message(),
+            "fake device: 1 owners' payloads for 0 compiled owners");
+
+  // Two stages compiled, one owner in the program but none compiled.
+  shape = oneStageShape();
+  shape.stages = 2;
+  ASSERT_TRUE(kernels.initialize(primitives, shape).ok());
+  ProgramDescriptor withOwner = oneStageProgram();
+  withOwner.owners = {OwnerDesc{"pool", 4, 4, {StageDesc{"handle", nullptr}}}};
+  ProgramShape ownerShape;
+  ASSERT_TRUE(ProgramShape::build(withOwner, ownerShape).ok());
+  status = kernels.checkProgramShape(ownerShape);
+  EXPECT_EQ(status.message(), "fake device: the program has 1 owners but the "
+                              "kernels were compiled for 0");
+}
+
+} // namespace
+} // namespace sluice::runtime
