@@ -460,7 +460,7 @@ int main(int argc, char **argv) {
   std::printf("rays traced: %" PRIu64 " (%" PRIu64 " camera and bounce rays, "
               "%" PRIu64 " shadow rays)\n",
               rays, pathRays, shadowRays);
-  std::printf("wall time: %.3f s (the schedules of %u passes; %.3f s with "
+  std::printf("wall time: %.6f s (the schedules of %u passes; %.6f s with "
               "the film transfers)\n",
               scheduleSeconds, passes, renderSeconds);
   std::printf("Mrays/s: %.2f\n",
