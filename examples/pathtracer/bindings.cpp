@@ -26,15 +26,13 @@ using runtime::ElementType;
 using runtime::HostBuffer;
 
 Status invalid(std::string message) {
-  return Status::error(runtime::ErrorKind::InvalidArgument,
-                       std::move(message));
+  return Status::error(runtime::ErrorKind::InvalidArgument, std::move(message));
 }
 
 Vec3 sub(Vec3 a, Vec3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
 Vec3 scaled(Vec3 a, float s) { return {a.x * s, a.y * s, a.z * s}; }
 Vec3 cross(Vec3 a, Vec3 b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z,
-          a.x * b.y - a.y * b.x};
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 Vec3 normalize(Vec3 a) {
   float length = std::sqrt(a.x * a.x + a.y * a.y + a.z * a.z);
@@ -122,18 +120,16 @@ std::string scalarText(const HostBuffer &value) {
 
 } // namespace
 
-CameraFrame cameraFrame(const Camera &camera, uint32_t width,
-                        uint32_t height) {
+CameraFrame cameraFrame(const Camera &camera, uint32_t width, uint32_t height) {
   CameraFrame frame;
   frame.eye = camera.eye;
   frame.forward = normalize(sub(camera.lookAt, camera.eye));
   Vec3 rightUnit = normalize(cross(frame.forward, camera.up));
-  float tanHalf = float(std::tan(double(camera.fovYDegrees) *
-                                 (std::numbers::pi / 360.0)));
+  float tanHalf =
+      float(std::tan(double(camera.fovYDegrees) * (std::numbers::pi / 360.0)));
   // (right_unit * tan * width) / height, in the formula's order.
   Vec3 r = scaled(scaled(rightUnit, tanHalf), float(width));
-  frame.right = {r.x / float(height), r.y / float(height),
-                 r.z / float(height)};
+  frame.right = {r.x / float(height), r.y / float(height), r.z / float(height)};
   frame.up = scaled(cross(rightUnit, frame.forward), tanHalf);
   return frame;
 }
@@ -156,8 +152,7 @@ Status flattenScene(const Scene &scene, const Bvh &bvh, const Raster &raster,
                    " pixels does not fit in i32 pixel indices");
   if (bvh.order.size() != scene.triangles.size() || bvh.nodes.empty())
     return invalid(scene.path + ": the BVH holds " +
-                   std::to_string(bvh.order.size()) +
-                   " triangles, the scene " +
+                   std::to_string(bvh.order.size()) + " triangles, the scene " +
                    std::to_string(scene.triangles.size()));
 
   std::vector<float> triVerts;
@@ -223,8 +218,7 @@ Status flattenScene(const Scene &scene, const Bvh &bvh, const Raster &raster,
   add("seed", scalar(ElementType::I32, seed));
   CameraFrame frame = cameraFrame(scene.camera, raster.width, raster.height);
   const char *prefixes[] = {"cam_eye", "cam_fwd", "cam_right", "cam_up"};
-  const Vec3 *vectors[] = {&frame.eye, &frame.forward, &frame.right,
-                           &frame.up};
+  const Vec3 *vectors[] = {&frame.eye, &frame.forward, &frame.right, &frame.up};
   for (int v = 0; v < 4; ++v) {
     std::string prefix = prefixes[v];
     out.push_back({prefix + "_x", scalar(ElementType::F32, vectors[v]->x)});
@@ -255,8 +249,7 @@ Status checkPathBindings(std::span<const BindingInfo> bindings) {
                      std::string(runtime::elementTypeName(expected.element)));
     if (expected.kind == BindingKind::Buffer &&
         (found->shape.size() != 1 || found->shape[0] >= 0))
-      return invalid(what + " has shape " +
-                     runtime::shapeText(found->shape) +
+      return invalid(what + " has shape " + runtime::shapeText(found->shape) +
                      ", but docs/pathtracer.md section 2 makes it one "
                      "dynamic dimension (memref<?x" +
                      std::string(runtime::elementTypeName(expected.element)) +
@@ -277,8 +270,7 @@ Status checkPathBindings(std::span<const BindingInfo> bindings) {
 Status bindAll(runtime::Program &program,
                std::span<const NamedBuffer> bindings) {
   for (const NamedBuffer &binding : bindings)
-    if (Status status = program.bind(binding.name, binding.value);
-        !status.ok())
+    if (Status status = program.bind(binding.name, binding.value); !status.ok())
       return status;
   return Status::success();
 }

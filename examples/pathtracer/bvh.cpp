@@ -94,7 +94,7 @@ public:
 private:
   struct Split {
     int axis = -1;
-    int bin = 0;      // left side: bins [0, bin)
+    int bin = 0; // left side: bins [0, bin)
     double cost = 0;
   };
 
@@ -201,14 +201,14 @@ private:
       if (count <= kMaxLeafTriangles && split.cost >= double(count))
         return makeLeaf();
       auto start = out_.order.begin() + begin;
-      middle = begin + uint32_t(std::partition(start, out_.order.begin() + end,
-                                               [&](uint32_t t) {
-                                                 return binOf(primitives_[t],
-                                                              split.axis,
-                                                              centroids) <
-                                                        split.bin;
-                                               }) -
-                                start);
+      middle =
+          begin + uint32_t(std::partition(start, out_.order.begin() + end,
+                                          [&](uint32_t t) {
+                                            return binOf(primitives_[t],
+                                                         split.axis,
+                                                         centroids) < split.bin;
+                                          }) -
+                           start);
       uint32_t budget = kMaxBvhDepth - depth; // levels left below this node
       if (levelsNeeded(middle - begin) > budget ||
           levelsNeeded(end - middle) > budget)

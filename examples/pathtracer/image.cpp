@@ -16,8 +16,7 @@ namespace sluice::pathtracer {
 namespace {
 
 Status invalid(std::string message) {
-  return Status::error(runtime::ErrorKind::InvalidArgument,
-                       std::move(message));
+  return Status::error(runtime::ErrorKind::InvalidArgument, std::move(message));
 }
 
 Status checkImage(const std::string &path, const Image &image) {
@@ -123,8 +122,8 @@ Status readPfm(const std::string &path, Image &out) {
   bad |= *end != '\0' || scale == 0 || !std::isfinite(scale);
   if (bad || width == 0 || height == 0 || width > (1u << 20) ||
       height > (1u << 20))
-    return invalid(path + ": bad PFM header '" + widthText + " " +
-                   heightText + " " + scaleText + "'");
+    return invalid(path + ": bad PFM header '" + widthText + " " + heightText +
+                   " " + scaleText + "'");
   uint64_t values = 3 * uint64_t(width) * height;
   if (bytes.size() - at != 4 * values)
     return invalid(path + ": a " + widthText + " x " + heightText +

@@ -21,7 +21,8 @@ namespace sluice::pathtracer {
 
 using runtime::Status;
 
-// One fixed-point unit of the film: a contribution c adds int64(c * 2^24 + 0.5).
+// One fixed-point unit of the film: a contribution c adds int64(c * 2^24 +
+// 0.5).
 inline constexpr double kFilmScale = 16777216.0; // 2^24
 
 struct Image {

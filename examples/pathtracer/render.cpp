@@ -102,8 +102,8 @@ int fail(const std::string &message, int code = rt::kExitBadInput) {
 }
 
 int usageError(const std::string &message) {
-  std::fprintf(stderr, "%s: %s\n(run sluice-render --help for usage)\n",
-               kTool, message.c_str());
+  std::fprintf(stderr, "%s: %s\n(run sluice-render --help for usage)\n", kTool,
+               message.c_str());
   return rt::kExitBadInput;
 }
 
@@ -173,8 +173,7 @@ int parseArguments(int argc, char **argv, Options &options) {
     if (!option)
       return usageError(arg.starts_with("-")
                             ? "unknown option '" + std::string(arg) + "'"
-                            : "unexpected argument '" + std::string(arg) +
-                                  "'");
+                            : "unexpected argument '" + std::string(arg) + "'");
     std::string_view value;
     if (name.size() < arg.size())
       value = arg.substr(name.size() + 1);
@@ -246,15 +245,16 @@ int checkOptions(Options &options) {
   options.run.lanes = uint32_t(lanes);
   if (int code = rt::checkRunOptions(options.run); code != rt::kExitSuccess)
     return code;
-  const rt::BackendAdapter *adapter = rt::findBackendAdapter(options.run.backend);
+  const rt::BackendAdapter *adapter =
+      rt::findBackendAdapter(options.run.backend);
   if (options.run.workersGiven && !adapter->workers)
     return usageError("--workers chooses how the CPU backend runs kernels; it "
                       "does not apply to --backend=" +
                       options.run.backend);
-  for (auto [option, path] : {std::pair{"--pfm", &options.pfm},
-                              std::pair{"--png", &options.png},
-                              std::pair{"--film", &options.film},
-                              std::pair{"--trace", &options.run.tracePath}})
+  for (auto [option, path] :
+       {std::pair{"--pfm", &options.pfm}, std::pair{"--png", &options.png},
+        std::pair{"--film", &options.film},
+        std::pair{"--trace", &options.run.tracePath}})
     if (!path->empty())
       if (std::string problem = outputProblem(option, *path); !problem.empty())
         return usageError(problem);
@@ -364,8 +364,7 @@ int main(int argc, char **argv) {
   run.workers = load.workers;
 
   const uint64_t pixels = uint64_t(options.width) * options.height;
-  const uint32_t passes =
-      (options.spp + options.passSpp - 1) / options.passSpp;
+  const uint32_t passes = (options.spp + options.passSpp - 1) / options.passSpp;
   const bool progress = isatty(STDERR_FILENO);
   std::vector<std::string> stageNames;
   std::vector<rt::StageStatistics> stages;
@@ -377,8 +376,7 @@ int main(int argc, char **argv) {
     uint32_t samples = std::min(options.passSpp, options.spp - done);
     run.lanes = uint32_t(pixels * samples);
     run.tracePath = pass == 0 ? options.run.tracePath : std::string();
-    if (rt::Status status =
-            program.setUniform("sample_base", int32_t(done));
+    if (rt::Status status = program.setUniform("sample_base", int32_t(done));
         !status.ok())
       return fail(status.message());
     rt::RunReport report = program.run(run);
@@ -420,8 +418,8 @@ int main(int argc, char **argv) {
     if (options.run.stats)
       std::printf("pass %u: samples %u .. %u, %u lanes, %" PRIu64
                   " iterations, %.3f s, %" PRIu64 " rays\n",
-                  pass, done - samples, done - 1, run.lanes,
-                  report.iterations, report.seconds, passPath + passShadow);
+                  pass, done - samples, done - 1, run.lanes, report.iterations,
+                  report.seconds, passPath + passShadow);
     if (progress) {
       double elapsed = std::chrono::duration<double>(
                            std::chrono::steady_clock::now() - renderStart)
@@ -479,8 +477,8 @@ int main(int argc, char **argv) {
   if (options.pfm.empty() && options.png.empty())
     return rt::kExitSuccess;
   pt::Image image;
-  if (rt::Status status = pt::filmToImage(values, options.width,
-                                          options.height, options.spp, image);
+  if (rt::Status status = pt::filmToImage(values, options.width, options.height,
+                                          options.spp, image);
       !status.ok())
     return fail(status.message(), rt::kExitFailure);
   if (!options.pfm.empty())

@@ -31,8 +31,7 @@ Status invalid(std::string message) {
 
 Vec3 add(Vec3 a, Vec3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
 Vec3 cross(Vec3 a, Vec3 b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z,
-          a.x * b.y - a.y * b.x};
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 float length(Vec3 a) { return std::sqrt(a.x * a.x + a.y * a.y + a.z * a.z); }
 
@@ -81,10 +80,8 @@ private:
                   std::string_view name, const json *&out, bool optional);
   bool readNumber(const json &value, const std::string &key, float &out);
   bool readVec3(const json &value, const std::string &key, Vec3 &out);
-  bool readString(const json &value, const std::string &key,
-                  std::string &out);
-  bool readMaterialRef(const json &value, const std::string &key,
-                       int32_t &out);
+  bool readString(const json &value, const std::string &key, std::string &out);
+  bool readMaterialRef(const json &value, const std::string &key, int32_t &out);
 
   bool readCamera(const json &value);
   bool readMaterials(const json &value);
@@ -103,8 +100,8 @@ bool SceneReader::checkKeys(const json &object, const std::string &key,
                             std::initializer_list<std::string_view> required) {
   std::string where = key.empty() ? "the scene" : key;
   if (!object.is_object())
-    return fail(key, std::string("expected an object, got ") +
-                         typeName(object));
+    return fail(key,
+                std::string("expected an object, got ") + typeName(object));
   for (const auto &[name, value] : object.items()) {
     bool known = false;
     for (std::string_view a : allowed)
@@ -126,13 +123,12 @@ bool SceneReader::checkKeys(const json &object, const std::string &key,
 bool SceneReader::readNumber(const json &value, const std::string &key,
                              float &out) {
   if (!value.is_number())
-    return fail(key, std::string("expected a number, got ") +
-                         typeName(value));
+    return fail(key, std::string("expected a number, got ") + typeName(value));
   double d = value.get<double>();
   float f = float(d);
   if (!std::isfinite(f))
-    return fail(key, "the number " + value.dump() +
-                         " is not a finite 32-bit float");
+    return fail(key,
+                "the number " + value.dump() + " is not a finite 32-bit float");
   out = f;
   return true;
 }
@@ -141,14 +137,13 @@ bool SceneReader::readVec3(const json &value, const std::string &key,
                            Vec3 &out) {
   if (!value.is_array() || value.size() != 3)
     return fail(key, std::string("expected an array of 3 numbers, got ") +
-                         (value.is_array() ? "an array of " +
-                                                 std::to_string(value.size()) +
-                                                 " elements"
-                                           : typeName(value)));
+                         (value.is_array()
+                              ? "an array of " + std::to_string(value.size()) +
+                                    " elements"
+                              : typeName(value)));
   float *fields[3] = {&out.x, &out.y, &out.z};
   for (size_t i = 0; i < 3; ++i)
-    if (!readNumber(value[i], key + "[" + std::to_string(i) + "]",
-                    *fields[i]))
+    if (!readNumber(value[i], key + "[" + std::to_string(i) + "]", *fields[i]))
       return false;
   return true;
 }
@@ -156,8 +151,7 @@ bool SceneReader::readVec3(const json &value, const std::string &key,
 bool SceneReader::readString(const json &value, const std::string &key,
                              std::string &out) {
   if (!value.is_string())
-    return fail(key, std::string("expected a string, got ") +
-                         typeName(value));
+    return fail(key, std::string("expected a string, got ") + typeName(value));
   out = value.get<std::string>();
   return true;
 }
@@ -175,8 +169,8 @@ bool SceneReader::readMaterialRef(const json &value, const std::string &key,
   std::string list;
   for (const Material &m : scene_.materials)
     list += (list.empty() ? "" : ", ") + m.name;
-  return fail(key, "unknown material '" + name + "' (the materials are: " +
-                       list + ")");
+  return fail(key, "unknown material '" + name +
+                       "' (the materials are: " + list + ")");
 }
 
 bool SceneReader::readCamera(const json &value) {
@@ -206,14 +200,13 @@ bool SceneReader::readCamera(const json &value) {
 
 bool SceneReader::readMaterials(const json &value) {
   if (!value.is_object())
-    return fail("materials", std::string("expected an object, got ") +
-                                 typeName(value));
+    return fail("materials",
+                std::string("expected an object, got ") + typeName(value));
   if (value.empty())
     return fail("materials", "no materials");
   for (const auto &[name, entry] : value.items()) {
     std::string key = "materials." + name;
-    if (!checkKeys(entry, key, {"kind", "albedo", "emission", "ior"},
-                   {"kind"}))
+    if (!checkKeys(entry, key, {"kind", "albedo", "emission", "ior"}, {"kind"}))
       return false;
     Material material;
     material.name = name;
@@ -293,12 +286,10 @@ bool SceneReader::readSpheres(const json &value) {
     Sphere sphere;
     if (!readVec3(entry["center"], key + ".center", sphere.center) ||
         !readNumber(entry["radius"], key + ".radius", sphere.radius) ||
-        !readMaterialRef(entry["material"], key + ".material",
-                         sphere.material))
+        !readMaterialRef(entry["material"], key + ".material", sphere.material))
       return false;
     if (sphere.radius < 0)
-      return fail(key + ".radius",
-                  "negative radius " + entry["radius"].dump());
+      return fail(key + ".radius", "negative radius " + entry["radius"].dump());
     scene_.spheres.push_back(sphere);
   }
   return true;
@@ -338,8 +329,8 @@ bool SceneReader::readMesh(const json &entry, const std::string &key) {
     std::string message = reader.Error();
     while (!message.empty() && (message.back() == '\n'))
       message.pop_back();
-    return fail(key + ".obj", "OBJ file '" + objPath +
-                                  "' does not parse: " + message);
+    return fail(key + ".obj",
+                "OBJ file '" + objPath + "' does not parse: " + message);
   }
   const tinyobj::attrib_t &attrib = reader.GetAttrib();
   size_t vertexCount = attrib.vertices.size() / 3;
@@ -415,13 +406,13 @@ Status SceneReader::read() {
   }
   scene_ = Scene();
   scene_.path = path_;
-  bool ok = checkKeys(root, "",
-                      {"camera", "materials", "quads", "spheres", "meshes"},
-                      {"camera", "materials"}) &&
-            readCamera(root["camera"]) && readMaterials(root["materials"]) &&
-            (!root.contains("quads") || readQuads(root["quads"])) &&
-            (!root.contains("spheres") || readSpheres(root["spheres"])) &&
-            (!root.contains("meshes") || readMeshes(root["meshes"]));
+  bool ok =
+      checkKeys(root, "", {"camera", "materials", "quads", "spheres", "meshes"},
+                {"camera", "materials"}) &&
+      readCamera(root["camera"]) && readMaterials(root["materials"]) &&
+      (!root.contains("quads") || readQuads(root["quads"])) &&
+      (!root.contains("spheres") || readSpheres(root["spheres"])) &&
+      (!root.contains("meshes") || readMeshes(root["meshes"]));
   if (!ok)
     return invalid(error_);
   if (scene_.lights.empty())

@@ -85,7 +85,8 @@ struct Scene {
   // Every quad's two triangles (section 1), in quad order, then every mesh's
   // faces, in mesh order.
   std::vector<Triangle> triangles;
-  std::vector<uint32_t> lights; // indices into quads: those whose material emits
+  std::vector<uint32_t>
+      lights; // indices into quads: those whose material emits
 };
 
 // Reads and checks the scene file `path` (section 1 "Errors"). On failure

@@ -50,8 +50,7 @@ struct Ray {
 
 Vec3 sub(Vec3 a, Vec3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
 Vec3 cross(Vec3 a, Vec3 b) {
-  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z,
-          a.x * b.y - a.y * b.x};
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
 float dot(Vec3 a, Vec3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
 
@@ -88,8 +87,7 @@ struct Flat {
   std::vector<int32_t> links;
 };
 
-template <typename T>
-std::vector<T> elements(const rt::HostBuffer &buffer) {
+template <typename T> std::vector<T> elements(const rt::HostBuffer &buffer) {
   std::vector<T> out(buffer.bytes.size() / sizeof(T));
   std::memcpy(out.data(), buffer.bytes.data(), buffer.bytes.size());
   return out;
@@ -188,10 +186,10 @@ TEST(PathtracerScene, CornellBoxLoads) {
       EXPECT_NEAR(std::sqrt(dot(r, r)), 80.0f, 1e-3f);
       vertices.insert({v.x, v.y, v.z});
     }
-    Vec3 middle = sub({(t.v0.x + t.v1.x + t.v2.x) / 3,
-                       (t.v0.y + t.v1.y + t.v2.y) / 3,
-                       (t.v0.z + t.v1.z + t.v2.z) / 3},
-                      centre);
+    Vec3 middle =
+        sub({(t.v0.x + t.v1.x + t.v2.x) / 3, (t.v0.y + t.v1.y + t.v2.y) / 3,
+             (t.v0.z + t.v1.z + t.v2.z) / 3},
+            centre);
     EXPECT_GT(dot(cross(sub(t.v1, t.v0), sub(t.v2, t.v0)), middle), 0)
         << "face " << i - 12;
     EXPECT_EQ(t.material, 6); // gold, the seventh material
@@ -228,13 +226,20 @@ TEST(PathtracerScene, FlattenedCountsAndStrides) {
     E element;
     int64_t count; // -1: a uniform
   } expected[] = {
-      {"tri_verts", E::F32, 9 * tris}, {"tri_mat", E::I32, tris},
-      {"bvh_bounds", E::F32, 6 * nodes}, {"bvh_links", E::I32, 2 * nodes},
-      {"spheres", E::F32, 8},          {"sphere_mat", E::I32, 2},
-      {"mat_kind", E::I32, 7},         {"mat_data", E::F32, 56},
-      {"lights", E::F32, 12},          {"film", E::I64, 3 * 64 * 48},
-      {"width", E::I32, -1},           {"height", E::I32, -1},
-      {"sample_base", E::I32, -1},     {"seed", E::I32, -1},
+      {"tri_verts", E::F32, 9 * tris},
+      {"tri_mat", E::I32, tris},
+      {"bvh_bounds", E::F32, 6 * nodes},
+      {"bvh_links", E::I32, 2 * nodes},
+      {"spheres", E::F32, 8},
+      {"sphere_mat", E::I32, 2},
+      {"mat_kind", E::I32, 7},
+      {"mat_data", E::F32, 56},
+      {"lights", E::F32, 12},
+      {"film", E::I64, 3 * 64 * 48},
+      {"width", E::I32, -1},
+      {"height", E::I32, -1},
+      {"sample_base", E::I32, -1},
+      {"seed", E::I32, -1},
   };
   for (const Expected &e : expected) {
     const rt::HostBuffer &b = find(bindings, e.name);
@@ -265,9 +270,9 @@ TEST(PathtracerScene, FlattenedCountsAndStrides) {
             (std::vector<float>{0.78f, 0.78f, 0.78f, 15, 15, 15, 1.5f, 0}));
   EXPECT_EQ(std::vector<float>(mat.begin() + 32, mat.begin() + 40),
             (std::vector<float>{1, 1, 1, 0, 0, 0, 1.5f, 0}));
-  EXPECT_EQ(elements<float>(find(bindings, "lights")),
-            (std::vector<float>{213, 554, 227, 130, 0, 0, 0, 0, 105, 15, 15,
-                                15}));
+  EXPECT_EQ(
+      elements<float>(find(bindings, "lights")),
+      (std::vector<float>{213, 554, 227, 130, 0, 0, 0, 0, 105, 15, 15, 15}));
   EXPECT_EQ(elements<float>(find(bindings, "spheres")),
             (std::vector<float>{190, 90, 190, 90, 400, 100, 380, 100}));
   EXPECT_EQ(elements<int32_t>(find(bindings, "sphere_mat")),
@@ -396,10 +401,10 @@ TEST(PathtracerBvh, NearestHitEqualsBruteForce) {
     ray.d = normalized(d);
     float expected = bruteForce(ray, scene.triangles);
     float got = traverse(ray, flat);
-    ASSERT_EQ(got, expected) << "ray " << i << " from (" << ray.o.x << ", "
-                             << ray.o.y << ", " << ray.o.z << ") along ("
-                             << ray.d.x << ", " << ray.d.y << ", " << ray.d.z
-                             << ")";
+    ASSERT_EQ(got, expected)
+        << "ray " << i << " from (" << ray.o.x << ", " << ray.o.y << ", "
+        << ray.o.z << ") along (" << ray.d.x << ", " << ray.d.y << ", "
+        << ray.d.z << ")";
     hits += expected < kTMax;
     Vec3 p{ray.o.x + expected * ray.d.x, ray.o.y + expected * ray.d.y,
            ray.o.z + expected * ray.d.z};
@@ -414,8 +419,8 @@ TEST(PathtracerBvh, NearestHitEqualsBruteForce) {
 
 TEST(PathtracerBvh, DegenerateInputsStayWithinLimits) {
   // 1,000 copies of one triangle: no SAH split exists, the median splits.
-  std::vector<pt::Triangle> same(1000, pt::Triangle{{0, 0, 0}, {1, 0, 0},
-                                                    {0, 1, 0}, 0});
+  std::vector<pt::Triangle> same(
+      1000, pt::Triangle{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, 0});
   pt::Bvh bvh;
   ASSERT_TRUE(pt::buildBvh(same, bvh).ok());
   pt::Scene scene;
@@ -544,16 +549,16 @@ TEST_F(PathtracerBadScene, NotJson) {
 TEST_F(PathtracerBadScene, MissingKey) {
   EXPECT_NE(errorOf(R"({"materials": {}})").find("missing key 'camera'"),
             std::string::npos);
-  std::string message = errorOf(scene(
-      kLight, R"("quads": [{"corner": [0, 0, 5], "edge_u": [1, 0, 0],
+  std::string message = errorOf(
+      scene(kLight, R"("quads": [{"corner": [0, 0, 5], "edge_u": [1, 0, 0],
                             "material": "lamp"}])"));
   EXPECT_NE(message.find("quads[0]: missing key 'edge_v'"), std::string::npos)
       << message;
 }
 
 TEST_F(PathtracerBadScene, MistypedKey) {
-  std::string message = errorOf(scene(
-      kLight, R"("quads": [{"corner": [0, 0, 5], "edge_u": [1, 0],
+  std::string message =
+      errorOf(scene(kLight, R"("quads": [{"corner": [0, 0, 5], "edge_u": [1, 0],
                             "edge_v": [0, 1, 0], "material": "lamp"}])"));
   EXPECT_NE(message.find("quads[0].edge_u: expected an array of 3 numbers"),
             std::string::npos)
@@ -564,16 +569,17 @@ TEST_F(PathtracerBadScene, MistypedKey) {
   EXPECT_NE(message.find("spheres[0].radius: expected a number, got a string"),
             std::string::npos)
       << message;
-  message = errorOf(scene(R"("lamp": {"kind": "diffuse", "emision": [1, 1, 1]})",
-                          std::string(R"("quads": [)") + kLightQuad + "]"));
+  message =
+      errorOf(scene(R"("lamp": {"kind": "diffuse", "emision": [1, 1, 1]})",
+                    std::string(R"("quads": [)") + kLightQuad + "]"));
   EXPECT_NE(message.find("materials.lamp: unknown key 'emision'"),
             std::string::npos)
       << message;
 }
 
 TEST_F(PathtracerBadScene, UnknownMaterialNameOrKind) {
-  std::string message = errorOf(scene(
-      kLight, R"("quads": [{"corner": [0, 0, 5], "edge_u": [1, 0, 0],
+  std::string message = errorOf(
+      scene(kLight, R"("quads": [{"corner": [0, 0, 5], "edge_u": [1, 0, 0],
                             "edge_v": [0, 1, 0], "material": "lmap"}])"));
   EXPECT_NE(message.find("quads[0].material: unknown material 'lmap'"),
             std::string::npos)
@@ -611,17 +617,17 @@ TEST_F(PathtracerBadScene, ObjMissingOrUnparsable) {
 }
 
 TEST_F(PathtracerBadScene, DegenerateQuad) {
-  std::string message = errorOf(scene(
-      kLight, R"("quads": [{"corner": [0, 0, 5], "edge_u": [1, 0, 0],
+  std::string message = errorOf(
+      scene(kLight, R"("quads": [{"corner": [0, 0, 5], "edge_u": [1, 0, 0],
                             "edge_v": [2, 0, 0], "material": "lamp"}])"));
   EXPECT_NE(message.find("quads[0]: degenerate quad"), std::string::npos)
       << message;
 }
 
 TEST_F(PathtracerBadScene, NoLight) {
-  std::string message = errorOf(scene(
-      R"("grey": {"kind": "diffuse"})",
-      R"("quads": [{"corner": [0, 0, 5], "edge_u": [1, 0, 0],
+  std::string message =
+      errorOf(scene(R"("grey": {"kind": "diffuse"})",
+                    R"("quads": [{"corner": [0, 0, 5], "edge_u": [1, 0, 0],
                     "edge_v": [0, 1, 0], "material": "grey"}],
          "spheres": [{"center": [0, 0, 9], "radius": 1, "material": "grey"}])"));
   EXPECT_NE(message.find("the scene has no light"), std::string::npos)
@@ -629,9 +635,9 @@ TEST_F(PathtracerBadScene, NoLight) {
 }
 
 TEST_F(PathtracerBadScene, NegativeRadiusOrScale) {
-  std::string message = errorOf(scene(
-      kLight, std::string(R"("quads": [)") + kLightQuad +
-                  R"(], "spheres": [{"center": [0, 0, 0], "radius": -1,
+  std::string message = errorOf(
+      scene(kLight, std::string(R"("quads": [)") + kLightQuad +
+                        R"(], "spheres": [{"center": [0, 0, 0], "radius": -1,
                      "material": "lamp"}])"));
   EXPECT_NE(message.find("spheres[0].radius: negative radius -1"),
             std::string::npos)
@@ -651,11 +657,16 @@ TEST_F(PathtracerBadScene, NegativeRadiusOrScale) {
 std::vector<rt::BindingInfo> pathBindingInfos() {
   std::vector<rt::BindingInfo> infos;
   using E = rt::ElementType;
-  for (auto [name, element] :
-       {std::pair{"tri_verts", E::F32}, {"tri_mat", E::I32},
-        {"bvh_bounds", E::F32}, {"bvh_links", E::I32}, {"spheres", E::F32},
-        {"sphere_mat", E::I32}, {"mat_kind", E::I32}, {"mat_data", E::F32},
-        {"lights", E::F32}, {"film", E::I64}}) {
+  for (auto [name, element] : {std::pair{"tri_verts", E::F32},
+                               {"tri_mat", E::I32},
+                               {"bvh_bounds", E::F32},
+                               {"bvh_links", E::I32},
+                               {"spheres", E::F32},
+                               {"sphere_mat", E::I32},
+                               {"mat_kind", E::I32},
+                               {"mat_data", E::F32},
+                               {"lights", E::F32},
+                               {"film", E::I64}}) {
     rt::BindingInfo info;
     info.name = name;
     info.element = element;
@@ -751,8 +762,8 @@ TEST(PathtracerImage, FilmToLinear) {
   std::vector<int64_t> film{2 * unit, 4 * unit, 0, 12 * unit, unit, 1};
   pt::Image image;
   ASSERT_TRUE(pt::filmToImage(film, 2, 1, 4, image).ok());
-  EXPECT_EQ(image.rgb, (std::vector<float>{0.5f, 1, 0, 3, 0.25f,
-                                           float(0x1p-26)}));
+  EXPECT_EQ(image.rgb,
+            (std::vector<float>{0.5f, 1, 0, 3, 0.25f, float(0x1p-26)}));
   EXPECT_FALSE(pt::filmToImage(film, 3, 1, 4, image).ok());
 }
 
