@@ -1,0 +1,491 @@
+//===- render.cpp - sluice-render: the path tracer's host driver ----------===//
+//
+// Loads a scene (docs/pathtracer.md section 1), flattens it into the bindings
+// of @path (section 2), runs a compiled path tracer artifact in passes
+// (section 3) on a runtime backend, and writes the film, the PFM and the PNG
+// (section 6). Runtime only: no MLIR, no LLVM; it runs an artifact compiled
+// elsewhere.
+//
+// Every run of a Program starts from the bound values, so after each pass the
+// film is read back and bound again: the next pass adds to it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "image.h"
+#include "scene.h"
+
+#include "sluice/runtime/device/backend.h"
+#include "sluice/runtime/exit_codes.h"
+#include "sluice/runtime/program/run.h"
+#include "sluice/runtime/program/session.h"
+#include "sluice/runtime/wavefront/wavefront.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rt = sluice::runtime;
+namespace pt = sluice::pathtracer;
+
+namespace {
+
+constexpr const char *kTool = "sluice-render";
+// Samples per pixel: the sample index is 24 bits of the generator's counter
+// (section 5), so every index 0 .. spp - 1 must be below 2^24.
+constexpr uint32_t kMaxSpp = (1u << 24) - 1;
+// A pass of the default --pass-spp runs at least this many lanes.
+constexpr uint64_t kDefaultPassLanes = 1u << 20;
+// The stages whose invocations are rays (section 7).
+constexpr const char *kPathRayStage = "intersect";
+constexpr const char *kShadowRayStage = "shadow.intersect";
+
+void printUsage(std::FILE *out) {
+  std::fprintf(
+      out,
+      "usage: sluice-render --artifact FILE.sluice --scene FILE.json "
+      "[options]\n"
+      "       sluice-render --scene FILE.json --write-bindings DIR [options]\n"
+      "\n"
+      "Renders a scene (docs/pathtracer.md) with a compiled path tracer\n"
+      "artifact on the runtime's scheduler, in passes: a pass of K samples\n"
+      "runs width * height * K lanes and adds to the film. Needs no "
+      "compiler.\n"
+      "\n"
+      "options (each takes --name=VALUE or --name VALUE):\n"
+      "  --artifact FILE      the compiled path tracer (pathtracer.sluice)\n"
+      "  --scene FILE         the scene (JSON)\n"
+      "  --backend NAME       cpu (default) or vulkan\n"
+      "  --width N            image width in pixels (default 256)\n"
+      "  --height N           image height in pixels (default 256)\n"
+      "  --spp N              samples per pixel (default 16, at most "
+      "16777215)\n"
+      "  --pass-spp K         samples per pixel of one pass (default: enough\n"
+      "                       for about 2^20 lanes, at most --spp)\n"
+      "  --seed N             the generator key (default 0)\n"
+      "  --schedule S         wavefront (default) | state-machine (cpu)\n"
+      "  --workers N          CPU workers (cpu; default one per core)\n"
+      "  --frame-pool N       frames in the pool (default 256)\n"
+      "  --no-partial-admission  admit a producer only whole\n"
+      "  --trace FILE         Chrome trace of the first pass's iterations\n"
+      "  --pfm FILE           write the linear image (PFM)\n"
+      "  --png FILE           write the sRGB image (8-bit PNG)\n"
+      "  --film FILE.npy      write the fixed-point film (i64, 3 per pixel)\n"
+      "  --write-bindings DIR write every binding as DIR/NAME.npy and the\n"
+      "                       runner arguments DIR/args.txt; without\n"
+      "                       --artifact, nothing else is done\n"
+      "  --stats              also print one line per pass and the device's\n"
+      "                       line\n"
+      "\n"
+      "At the end it prints the per-stage table summed over the passes, the\n"
+      "rays traced (invocations of stage 'intersect' plus those of\n"
+      "'shadow.intersect'), the schedules' wall time and Mrays/s. While\n"
+      "stderr is a terminal, one line per pass shows the progress.\n"
+      "\n"
+      "exit codes: 0 success, 1 the render failed, 2 bad usage or bad input\n"
+      "(an option, the scene, the artifact), 3 no device.\n");
+}
+
+int fail(const std::string &message, int code = rt::kExitBadInput) {
+  std::fprintf(stderr, "%s: %s\n", kTool, message.c_str());
+  return code;
+}
+
+int usageError(const std::string &message) {
+  std::fprintf(stderr, "%s: %s\n(run sluice-render --help for usage)\n", kTool,
+               message.c_str());
+  return rt::kExitBadInput;
+}
+
+struct Options {
+  std::string artifact, scene, pfm, png, film, bindingsDir;
+  rt::ArtifactRunOptions run; // backend, schedule, frame pool, workers, trace
+  uint32_t width = 256, height = 256, spp = 16, passSpp = 0, seed = 0;
+};
+
+bool parseNumber(std::string_view text, uint32_t &out) {
+  if (text.empty() || text[0] < '0' || text[0] > '9')
+    return false;
+  std::string copy(text);
+  char *end = nullptr;
+  errno = 0;
+  unsigned long long value = std::strtoull(copy.c_str(), &end, 10);
+  if (*end != '\0' || errno != 0 || value > UINT32_MAX)
+    return false;
+  out = uint32_t(value);
+  return true;
+}
+
+// Parses argv into `options`; returns -1 to go on, else an exit code.
+int parseArguments(int argc, char **argv, Options &options) {
+  struct Valued {
+    const char *name;
+    std::string *text = nullptr;
+    uint32_t *number = nullptr;
+  };
+  const Valued valued[] = {
+      {"--artifact", &options.artifact},
+      {"--scene", &options.scene},
+      {"--backend", &options.run.backend},
+      {"--schedule", &options.run.schedule},
+      {"--trace", &options.run.tracePath},
+      {"--pfm", &options.pfm},
+      {"--png", &options.png},
+      {"--film", &options.film},
+      {"--write-bindings", &options.bindingsDir},
+      {"--width", nullptr, &options.width},
+      {"--height", nullptr, &options.height},
+      {"--spp", nullptr, &options.spp},
+      {"--pass-spp", nullptr, &options.passSpp},
+      {"--seed", nullptr, &options.seed},
+      {"--workers", nullptr, &options.run.workers},
+      {"--frame-pool", nullptr, &options.run.framePool},
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      printUsage(stdout);
+      return rt::kExitSuccess;
+    }
+    if (arg == "--stats") {
+      options.run.stats = true;
+      continue;
+    }
+    if (arg == "--no-partial-admission") {
+      options.run.partialAdmission = false;
+      continue;
+    }
+    std::string_view name = arg.substr(0, arg.find('='));
+    const Valued *option = nullptr;
+    for (const Valued &v : valued)
+      if (name == v.name)
+        option = &v;
+    if (!option)
+      return usageError(arg.starts_with("-")
+                            ? "unknown option '" + std::string(arg) + "'"
+                            : "unexpected argument '" + std::string(arg) + "'");
+    std::string_view value;
+    if (name.size() < arg.size())
+      value = arg.substr(name.size() + 1);
+    else if (i + 1 < argc)
+      value = argv[++i];
+    else
+      return usageError(std::string(name) + " needs a value");
+    if (option->text) {
+      *option->text = std::string(value);
+    } else if (!parseNumber(value, *option->number)) {
+      return usageError(std::string(name) +
+                        " expects a non-negative integer, got '" +
+                        std::string(value) + "'");
+    }
+    if (name == "--workers")
+      options.run.workersGiven = true;
+  }
+  return -1;
+}
+
+// The problem with `path` as an output file, or "".
+std::string outputProblem(const char *option, const std::string &path) {
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+    return std::string(option) + " " + path + ": the directory '" +
+           parent.string() + "' does not exist";
+  if (std::filesystem::is_directory(path, ec))
+    return std::string(option) + " " + path + ": is a directory";
+  return "";
+}
+
+// Checks the options that need neither the scene nor the artifact.
+int checkOptions(Options &options) {
+  if (options.scene.empty())
+    return usageError("no scene given (--scene FILE.json)");
+  if (options.artifact.empty() && options.bindingsDir.empty())
+    return usageError("no artifact given (--artifact FILE.sluice)");
+  if (options.width == 0 || options.height == 0)
+    return usageError("the image must be at least 1 x 1 pixels, got --width " +
+                      std::to_string(options.width) + " --height " +
+                      std::to_string(options.height));
+  if (options.spp == 0 || options.spp > kMaxSpp)
+    return usageError(
+        "--spp must be in [1, 16777215]: sample indices are 24 bits of the "
+        "generator's counter (docs/pathtracer.md section 5), got " +
+        std::to_string(options.spp));
+  uint64_t pixels = uint64_t(options.width) * options.height;
+  if (options.passSpp == 0)
+    options.passSpp = uint32_t(std::clamp<uint64_t>(
+        (kDefaultPassLanes + pixels - 1) / pixels, 1,
+        std::min<uint64_t>(options.spp,
+                           std::max<uint64_t>(1, rt::kMaxRunLanes / pixels))));
+  if (options.passSpp > options.spp)
+    return usageError("--pass-spp " + std::to_string(options.passSpp) +
+                      " is more than --spp " + std::to_string(options.spp));
+  uint64_t lanes = pixels * options.passSpp;
+  std::string pass = std::to_string(options.width) + " x " +
+                     std::to_string(options.height) + " pixels x " +
+                     std::to_string(options.passSpp) + " samples";
+  if (lanes > uint64_t(std::numeric_limits<int32_t>::max()))
+    return usageError("a pass of " + pass + " is " + std::to_string(lanes) +
+                      " lanes, which overflows the i32 lane index");
+  if (lanes > rt::kMaxRunLanes)
+    return usageError("a pass of " + pass + " is " + std::to_string(lanes) +
+                      " lanes; a run takes at most 16777216 (lower "
+                      "--pass-spp or the resolution)");
+  options.run.tool = kTool;
+  options.run.lanes = uint32_t(lanes);
+  if (int code = rt::checkRunOptions(options.run); code != rt::kExitSuccess)
+    return code;
+  const rt::BackendAdapter *adapter =
+      rt::findBackendAdapter(options.run.backend);
+  if (options.run.workersGiven && !adapter->workers)
+    return usageError("--workers chooses how the CPU backend runs kernels; it "
+                      "does not apply to --backend=" +
+                      options.run.backend);
+  for (auto [option, path] :
+       {std::pair{"--pfm", &options.pfm}, std::pair{"--png", &options.png},
+        std::pair{"--film", &options.film},
+        std::pair{"--trace", &options.run.tracePath}})
+    if (!path->empty())
+      if (std::string problem = outputProblem(option, *path); !problem.empty())
+        return usageError(problem);
+  return -1;
+}
+
+void addStatistics(std::vector<rt::StageStatistics> &sum,
+                   const std::vector<rt::StageStatistics> &pass) {
+  sum.resize(std::max(sum.size(), pass.size()));
+  for (size_t s = 0; s < pass.size(); ++s) {
+    rt::StageStatistics &a = sum[s];
+    const rt::StageStatistics &b = pass[s];
+    a.dispatches += b.dispatches;
+    a.invocations += b.invocations;
+    a.itemsPublished += b.itemsPublished;
+    a.itemsReleased += b.itemsReleased;
+    a.partialAdmissions += b.partialAdmissions;
+    a.admissionBlocks += b.admissionBlocks;
+    a.drainDispatches += b.drainDispatches;
+  }
+}
+
+// Invocations of stage `name` (0 when the program has none).
+uint64_t invocationsOf(const std::vector<std::string> &names,
+                       const std::vector<rt::StageStatistics> &stages,
+                       const char *name) {
+  for (size_t s = 0; s < names.size() && s < stages.size(); ++s)
+    if (names[s] == name)
+      return stages[s].invocations;
+  return 0;
+}
+
+bool hasStage(const std::vector<std::string> &names, const char *name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string formatSeconds(double seconds) {
+  char text[32];
+  if (seconds >= 3600)
+    std::snprintf(text, sizeof text, "%dh%02dm", int(seconds / 3600),
+                  int(seconds / 60) % 60);
+  else if (seconds >= 60)
+    std::snprintf(text, sizeof text, "%dm%02ds", int(seconds / 60),
+                  int(seconds) % 60);
+  else
+    std::snprintf(text, sizeof text, "%.1fs", seconds);
+  return text;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options options;
+  if (int code = parseArguments(argc, argv, options); code >= 0)
+    return code;
+  if (int code = checkOptions(options); code >= 0)
+    return code;
+
+  // The scene, its BVH and the bindings, before anything is loaded.
+  pt::Scene scene;
+  if (rt::Status status = pt::loadScene(options.scene, scene); !status.ok())
+    return fail(status.message());
+  pt::Bvh bvh;
+  if (rt::Status status = pt::buildBvh(scene.triangles, bvh); !status.ok())
+    return fail(options.scene + ": " + status.message());
+  std::vector<pt::NamedBuffer> bindings;
+  if (rt::Status status = pt::flattenScene(
+          scene, bvh, {options.width, options.height, options.seed}, bindings);
+      !status.ok())
+    return fail(status.message());
+  if (!options.bindingsDir.empty()) {
+    if (rt::Status status = pt::writeBindings(options.bindingsDir, bindings);
+        !status.ok())
+      return fail("--write-bindings: " + status.message());
+    if (options.artifact.empty())
+      return rt::kExitSuccess;
+  }
+
+  rt::Artifact artifact;
+  if (rt::Status status = rt::Artifact::readFile(options.artifact, artifact);
+      !status.ok())
+    return fail(status.message());
+  const rt::BackendAdapter &adapter =
+      *rt::findBackendAdapter(options.run.backend);
+  rt::LoadOptions load;
+  load.lanes = options.run.lanes;
+  load.workers = adapter.workers ? options.run.workers : 0;
+  rt::Program program;
+  if (rt::Status status =
+          rt::Program::load(std::move(artifact), adapter.name, program, load);
+      !status.ok())
+    return fail(std::string(adapter.name) + " backend: " + status.describe(),
+                rt::exitCodeFor(status));
+  if (rt::Status status = pt::checkPathBindings(program.bindings());
+      !status.ok())
+    return fail(options.artifact + ": " + status.message());
+  if (rt::Status status = pt::bindAll(program, bindings); !status.ok())
+    return fail(options.artifact + ": " + status.message());
+  bindings.clear();
+
+  rt::RunOptions run;
+  run.schedule = options.run.schedule == "state-machine"
+                     ? rt::Schedule::StateMachine
+                     : rt::Schedule::Wavefront;
+  run.framePool = options.run.framePool;
+  run.partialAdmission = options.run.partialAdmission;
+  run.workers = load.workers;
+
+  const uint64_t pixels = uint64_t(options.width) * options.height;
+  const uint32_t passes = (options.spp + options.passSpp - 1) / options.passSpp;
+  const bool progress = isatty(STDERR_FILENO);
+  std::vector<std::string> stageNames;
+  std::vector<rt::StageStatistics> stages;
+  uint64_t iterations = 0, pathRays = 0, shadowRays = 0;
+  double scheduleSeconds = 0;
+  rt::HostBuffer film;
+  auto renderStart = std::chrono::steady_clock::now();
+  for (uint32_t pass = 0, done = 0; done < options.spp; ++pass) {
+    uint32_t samples = std::min(options.passSpp, options.spp - done);
+    run.lanes = uint32_t(pixels * samples);
+    run.tracePath = pass == 0 ? options.run.tracePath : std::string();
+    if (rt::Status status = program.setUniform("sample_base", int32_t(done));
+        !status.ok())
+      return fail(status.message());
+    rt::RunReport report = program.run(run);
+    if (report.deviceSetupFailed())
+      return fail(std::string(adapter.name) +
+                      " backend: " + report.status.describe(),
+                  rt::exitCodeFor(report.status));
+    if (!report.status.ok() && report.phase != rt::RunPhase::Schedule)
+      return fail(report.status.message(), rt::exitCodeFor(report.status));
+    if (!report.status.ok())
+      return fail("pass " + std::to_string(pass) + " (samples " +
+                      std::to_string(done) + " .. " +
+                      std::to_string(done + samples - 1) + "): run of @" +
+                      program.name() + " failed: " + report.status.describe(),
+                  rt::exitCodeFor(report.status));
+    if (report.lanesFinished != run.lanes)
+      return fail("pass " + std::to_string(pass) + ": " +
+                      std::to_string(report.lanesFinished) + " of " +
+                      std::to_string(run.lanes) + " lanes finished",
+                  rt::kExitFailure);
+    stageNames = report.stageNames;
+    addStatistics(stages, report.stages);
+    iterations += report.iterations;
+    scheduleSeconds += report.seconds;
+    uint64_t passPath = invocationsOf(stageNames, report.stages, kPathRayStage);
+    uint64_t passShadow =
+        invocationsOf(stageNames, report.stages, kShadowRayStage);
+    pathRays += passPath;
+    shadowRays += passShadow;
+    done += samples;
+
+    // The next pass starts from this one's film.
+    if (rt::Status status = program.read("film", film); !status.ok())
+      return fail(status.message(), rt::exitCodeFor(status));
+    if (done < options.spp)
+      if (rt::Status status = program.bind("film", film); !status.ok())
+        return fail(status.message(), rt::exitCodeFor(status));
+
+    if (options.run.stats)
+      std::printf("pass %u: samples %u .. %u, %u lanes, %" PRIu64
+                  " iterations, %.3f s, %" PRIu64 " rays\n",
+                  pass, done - samples, done - 1, run.lanes, report.iterations,
+                  report.seconds, passPath + passShadow);
+    if (progress) {
+      double elapsed = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - renderStart)
+                           .count();
+      double left = elapsed / done * (options.spp - done);
+      std::fprintf(stderr,
+                   "\r%s: pass %u/%u, %u/%u spp, %.2f Mrays/s, %s left\033[K",
+                   kTool, pass + 1, passes, done, options.spp,
+                   scheduleSeconds > 0
+                       ? double(pathRays + shadowRays) / scheduleSeconds / 1e6
+                       : 0.0,
+                   formatSeconds(left).c_str());
+      std::fflush(stderr);
+    }
+  }
+  double renderSeconds = std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - renderStart)
+                             .count();
+  if (progress)
+    std::fprintf(stderr, "\n");
+
+  std::printf("%s: %s, %u x %u, %u spp in %u passes of %u, %s backend, %s "
+              "schedule, frame pool %u\n",
+              kTool, options.scene.c_str(), options.width, options.height,
+              options.spp, passes, options.passSpp, options.run.backend.c_str(),
+              options.run.schedule.c_str(), options.run.framePool);
+  rt::printStageTable(stdout, stageNames, stages);
+  std::printf("iterations: %" PRIu64 "\n", iterations);
+  for (const char *stage : {kPathRayStage, kShadowRayStage})
+    if (!hasStage(stageNames, stage))
+      std::fprintf(stderr,
+                   "%s: warning: the program has no stage '%s'; its rays "
+                   "are not counted\n",
+                   kTool, stage);
+  uint64_t rays = pathRays + shadowRays;
+  std::printf("rays traced: %" PRIu64 " (%" PRIu64 " camera and bounce rays, "
+              "%" PRIu64 " shadow rays)\n",
+              rays, pathRays, shadowRays);
+  std::printf("wall time: %.6f s (the schedules of %u passes; %.6f s with "
+              "the film transfers)\n",
+              scheduleSeconds, passes, renderSeconds);
+  std::printf("Mrays/s: %.2f\n",
+              scheduleSeconds > 0 ? double(rays) / scheduleSeconds / 1e6 : 0.0);
+  std::fflush(stdout);
+  if (options.run.stats)
+    if (std::string device = program.deviceSummary(); !device.empty())
+      std::fprintf(stderr, "%s: %s\n", kTool, device.c_str());
+
+  std::vector<int64_t> values(film.bytes.size() / sizeof(int64_t));
+  if (!values.empty())
+    std::memcpy(values.data(), film.bytes.data(), film.bytes.size());
+  if (!options.film.empty())
+    if (rt::Status status = rt::writeNpyFile(options.film, film); !status.ok())
+      return fail(status.message(), rt::exitCodeFor(status));
+  if (options.pfm.empty() && options.png.empty())
+    return rt::kExitSuccess;
+  pt::Image image;
+  if (rt::Status status = pt::filmToImage(values, options.width, options.height,
+                                          options.spp, image);
+      !status.ok())
+    return fail(status.message(), rt::kExitFailure);
+  if (!options.pfm.empty())
+    if (rt::Status status = pt::writePfm(options.pfm, image); !status.ok())
+      return fail(status.message(), rt::exitCodeFor(status));
+  if (!options.png.empty())
+    if (rt::Status status = pt::writePng(options.png, image); !status.ok())
+      return fail(status.message(), rt::exitCodeFor(status));
+  return rt::kExitSuccess;
+}
