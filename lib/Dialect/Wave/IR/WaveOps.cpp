@@ -8,6 +8,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -19,6 +20,28 @@ using namespace sluice::wave;
 #define GET_ATTRDEF_CLASSES
 #include "sluice/Dialect/Wave/IR/WaveOpsAttributes.cpp.inc"
 
+namespace {
+
+/// Helpers (`func.func`) may be inlined into coroutine bodies. Of the wave
+/// ops only `wave.binding` may come from a helper: the others belong to a
+/// coroutine's own structure.
+struct WaveInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+
+  bool isLegalToInline(Operation *, Operation *, bool) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *src, bool, IRMapping &) const final {
+    return src->hasOneBlock(); // coroutine bodies are a single block
+  }
+  bool isLegalToInline(Operation *op, Region *, bool,
+                       IRMapping &) const final {
+    return isa<BindingOp>(op);
+  }
+};
+
+} // namespace
+
 void WaveDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
@@ -28,6 +51,7 @@ void WaveDialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "sluice/Dialect/Wave/IR/WaveOpsAttributes.cpp.inc"
       >();
+  addInterfaces<WaveInlinerInterface>();
 }
 
 //===----------------------------------------------------------------------===//
