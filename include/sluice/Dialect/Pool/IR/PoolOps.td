@@ -106,12 +106,15 @@ def Pool_OwnerOp : Pool_Op<"owner", [
 }
 
 def Pool_HandlerOp : Pool_Op<"handler", [
-    HasParent<"OwnerOp">, SingleBlock, NoTerminator, CallableOpInterface]> {
+    HasParent<"OwnerOp">, SingleBlock, NoTerminator, AutomaticAllocationScope,
+    CallableOpInterface]> {
   let summary = "The handler of one owner stage; receives exactly one item";
   let description = [{
     The kernel body of an owner stage. It receives one `!pool.item` and must
     move it (`pool.move`) or release it (`pool.release`) exactly once along
-    every control path (checked by `sluice-verify-item-linearity`).
+    every control path (checked by `sluice-verify-item-linearity`). Its body
+    may call `func.func` helpers, which the pipelines inline, and may hold
+    private arrays (`memref.alloca`).
   }];
   let arguments = (ins StrAttr:$stage);
   let regions = (region SizedRegion<1>:$body);
