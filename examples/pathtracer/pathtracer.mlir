@@ -21,7 +21,10 @@
 // traversal as an any-hit query and releases an occluded ray; "shade" adds C
 // to the film. pool.emission_bound @path -> @shadow max 1 is proven by
 // sluice-verify-emission-bounds: every path through one main stage publishes
-// at most one ray.
+// at most one ray. Capacity 8192 holds one shadow ray of every frame for
+// frame pools up to 8192 (the runtime needs P * 1 <= C without partial
+// admission; with it, the default, any capacity runs, admitting fewer shade
+// invocations at a time).
 //
 // Every random number u_K is Philox-2x32-10 of counter (pixel, sample * 256 +
 // bounce * 16 + K) and key seed (@philox, @uniform), so the image does not
