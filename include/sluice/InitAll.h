@@ -19,10 +19,10 @@ void registerSluiceDialects(mlir::DialectRegistry &registry);
 /// global pass registry (for `sluice-opt` and textual pipelines).
 void registerSluicePasses();
 
-/// Appends the verification passes (emission bounds, item linearity, cohort
-/// fit) to `pm`: what `--sluice-verify` runs.
-/// sluice-verify: emission bounds, item linearity, cohort fit (defined in
-/// lib/Pipelines with the other registered pipelines).
+/// Appends what `--sluice-verify` runs to `pm`: sluice-inline-helpers (the
+/// helpers called from stage code inlined), then the proofs of emission
+/// bounds, item linearity and cohort fit (defined in lib/Pipelines with the
+/// other registered pipelines).
 void buildVerificationPipeline(mlir::OpPassManager &pm);
 
 /// "Sluice <version> (LLVM <version>)".

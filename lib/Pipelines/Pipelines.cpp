@@ -29,6 +29,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -36,7 +37,24 @@ namespace rt = sluice::runtime;
 
 namespace sluice {
 
+void buildInlineHelpersPipeline(OpPassManager &pm) {
+  // No simplification pipeline: the inlined code is left as written, so the
+  // proofs and diagnostics see the program's own operations. (Set through
+  // the option, so that the printed pipeline says so and reparses the same.)
+  std::unique_ptr<Pass> inliner = createInlinerPass();
+  LogicalResult configured = inliner->initializeOptions(
+      "default-pipeline=''", [](const Twine &) { return failure(); });
+  assert(succeeded(configured) && "the inliner's option parses");
+  (void)configured;
+  pm.addPass(std::move(inliner));
+  pm.addPass(wave::createWaveVerifyHelpersInlined());
+  // Helpers whose every call was inlined (the inliner keeps those that a
+  // handler called: an owner is not a callable node of its call graph).
+  pm.addPass(createSymbolDCEPass());
+}
+
 void buildVerificationPipeline(OpPassManager &pm) {
+  buildInlineHelpersPipeline(pm);
   pm.addPass(pool::createVerifyEmissionBounds());
   pm.addPass(pool::createVerifyItemLinearity());
   pm.addPass(cohort::createVerifyCohortFit());
@@ -94,6 +112,11 @@ void buildHostToLLVMPipeline(OpPassManager &pm,
 }
 
 void registerSluicePipelines() {
+  PassPipelineRegistration<>(
+      "sluice-inline-helpers",
+      "Inline every func.func helper called from coroutines and pool "
+      "handlers (the upstream inliner), then check that no call is left",
+      buildInlineHelpersPipeline);
   PassPipelineRegistration<>(
       "sluice-verify",
       "Prove Sluice's compile-time contracts: emission bounds, item "

@@ -142,7 +142,8 @@ int listDevices() {
          {std::pair{device.shaderInt64, "int64"},
           std::pair{device.shaderFloat64, "float64"},
           std::pair{device.shaderBufferFloat32AtomicAdd, "atomic-float32-add"},
-          std::pair{device.shaderBufferFloat64AtomicAdd, "atomic-float64-add"}})
+          std::pair{device.shaderBufferFloat64AtomicAdd, "atomic-float64-add"},
+          std::pair{device.shaderBufferInt64Atomics, "atomic-int64"}})
       if (has)
         features += features.empty() ? name : std::string(" ") + name;
     std::printf("#%u %s (%s) %s [%s]\n", device.index, device.name.c_str(),

@@ -1,18 +1,27 @@
-// The --sluice-verify pipeline runs the three verification passes, in order,
-// on a valid program that uses all three dialects, and changes nothing.
+// The --sluice-verify pipeline inlines the helpers stage code calls (the
+// upstream inliner without simplification, the check that no call is left,
+// symbol-dce of the inlined helpers), then runs the three verification
+// passes, in order, on a valid program that uses all three dialects, and
+// changes nothing (it calls no helper).
 // RUN: sluice-opt %s --sluice-verify | FileCheck %s
 // RUN: sluice-opt %s --sluice-verify --dump-pass-pipeline -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=PIPELINE
 // RUN: sluice-opt %s --sluice-verify --mlir-print-ir-after-all -o /dev/null 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=RAN
 
-// PIPELINE:      Pass Manager with 3 passes:
+// PIPELINE:      Pass Manager with 6 passes:
 // PIPELINE-NEXT: builtin.module(
+// PIPELINE-NEXT:   inline{default-pipeline= inlining-threshold={{[0-9]+}} max-iterations=4 },
+// PIPELINE-NEXT:   wave-verify-helpers-inlined,
+// PIPELINE-NEXT:   symbol-dce,
 // PIPELINE-NEXT:   sluice-verify-emission-bounds{print-bounds=false},
 // PIPELINE-NEXT:   sluice-verify-item-linearity,
 // PIPELINE-NEXT:   sluice-verify-cohort-fit{cores=0}
 // PIPELINE-NEXT: )
 
+// RAN: IR Dump After Inliner (inline)
+// RAN: IR Dump After WaveVerifyHelpersInlined (wave-verify-helpers-inlined)
+// RAN: IR Dump After SymbolDCE (symbol-dce)
 // RAN: IR Dump After VerifyEmissionBounds (sluice-verify-emission-bounds)
 // RAN: IR Dump After VerifyItemLinearity (sluice-verify-item-linearity)
 // RAN: IR Dump After VerifyCohortFit (sluice-verify-cohort-fit)

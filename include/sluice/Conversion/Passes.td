@@ -242,6 +242,19 @@ def ConvertSluiceGPUToSPIRV : Pass<"sluice-gpu-to-spirv", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def SluiceSPIRVInt64Atomics : Pass<"sluice-spirv-int64-atomics", "::mlir::spirv::ModuleOp"> {
+  let summary = "Declare Int64Atomics for the 64-bit atomics of a module";
+  let description = [{
+    Runs after `spirv-update-vce` (the `sluice-to-spirv` pipeline does), whose
+    capability requirements of the atomic ops do not depend on their type: a
+    module with an atomic on a 64-bit integer (an i64 film or counter) needs
+    the `Int64Atomics` capability, which this pass adds to the module's
+    version-capability-extension triple. The Vulkan runtime checks it against
+    the device's `shaderBufferInt64Atomics`.
+  }];
+  let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
+}
+
 def SluiceSPIRVPushConstants : Pass<"sluice-spirv-push-constants", "::mlir::spirv::ModuleOp"> {
   let summary = "Move scalar kernel arguments into each entry point's push-constant block";
   let description = [{

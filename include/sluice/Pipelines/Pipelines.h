@@ -3,6 +3,9 @@
 // Every pipeline a tool runs, callable from C++ so that a front end gets
 // exactly what the tools do (DESIGN.md §3):
 //
+//   sluice-inline-helpers the upstream inliner, then wave-verify-helpers-inlined
+//                         (no call left in a coroutine or a pool handler);
+//                         sluice-verify and sluice-wave-to-gpu start with it
 //   sluice-wave-to-gpu    pool-set-capacity, the three proofs, wave-split,
 //                         convert-wave-to-gpu (the gpu hand-off + descriptor)
 //   sluice-wave-to-cpu    sluice-structure-stage-kernels, convert-gpu-to-cpu,
@@ -44,8 +47,13 @@ struct WaveToGPUOptions : public mlir::PassPipelineOptions<WaveToGPUOptions> {
       llvm::cl::init(false)};
 };
 
-/// pool-set-capacity, sluice-verify (emission bounds, item linearity, cohort
-/// fit), wave-split and convert-wave-to-gpu.
+/// The upstream inliner (no simplification pipeline) and
+/// wave-verify-helpers-inlined: every func.func helper called from a
+/// coroutine or a pool handler is inlined, or it is an error at the call.
+void buildInlineHelpersPipeline(mlir::OpPassManager &pm);
+
+/// pool-set-capacity, sluice-verify (helpers inlined, emission bounds, item
+/// linearity, cohort fit), wave-split and convert-wave-to-gpu.
 void buildWaveToGPUPipeline(mlir::OpPassManager &pm,
                             const WaveToGPUOptions &options);
 

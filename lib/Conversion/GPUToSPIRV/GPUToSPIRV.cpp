@@ -67,6 +67,36 @@ LogicalResult liftControlFlow(gpu::GPUFuncOp func) {
   return success();
 }
 
+/// Upstream's scf.for lowering keeps each loop result in a Function variable
+/// that only the loop body stores, so a loop that runs zero times yields an
+/// uninitialized value instead of its init operand. Every scf.for with
+/// results is put under `scf.if (lb < ub)`, whose else branch yields the
+/// init operands: inside it the loop runs at least once.
+void guardZeroTripLoopResults(gpu::GPUModuleOp module) {
+  SmallVector<scf::ForOp> loops;
+  module.walk([&](scf::ForOp loop) {
+    if (loop.getNumResults() > 0)
+      loops.push_back(loop);
+  });
+  for (scf::ForOp loop : loops) {
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    Value runs = arith::CmpIOp::create(
+        b, loc,
+        loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                              : arith::CmpIPredicate::slt,
+        loop.getLowerBound(), loop.getUpperBound());
+    auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), runs,
+                                   /*withElseRegion=*/true);
+    loop->replaceAllUsesWith(guard.getResults());
+    loop->moveBefore(guard.thenBlock(), guard.thenBlock()->end());
+    OpBuilder then = guard.getThenBodyBuilder();
+    scf::YieldOp::create(then, loc, loop.getResults());
+    OpBuilder otherwise = guard.getElseBodyBuilder();
+    scf::YieldOp::create(otherwise, loc, loop.getInitArgs());
+  }
+}
+
 /// Bit width of a frame field type in memory (index is 64 bits in the frame).
 unsigned frameBits(Type type) {
   if (type.isIndex())
@@ -568,7 +598,7 @@ struct ConvertSluiceGPUToSPIRVPass
         // What the kernels may use; spirv-update-vce keeps what they do use,
         // and the runtime checks the device's features against that.
         "#spirv.target_env<#spirv.vce<v" + spirvVersion + ", [Shader" +
-        (int64 ? ", Int64" : "") +
+        (int64 ? ", Int64, Int64Atomics" : "") +
         ", Float64, AtomicFloat32AddEXT, AtomicFloat64AddEXT], "
         "[SPV_KHR_storage_buffer_storage_class, "
         "SPV_EXT_shader_atomic_float_add]>, api=Vulkan, "
@@ -676,6 +706,7 @@ struct ConvertSluiceGPUToSPIRVPass
           return signalPassFailure();
       }
       placeAllocasInPrivateMemory(copy);
+      guardZeroTripLoopResults(copy);
       spirv::MemorySpaceToStorageClassConverter storage(
           spirv::mapMemorySpaceToVulkanStorageClass);
       spirv::convertMemRefTypesAndAttrs(copy, storage);

@@ -24,12 +24,14 @@ void sluice::buildSluiceToSPIRVPipeline(OpPassManager &pm,
   spv.addPass(spirv::createSPIRVLowerABIAttributesPass());
   spv.addPass(createSluiceSPIRVPushConstants());
   spv.addPass(spirv::createSPIRVUpdateVCEPass());
+  spv.addPass(createSluiceSPIRVInt64Atomics());
 }
 
 void sluice::registerSluiceToSPIRVPipeline() {
   PassPipelineRegistration<SluiceToSPIRVOptions>(
       "sluice-to-spirv",
       "Lower the gpu hand-off to Vulkan spirv.modules: sluice-check-spirv, "
-      "sluice-gpu-to-spirv, spirv-lower-abi-attrs, spirv-update-vce",
+      "sluice-gpu-to-spirv, spirv-lower-abi-attrs, spirv-update-vce, "
+      "sluice-spirv-int64-atomics",
       buildSluiceToSPIRVPipeline);
 }

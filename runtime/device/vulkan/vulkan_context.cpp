@@ -77,9 +77,96 @@ constexpr CheckedCapability kCheckedCapabilities[] = {
     {6034, &DeviceInfo::shaderBufferFloat64AtomicAdd,
      "shaderBufferFloat64AtomicAdd",
      "atomic f64 adds on storage buffers, VK_EXT_shader_atomic_float"},
+    {12, &DeviceInfo::shaderBufferInt64Atomics, "shaderBufferInt64Atomics",
+     "atomic i64 operations on storage buffers, VK_KHR_shader_atomic_int64"},
 };
 
 } // namespace
+
+std::vector<uint32_t> entryPointBindings(std::span<const uint32_t> spirv,
+                                         std::string_view entryPoint,
+                                         uint32_t bindings) {
+  constexpr uint32_t kOpEntryPoint = 15, kOpFunction = 54,
+                     kOpFunctionEnd = 56, kOpDecorate = 71,
+                     kDecorationDescriptorSet = 34, kDecorationBinding = 33;
+  constexpr size_t kHeaderWords = 5;
+  std::vector<uint32_t> all(bindings);
+  for (uint32_t i = 0; i < bindings; ++i)
+    all[i] = i;
+  if (spirv.size() < kHeaderWords)
+    return all;
+  uint32_t bound = spirv[3];
+  // id -> binding of the variables in descriptor set 0; id -> the ids a
+  // function's instructions mention (operands and results alike: a literal
+  // that happens to equal a variable's id only adds a binding, never drops
+  // one); the entry point's function.
+  std::vector<int64_t> bindingOf(bound, -1);
+  std::vector<bool> inSetZero(bound, true);
+  std::vector<std::vector<uint32_t>> mentions(bound);
+  uint32_t entryFunction = UINT32_MAX, currentFunction = UINT32_MAX;
+  for (size_t at = kHeaderWords; at < spirv.size();) {
+    uint32_t wordCount = spirv[at] >> 16, opcode = spirv[at] & 0xffffu;
+    if (wordCount == 0 || wordCount > spirv.size() - at)
+      return all;
+    std::span<const uint32_t> operands = spirv.subspan(at + 1, wordCount - 1);
+    if (opcode == kOpEntryPoint && operands.size() >= 3) {
+      std::string name;
+      for (size_t w = 2; w < operands.size(); ++w) {
+        bool ended = false;
+        for (int byte = 0; byte < 4 && !ended; ++byte) {
+          char c = char((operands[w] >> (8 * byte)) & 0xffu);
+          ended = c == 0;
+          if (!ended)
+            name.push_back(c);
+        }
+        if (ended)
+          break;
+      }
+      if (name == entryPoint)
+        entryFunction = operands[1];
+    } else if (opcode == kOpDecorate && operands.size() >= 3 &&
+               operands[0] < bound) {
+      if (operands[1] == kDecorationBinding)
+        bindingOf[operands[0]] = operands[2];
+      else if (operands[1] == kDecorationDescriptorSet)
+        inSetZero[operands[0]] = operands[2] == 0;
+    } else if (opcode == kOpFunction && operands.size() >= 2) {
+      currentFunction = operands[1] < bound ? operands[1] : UINT32_MAX;
+    } else if (opcode == kOpFunctionEnd) {
+      currentFunction = UINT32_MAX;
+    } else if (currentFunction != UINT32_MAX) {
+      std::vector<uint32_t> &ids = mentions[currentFunction];
+      ids.insert(ids.end(), operands.begin(), operands.end());
+    }
+    at += wordCount;
+  }
+  if (entryFunction >= bound)
+    return all;
+  // The functions the entry point reaches (a function id mentioned by a
+  // function is followed: calls, and nothing else can name a function).
+  std::vector<bool> seen(bound, false), used(bindings, false);
+  std::vector<uint32_t> work{entryFunction};
+  seen[entryFunction] = true;
+  while (!work.empty()) {
+    uint32_t function = work.back();
+    work.pop_back();
+    for (uint32_t id : mentions[function]) {
+      if (id >= bound)
+        continue;
+      if (bindingOf[id] >= 0 && inSetZero[id] && bindingOf[id] < bindings)
+        used[size_t(bindingOf[id])] = true;
+      if (!mentions[id].empty() && !seen[id]) {
+        seen[id] = true;
+        work.push_back(id);
+      }
+    }
+  }
+  std::vector<uint32_t> out;
+  for (uint32_t i = 0; i < bindings; ++i)
+    if (used[i])
+      out.push_back(i);
+  return out;
+}
 
 Status checkShaderCapabilities(std::span<const uint32_t> spirv,
                                const DeviceInfo &device,
@@ -239,10 +326,14 @@ Status Context::createKernel(std::span<const uint32_t> words,
                              " push constant bytes; the size must be a "
                              "multiple of 4 and at most " +
                              std::to_string(state.limits.maxPushConstantsSize));
-  if (bindings > state.limits.maxPerStageDescriptorStorageBuffers)
+  // The layout holds only the bindings the entry point uses: every kernel of
+  // a program takes every argument of the kernel ABI, most of which one
+  // stage never touches, and devices limit the buffers per stage.
+  std::vector<uint32_t> used = entryPointBindings(words, entryPoint, bindings);
+  if (used.size() > state.limits.maxPerStageDescriptorStorageBuffers)
     return Status::error(
         ErrorKind::Unsupported,
-        "kernel '" + entryPoint + "' has " + std::to_string(bindings) +
+        "kernel '" + entryPoint + "' uses " + std::to_string(used.size()) +
             " storage buffers; the device allows " +
             std::to_string(state.limits.maxPerStageDescriptorStorageBuffers));
 
@@ -250,6 +341,7 @@ Status Context::createKernel(std::span<const uint32_t> words,
   kernel->context_ = this;
   kernel->entry_ = entryPoint;
   kernel->bindings_ = bindings;
+  kernel->usedBindings_ = used;
   kernel->pushBytes_ = pushConstantBytes;
 
   VkShaderModuleCreateInfo moduleCreate{};
@@ -263,16 +355,16 @@ Status Context::createKernel(std::span<const uint32_t> words,
     return vkError("vkCreateShaderModule", result);
   kernel->module_ = fromHandle(module);
 
-  std::vector<VkDescriptorSetLayoutBinding> layoutBindings(bindings);
-  for (uint32_t i = 0; i < bindings; ++i) {
-    layoutBindings[i].binding = i;
+  std::vector<VkDescriptorSetLayoutBinding> layoutBindings(used.size());
+  for (uint32_t i = 0; i < used.size(); ++i) {
+    layoutBindings[i].binding = used[i];
     layoutBindings[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
     layoutBindings[i].descriptorCount = 1;
     layoutBindings[i].stageFlags = VK_SHADER_STAGE_COMPUTE_BIT;
   }
   VkDescriptorSetLayoutCreateInfo setCreate{};
   setCreate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
-  setCreate.bindingCount = bindings;
+  setCreate.bindingCount = static_cast<uint32_t>(used.size());
   setCreate.pBindings = layoutBindings.data();
   VkDescriptorSetLayout setLayout = VK_NULL_HANDLE;
   result = fn.vkCreateDescriptorSetLayout(state.device, &setCreate, nullptr,

@@ -172,6 +172,19 @@ DeviceInfo describeDevice(ContextState &state, VkPhysicalDevice physical,
     info.shaderBufferFloat64AtomicAdd =
         atomicFloat.shaderBufferFloat64AtomicAdd == VK_TRUE;
   }
+  if (props.apiVersion >= VK_API_VERSION_1_1 &&
+      hasDeviceExtension(state, physical,
+                         VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME)) {
+    VkPhysicalDeviceShaderAtomicInt64Features atomicInt64{};
+    atomicInt64.sType =
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES;
+    VkPhysicalDeviceFeatures2 features2{};
+    features2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    features2.pNext = &atomicInt64;
+    state.fn.vkGetPhysicalDeviceFeatures2(physical, &features2);
+    info.shaderBufferInt64Atomics =
+        atomicInt64.shaderBufferInt64Atomics == VK_TRUE;
+  }
   for (int d = 0; d < 3; ++d)
     info.maxWorkgroupCount[d] = props.limits.maxComputeWorkGroupCount[d];
   info.maxWorkgroupInvocations = props.limits.maxComputeWorkGroupInvocations;
@@ -344,6 +357,17 @@ Status Context::create(std::unique_ptr<Context> &out) {
     atomicFloat.shaderBufferFloat64AtomicAdd =
         state.info.shaderBufferFloat64AtomicAdd ? VK_TRUE : VK_FALSE;
     features.pNext = &atomicFloat;
+  }
+  VkPhysicalDeviceShaderAtomicInt64Features atomicInt64{};
+  atomicInt64.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_ATOMIC_INT64_FEATURES;
+  if (hasDeviceExtension(state, state.physical,
+                         VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME)) {
+    extensions.push_back(VK_KHR_SHADER_ATOMIC_INT64_EXTENSION_NAME);
+    atomicInt64.shaderBufferInt64Atomics =
+        state.info.shaderBufferInt64Atomics ? VK_TRUE : VK_FALSE;
+    atomicInt64.pNext = features.pNext;
+    features.pNext = &atomicInt64;
   }
   VkDeviceCreateInfo deviceCreate{};
   deviceCreate.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;

@@ -328,21 +328,22 @@ void Stream::dispatch(const Kernel &kernel, std::span<Buffer *const> bindings,
     return fail(std::move(status));
 
   VkDescriptorSet set = VK_NULL_HANDLE;
-  if (kernel.bindings_ > 0) {
+  const std::vector<uint32_t> &used = kernel.usedBindings_;
+  if (!used.empty()) {
     if (Status status =
             s.allocateSet(toHandle<VkDescriptorSetLayout>(kernel.setLayout_),
-                          kernel.bindings_, set);
+                          static_cast<uint32_t>(used.size()), set);
         !status.ok())
       return fail(std::move(status));
-    std::vector<VkDescriptorBufferInfo> infos(bindings.size());
-    std::vector<VkWriteDescriptorSet> writes(bindings.size());
-    for (size_t i = 0; i < bindings.size(); ++i) {
-      infos[i].buffer = toHandle<VkBuffer>(bindings[i]->buffer_);
+    std::vector<VkDescriptorBufferInfo> infos(used.size());
+    std::vector<VkWriteDescriptorSet> writes(used.size());
+    for (size_t i = 0; i < used.size(); ++i) {
+      infos[i].buffer = toHandle<VkBuffer>(bindings[used[i]]->buffer_);
       infos[i].offset = 0;
       infos[i].range = VK_WHOLE_SIZE;
       writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
       writes[i].dstSet = set;
-      writes[i].dstBinding = static_cast<uint32_t>(i);
+      writes[i].dstBinding = used[i];
       writes[i].descriptorCount = 1;
       writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
       writes[i].pBufferInfo = &infos[i];

@@ -392,3 +392,29 @@ wave.coroutine @multi_block() {
   }
   wave.terminate
 }
+
+// -----
+
+pool.owner @o capacity 64 stages ["a"] payload [] {
+  pool.handler "a" (%item) {
+    pool.release %item
+  }
+}
+
+// An iteration that may skip its suspension can publish any number of times
+// within one stage: the loop still needs a trip bound.
+pool.emission_bound @sometimes_suspending_while -> @o max 8
+wave.coroutine @sometimes_suspending_while(%cond: i1) {
+  // expected-error @below {{'scf.while' op publishes into @o inside a loop without a constant trip count; declare a bound with 'pool.max_trips = N : i64'}}
+  scf.while : () -> () {
+    scf.condition(%cond)
+  } do {
+    scf.if %cond {
+      wave.suspend "next"
+    }
+    // expected-note @below {{publish inside the loop}}
+    pool.publish @o "a"
+    scf.yield
+  }
+  wave.terminate
+}

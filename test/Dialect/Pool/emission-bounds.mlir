@@ -527,3 +527,32 @@ wave.coroutine @unrelated() {
   wave.suspend "only"
   wave.terminate
 }
+
+// -----
+
+pool.owner @o capacity 64 stages ["a"] payload [] {
+  pool.handler "a" (%item) {
+    pool.release %item
+  }
+}
+
+// A loop without a trip bound whose every iteration suspends (a path
+// tracer's bounce loop): no stage spans more than the end of one iteration
+// and the start of the next, so no pool.max_trips is needed. Stage 'next'
+// runs the publish, then the condition, then suspends again or ends: 1;
+// the entry stage reaches the first suspension without publishing: 0.
+pool.emission_bound @suspending_while -> @o max 1
+// expected-remark @below {{stage 'entry' of @suspending_while publishes at most 0 item(s) into @o}}
+wave.coroutine @suspending_while(%cond: i1) {
+  scf.while : () -> () {
+    scf.condition(%cond)
+  } do {
+    // expected-remark @below {{stage 'next' of @suspending_while publishes at most 1 item(s) into @o}}
+    wave.suspend "next"
+    scf.if %cond {
+      pool.publish @o "a"
+    }
+    scf.yield
+  }
+  wave.terminate
+}

@@ -246,3 +246,20 @@ wave.coroutine @wrong_uniform_type(%lane: i32) bind(%spp: i32) {
 ^bb0(%lane: i32, %x: memref<4xi32>, %y: memref<4xi32>):
   "wave.terminate"() : () -> ()
 }) : () -> ()
+
+// -----
+
+// The access of a binding follows it into the helpers it is passed to: a
+// store in a helper is a write of the coroutine's readonly binding.
+func.func private @clear(%m: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  // expected-error @below {{'memref.store' op writes binding 'scene', which is declared readonly}}
+  memref.store %zero, %m[%c0] : memref<?xf32>
+  return
+}
+// expected-note @below {{binding 'scene' is declared here}}
+wave.coroutine @helper_writes(%lane: i32) bind(%scene: memref<?xf32> readonly) {
+  func.call @clear(%scene) : (memref<?xf32>) -> ()
+  wave.terminate
+}

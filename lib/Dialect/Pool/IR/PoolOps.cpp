@@ -6,6 +6,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -17,6 +18,26 @@ using namespace sluice::pool;
 #define GET_TYPEDEF_CLASSES
 #include "sluice/Dialect/Pool/IR/PoolOpsTypes.cpp.inc"
 
+namespace {
+
+/// Helpers (`func.func`) may be inlined into handlers. Pool ops themselves
+/// never sit in a helper (they must be nested in an owner or a coroutine).
+struct PoolInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+
+  bool isLegalToInline(Operation *, Operation *, bool) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *src, bool, IRMapping &) const final {
+    return src->hasOneBlock(); // handler bodies are a single block
+  }
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return false;
+  }
+};
+
+} // namespace
+
 void PoolDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
@@ -26,6 +47,8 @@ void PoolDialect::initialize() {
 #define GET_TYPEDEF_LIST
 #include "sluice/Dialect/Pool/IR/PoolOpsTypes.cpp.inc"
       >();
+  addInterfaces<PoolInlinerInterface>();
+  handlerArgumentTypes = ItemType::get(getContext());
 }
 
 LogicalResult PoolDialect::verifyOperationAttribute(Operation *op,

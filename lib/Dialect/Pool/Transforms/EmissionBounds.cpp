@@ -276,7 +276,10 @@ private:
             PoolDialect::getMaxTripsAttrName()))
       return static_cast<uint64_t>(declared.getInt());
     // Without publishes, any two repetitions already show every path shape.
-    if (!body.publishes())
+    // So do they when every repetition suspends (no path goes through the
+    // body): a stage then spans at most the end of one repetition and the
+    // start of the next, and power(n) is power(2) for every n >= 2.
+    if (!body.publishes() || !body.through)
       return uint64_t(2);
     InFlightDiagnostic diag =
         loop.emitOpError("publishes into @")

@@ -8,6 +8,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -19,6 +20,28 @@ using namespace sluice::wave;
 #define GET_ATTRDEF_CLASSES
 #include "sluice/Dialect/Wave/IR/WaveOpsAttributes.cpp.inc"
 
+namespace {
+
+/// Helpers (`func.func`) may be inlined into coroutine bodies. Of the wave
+/// ops only `wave.binding` may come from a helper: the others belong to a
+/// coroutine's own structure.
+struct WaveInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+
+  bool isLegalToInline(Operation *, Operation *, bool) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *src, bool, IRMapping &) const final {
+    return src->hasOneBlock(); // coroutine bodies are a single block
+  }
+  bool isLegalToInline(Operation *op, Region *, bool,
+                       IRMapping &) const final {
+    return isa<BindingOp>(op);
+  }
+};
+
+} // namespace
+
 void WaveDialect::initialize() {
   addOperations<
 #define GET_OP_LIST
@@ -28,6 +51,7 @@ void WaveDialect::initialize() {
 #define GET_ATTRDEF_LIST
 #include "sluice/Dialect/Wave/IR/WaveOpsAttributes.cpp.inc"
       >();
+  addInterfaces<WaveInlinerInterface>();
 }
 
 //===----------------------------------------------------------------------===//
@@ -223,6 +247,29 @@ bool sluice::wave::isBindingType(Type type) {
   return isElement(type);
 }
 
+/// Adds the uses of the callee's argument that `use` (an argument operand of
+/// `call`) binds; false when the callee has no body to follow.
+static bool followIntoCallee(CallOpInterface call, OpOperand &use,
+                             BindingUses &uses) {
+  auto callee = dyn_cast_or_null<CallableOpInterface>(call.resolveCallable());
+  Region *body = callee ? callee.getCallableRegion() : nullptr;
+  if (!body || body->empty())
+    return false;
+  OperandRange arguments = call.getArgOperands();
+  if (arguments.empty() ||
+      use.getOperandNumber() < arguments.getBeginOperandIndex())
+    return false;
+  unsigned position =
+      use.getOperandNumber() - arguments.getBeginOperandIndex();
+  if (position >= arguments.size() ||
+      position >= body->front().getNumArguments())
+    return false;
+  Value argument = body->front().getArgument(position);
+  if (uses.followed.insert(argument).second)
+    sluice::wave::collectBindingUses(argument, uses);
+  return true;
+}
+
 void sluice::wave::collectBindingUses(Value value, BindingUses &uses) {
   auto noteRead = [&](Operation *op) {
     uses.read = true;
@@ -251,8 +298,12 @@ void sluice::wave::collectBindingUses(Value value, BindingUses &uses) {
                view && view.getViewSource() == value) {
       for (Value result : user->getResults())
         collectBindingUses(result, uses);
+    } else if (auto call = dyn_cast<CallOpInterface>(user);
+               call && followIntoCallee(call, use, uses)) {
+      // A helper's uses of the argument, followed above.
     } else {
-      // An op Sluice does not know (a call, a copy): it may read and write.
+      // An op Sluice does not know (a copy, a call it cannot follow): it may
+      // read and write.
       noteRead(user);
       noteWrite(user);
     }

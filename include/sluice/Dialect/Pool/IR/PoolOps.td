@@ -13,6 +13,7 @@ include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/OpBase.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/Interfaces/CallInterfaces.td"
 
 def Pool_Dialect : Dialect {
   let name = "pool";
@@ -31,14 +32,26 @@ def Pool_Dialect : Dialect {
 
     Loops without a constant trip count that publish must declare a bound with
     the discardable attribute `pool.max_trips = N : i64` (N >= 0).
+
+    Handlers may call `func.func` helpers; the compile pipelines inline them
+    (a handler is a callable region for the upstream inliner).
   }];
   let useDefaultTypePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
+    /// The argument types of every handler: one `!pool.item`.
+    ::llvm::ArrayRef<::mlir::Type> getHandlerArgumentTypes() const {
+      return handlerArgumentTypes;
+    }
     /// Name of the loop attribute that bounds a loop's trip count.
     static constexpr ::llvm::StringLiteral getMaxTripsAttrName() {
       return ::llvm::StringLiteral("pool.max_trips");
     }
+
+  private:
+    ::mlir::Type handlerArgumentTypes; // !pool.item, set by initialize()
+
+  public:
   }];
 }
 
@@ -93,12 +106,15 @@ def Pool_OwnerOp : Pool_Op<"owner", [
 }
 
 def Pool_HandlerOp : Pool_Op<"handler", [
-    HasParent<"OwnerOp">, SingleBlock, NoTerminator]> {
+    HasParent<"OwnerOp">, SingleBlock, NoTerminator, AutomaticAllocationScope,
+    CallableOpInterface]> {
   let summary = "The handler of one owner stage; receives exactly one item";
   let description = [{
     The kernel body of an owner stage. It receives one `!pool.item` and must
     move it (`pool.move`) or release it (`pool.release`) exactly once along
-    every control path (checked by `sluice-verify-item-linearity`).
+    every control path (checked by `sluice-verify-item-linearity`). Its body
+    may call `func.func` helpers, which the pipelines inline, and may hold
+    private arrays (`memref.alloca`).
   }];
   let arguments = (ins StrAttr:$stage);
   let regions = (region SizedRegion<1>:$body);
@@ -109,6 +125,21 @@ def Pool_HandlerOp : Pool_Op<"handler", [
   let extraClassDeclaration = [{
     ::mlir::BlockArgument getItem() { return getBody().front().getArgument(0); }
     OwnerOp getOwner();
+    /// CallableOpInterface: a handler is a callable region (so that the
+    /// inliner inlines the helpers it calls) that nothing calls; it takes
+    /// its item and returns nothing.
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
+      return ::llvm::cast<PoolDialect>((*this)->getDialect())
+          ->getHandlerArgumentTypes();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() { return {}; }
+    ::mlir::ArrayAttr getArgAttrsAttr() { return nullptr; }
+    ::mlir::ArrayAttr getResAttrsAttr() { return nullptr; }
+    void setArgAttrsAttr(::mlir::ArrayAttr) {}
+    void setResAttrsAttr(::mlir::ArrayAttr) {}
+    ::mlir::Attribute removeArgAttrsAttr() { return nullptr; }
+    ::mlir::Attribute removeResAttrsAttr() { return nullptr; }
   }];
 }
 

@@ -11,6 +11,7 @@
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <string>
 
@@ -29,13 +30,16 @@ struct BindingDecl {
 };
 
 /// How a binding is used, found by following its uses (through view-like
-/// ops such as memref.subview and memref.cast).
+/// ops such as memref.subview and memref.cast, and into the helpers it is
+/// passed to: a call's use is the callee's uses of that argument).
 struct BindingUses {
   bool read = false;    // by memref.load or an unknown user
   bool written = false; // by memref.store, an atomic or an unknown user
   bool atomic = false;  // by memref.atomic_rmw / generic_atomic_rmw
   mlir::Operation *firstRead = nullptr;
   mlir::Operation *firstWrite = nullptr;
+  // The helper arguments already followed (a recursive helper ends here).
+  llvm::SmallPtrSet<mlir::Value, 4> followed;
 };
 /// Adds the uses of `value` (a binding's memref) to `uses`.
 void collectBindingUses(mlir::Value value, BindingUses &uses);

@@ -54,4 +54,20 @@ def WaveSplit : Pass<"wave-split", "::mlir::ModuleOp"> {
                            "::mlir::func::FuncDialect"];
 }
 
+def WaveVerifyHelpersInlined : Pass<"wave-verify-helpers-inlined",
+                                    "::mlir::ModuleOp"> {
+  let summary = "Check that no call is left in a coroutine or a pool handler";
+  let description = [{
+    Stage code and pool handlers may call `func.func` helpers (vector math,
+    random numbers, traversal loops): every Sluice pipeline first runs the
+    upstream inliner (`inline`, without its simplification pipeline), then
+    this pass, so that the proofs, `wave-split` and the lowerings never see
+    a call. A call that is still inside a `wave.coroutine` or a `pool.owner`
+    is an error at the call, with the reason: the helper is recursive (it
+    reaches itself through calls), has no body, has unstructured control flow
+    (more than one block), or the call is indirect. A note points at the
+    helper.
+  }];
+}
+
 #endif // SLUICE_DIALECT_WAVE_TRANSFORMS_PASSES_TD

@@ -67,6 +67,9 @@ struct DeviceInfo {
   bool shaderFloat64 = false;
   bool shaderBufferFloat32AtomicAdd = false;
   bool shaderBufferFloat64AtomicAdd = false;
+  // VK_KHR_shader_atomic_int64's buffer bit (false without the extension,
+  // which is then enabled too): 64-bit integer atomics on storage buffers.
+  bool shaderBufferInt64Atomics = false;
   uint32_t maxWorkgroupCount[3] = {0, 0, 0};
   uint32_t maxWorkgroupInvocations = 0;
   uint32_t maxSharedMemoryBytes = 0;  // maxComputeSharedMemorySize
@@ -77,13 +80,22 @@ struct DeviceInfo {
 // Checks that `device` has the feature behind each capability the SPIR-V
 // module `spirv` declares (OpCapability): Int64 -> shaderInt64, Float64 ->
 // shaderFloat64, AtomicFloat32AddEXT -> shaderBufferFloat32AtomicAdd,
-// AtomicFloat64AddEXT -> shaderBufferFloat64AtomicAdd; other capabilities are
+// AtomicFloat64AddEXT -> shaderBufferFloat64AtomicAdd, Int64Atomics ->
+// shaderBufferInt64Atomics; other capabilities are
 // not checked. A missing feature is DeviceUnavailable naming the device, the
 // feature, `what` ("the kernels of <what> use ...") and what needs it. A
 // module without the SPIR-V header, or with an instruction whose word count
 // is 0 or runs past the end, is InvalidArgument.
 Status checkShaderCapabilities(std::span<const uint32_t> spirv,
                                const DeviceInfo &device, std::string_view what);
+
+// The bindings (descriptor set 0, below `bindings`) that the functions the
+// entry point `entryPoint` reaches mention, ascending; all of 0 .. bindings-1
+// when the module cannot be read or has no such entry point. A kernel's
+// descriptor set layout holds only these.
+std::vector<uint32_t> entryPointBindings(std::span<const uint32_t> spirv,
+                                         std::string_view entryPoint,
+                                         uint32_t bindings);
 
 // Where a buffer's memory lives; see the header comment. DeviceOnly buffers may
 // be unmapped (Buffer::data() null).
@@ -134,7 +146,8 @@ private:
   Kernel() = default;
   Context *context_ = nullptr;
   std::string entry_;
-  uint32_t bindings_ = 0;
+  uint32_t bindings_ = 0;                // the arguments a dispatch passes
+  std::vector<uint32_t> usedBindings_;   // those the entry point uses
   uint32_t pushBytes_ = 0;
   uint64_t module_ = 0;   // VkShaderModule
   uint64_t setLayout_ = 0; // VkDescriptorSetLayout
