@@ -272,11 +272,103 @@ struct ResidencyTable {
   // By host start address; the ranges are disjoint.
   std::map<uintptr_t, std::shared_ptr<Resident>> entries;
   uint64_t uploads = 0, uploadBytes = 0, downloads = 0, downloadBytes = 0;
+  uint64_t batchedLaunches = 0, batchSubmits = 0;
+
+  // Launches whose every memref stays resident (no copy back, no transient
+  // range) are not waited for: they are recorded into this one process-wide
+  // batch, in launch order, and submitted together when something needs
+  // their results or their buffers: a host access to a resident range, a
+  // launch that copies back or drops entries, an upload (its staging buffer
+  // may still be read by a recorded copy), a full batch, or the exit. So N
+  // back-to-back launches cost one submit and one wait, not N.
+  struct Pending {
+    std::string entry;
+    uint64_t grid[3], block[3];
+    uint64_t bytesIn = 0;
+    double hostInUs = 0;
+    size_t copiesIn = 0;
+  };
+  std::unique_ptr<Stream> batch;
+  std::vector<Pending> pending;
+  // Scalar buffers of the recorded launches: one set per launch, reused only
+  // after the batch's wait.
+  std::vector<std::unique_ptr<Buffer>> batchScalars;
+  size_t batchScalarsUsed = 0;
+  bool exitHook = false;
 };
 
 ResidencyTable &residency() {
   static ResidencyTable *table = new ResidencyTable(); // leaked: see Global
   return *table;
+}
+
+// Recorded launches at most before the batch is submitted on its own.
+constexpr size_t kMaxBatchedLaunches = 1024;
+
+// Submits the recorded launches and waits for them (the caller holds the
+// table's mutex); prints their timing lines under SLUICE_VULKAN_TIMING.
+void flushBatch(ResidencyTable &table) {
+  if (table.pending.empty())
+    return;
+  std::vector<double> gpuNs, copyNs;
+  Status status = table.batch->submitAndWait(&gpuNs, &copyNs);
+  ++table.batchSubmits;
+  std::vector<ResidencyTable::Pending> pending;
+  pending.swap(table.pending);
+  table.batchScalarsUsed = 0;
+  if (!status.ok()) {
+    std::string kernels;
+    for (const ResidencyTable::Pending &launch : pending)
+      if (kernels.find("@" + launch.entry) == std::string::npos)
+        kernels += (kernels.empty() ? "@" : ", @") + launch.entry;
+    fatal("a batch of " + std::to_string(pending.size()) + " launches (" +
+          kernels + ") failed: " + status.describe());
+  }
+  if (!global().timing)
+    return;
+  size_t copy = 0;
+  for (size_t i = 0; i < pending.size(); ++i) {
+    const ResidencyTable::Pending &launch = pending[i];
+    char gpu[32] = "n/a", deviceIn[32] = "n/a";
+    if (gpuNs.size() == pending.size())
+      std::snprintf(gpu, sizeof(gpu), "%.3f", gpuNs[i] / 1000.0);
+    if (copy + launch.copiesIn <= copyNs.size()) {
+      double in = 0;
+      for (size_t c = 0; c < launch.copiesIn; ++c)
+        in += copyNs[copy + c];
+      std::snprintf(deviceIn, sizeof(deviceIn), "%.3f", in / 1000.0);
+    }
+    copy += launch.copiesIn;
+    std::fprintf(stderr,
+                 "sluice: vulkan: @%s grid %llux%llux%llu block %llux%llux%llu"
+                 ": gpu %s us, copies in %llu bytes %.3f+%s us / out 0 "
+                 "bytes 0.000+0.000 us (host+device)\n",
+                 launch.entry.c_str(),
+                 static_cast<unsigned long long>(launch.grid[0]),
+                 static_cast<unsigned long long>(launch.grid[1]),
+                 static_cast<unsigned long long>(launch.grid[2]),
+                 static_cast<unsigned long long>(launch.block[0]),
+                 static_cast<unsigned long long>(launch.block[1]),
+                 static_cast<unsigned long long>(launch.block[2]), gpu,
+                 static_cast<unsigned long long>(launch.bytesIn),
+                 launch.hostInUs, deviceIn);
+  }
+}
+
+// The batch's stream and a fresh scalar buffer for a recorded launch (the
+// caller holds the table's mutex).
+Stream &batchStream(ResidencyTable &table) {
+  if (!table.batch) {
+    Status status = context().createStream(table.batch);
+    if (!status.ok())
+      fatal("cannot create a stream: " + status.describe());
+  }
+  return *table.batch;
+}
+Buffer &batchScalar(ResidencyTable &table) {
+  if (table.batchScalarsUsed == table.batchScalars.size())
+    table.batchScalars.push_back(makeBuffer(16, Placement::Host, "scalar"));
+  return *table.batchScalars[table.batchScalarsUsed++];
 }
 
 // The end of [begin, begin + bytes), saturated at the top of the address
@@ -329,6 +421,7 @@ void download(ResidencyTable &table,
               const std::string &what) {
   if (stale.empty())
     return;
+  flushBatch(table); // the launches that wrote them
   Stream &stream = threadStream();
   uint64_t bytes = 0;
   for (const std::shared_ptr<Resident> &resident : stale) {
@@ -475,8 +568,6 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
           std::to_string(bz) + " but its SPIR-V LocalSize is " +
           std::to_string(local[0]) + "x" + std::to_string(local[1]) + "x" +
           std::to_string(local[2]));
-  Stream &stream = threadStream();
-
   // Scratch is sized by the whole grid's invocation count.
   uint64_t invocations = 0;
   bool hasScratch = false;
@@ -537,8 +628,10 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
   Clock::duration hostIn{}; // memcpy host -> staging only, not allocation
   uint64_t bytesIn = 0, bytesOut = 0;
   ResidencyTable &table = residency();
+  // Held through the recording when the launch goes into the batch.
+  std::unique_lock<std::mutex> lock(table.mutex);
+  bool deferred = false;
   {
-    std::lock_guard<std::mutex> lock(table.mutex);
     // Entries that overlap a group's range without being its own are
     // brought back to the host and dropped (ranges stay disjoint); so is the
     // own entry of a transient group. A group without residency needs the
@@ -571,6 +664,12 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
         if (std::none_of(groups.begin(), groups.end(),
                          [&](const Group &g) { return g.entry == resident; }))
           add(drop, resident);
+    deferred = drop.empty() && sync.empty() &&
+               std::all_of(groups.begin(), groups.end(), [](const Group &g) {
+                 return g.resident && !g.transient;
+               });
+    if (!deferred)
+      flushBatch(table); // this launch waits: everything before it first
     std::string what = "before @" + launch.entry;
     flush(table, drop, what, /*erase=*/true);
     flush(table, sync, what, /*erase=*/false);
@@ -591,6 +690,7 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
       g.upload = in && (!stays || !resident.deviceCurrent);
       g.copyOut = out && !stays;
       if (g.upload) {
+        flushBatch(table); // a recorded copy may still read this staging
         auto start = Clock::now();
         copyBytes(stagingOf(resident).data(), g.host, g.bytes);
         hostIn += Clock::now() - start;
@@ -621,6 +721,9 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
                                      [](const Group &g) { return g.copyOut; });
     table.downloadBytes += bytesOut;
   }
+  if (!deferred)
+    lock.unlock();
+  Stream &stream = deferred ? batchStream(table) : threadStream();
 
   std::vector<Buffer *> bindings;
   size_t scalarCount = 0, scratchCount = 0;
@@ -638,7 +741,8 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
       break;
     }
     case Argument::Scalar: {
-      Buffer &buffer = scalarBuffer(launch, scalarCount++);
+      Buffer &buffer = deferred ? batchScalar(table)
+                                : scalarBuffer(launch, scalarCount++);
       std::memset(buffer.data(), 0, buffer.size());
       // Little-endian: the low `bytes` bytes come first.
       std::memcpy(buffer.data(), &arg.value, arg.bytes);
@@ -658,7 +762,13 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
               " bytes per invocation * " + std::to_string(invocations) +
               " invocations) but the device binds at most " +
               std::to_string(range) + " bytes per storage buffer");
-      bindings.push_back(&scratchBuffer(launch, scratchCount++, bytes));
+      size_t position = scratchCount++;
+      // A recorded launch may still use the buffer a larger one replaces.
+      if (deferred && (position >= launch.scratch.size() ||
+                       !launch.scratch[position] ||
+                       launch.scratch[position]->size() < bytes))
+        flushBatch(table);
+      bindings.push_back(&scratchBuffer(launch, position, bytes));
       break;
     }
     }
@@ -678,6 +788,24 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
       stream.copy(*g.entry->device, 0, *g.entry->staging, 0, g.bytes);
       ++copiesOut;
     }
+  if (deferred) {
+    ResidencyTable::Pending &pending = table.pending.emplace_back();
+    pending.entry = launch.entry;
+    std::copy(grid, grid + 3, pending.grid);
+    pending.block[0] = bx, pending.block[1] = by, pending.block[2] = bz;
+    pending.bytesIn = bytesIn;
+    pending.hostInUs =
+        std::chrono::duration<double, std::micro>(hostIn).count();
+    pending.copiesIn = copiesIn;
+    ++table.batchedLaunches;
+    if (!table.exitHook) {
+      table.exitHook = true;
+      std::atexit(sluice_rt_vk_synchronize);
+    }
+    if (table.pending.size() >= kMaxBatchedLaunches)
+      flushBatch(table);
+    return;
+  }
   std::vector<double> gpuNs, copyNs;
   Status status = stream.submitAndWait(&gpuNs, &copyNs);
   if (!status.ok())
@@ -736,6 +864,9 @@ void sluice_rt_vk_host_access(void *data, uint64_t bytes, uint64_t access) {
     return;
   std::vector<std::shared_ptr<Resident>> touched =
       overlapping(table, reinterpret_cast<uintptr_t>(data), bytes);
+  // The recorded launches may read or write these ranges' device copies.
+  if (!touched.empty())
+    flushBatch(table);
   if (access == SLUICE_HOST_FREE) {
     for (const std::shared_ptr<Resident> &resident : touched)
       table.entries.erase(reinterpret_cast<uintptr_t>(resident->host));
@@ -750,6 +881,12 @@ void sluice_rt_vk_host_access(void *data, uint64_t bytes, uint64_t access) {
       resident->deviceCurrent = false;
 }
 
+void sluice_rt_vk_synchronize(void) {
+  ResidencyTable &table = residency();
+  std::lock_guard<std::mutex> lock(table.mutex);
+  flushBatch(table);
+}
+
 void sluice_rt_vk_transfer_counts(struct sluice_rt_vk_transfers *out) {
   ResidencyTable &table = residency();
   std::lock_guard<std::mutex> lock(table.mutex);
@@ -758,6 +895,8 @@ void sluice_rt_vk_transfer_counts(struct sluice_rt_vk_transfers *out) {
   out->downloads = table.downloads;
   out->download_bytes = table.downloadBytes;
   out->resident_buffers = table.entries.size();
+  out->batched_launches = table.batchedLaunches;
+  out->batch_submits = table.batchSubmits;
   out->resident_bytes = 0;
   for (const auto &[start, resident] : table.entries)
     out->resident_bytes += resident->bytes;

@@ -80,8 +80,16 @@ struct sluice_rt_vk_transfers {
   uint64_t uploads, upload_bytes;
   uint64_t downloads, download_bytes;
   uint64_t resident_buffers, resident_bytes;
+  /* Launches recorded into the batch, and the batch's submits (each one a
+   * wait for every launch recorded before it). */
+  uint64_t batched_launches, batch_submits;
 };
 void sluice_rt_vk_transfer_counts(struct sluice_rt_vk_transfers *out);
+/* Waits for every launch recorded but not yet submitted: launches whose
+ * memrefs all stay resident are batched and submitted together at the next
+ * host access to a resident range, the next launch that copies back, a full
+ * batch, or this call (registered with atexit). */
+void sluice_rt_vk_synchronize(void);
 /* The selected device's name, creating the context if needed; null when no
  * Vulkan device is usable. */
 const char *sluice_rt_vk_device_name(void);
