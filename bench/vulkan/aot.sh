@@ -51,4 +51,10 @@ python=python3
 "$python" "$root/examples/shadow_film.py" occluders "$out/occluders.npy" --lights=61
 "$python" "$root/test/Integration/Inputs/bindings-compute.py" inputs "$out/compute" --lanes=300
 cp "$bin/sluice-run-artifact" "$out/"
+# The path tracer, runtime-only: sluice-render, its artifact, the scenes, and
+# libpng (the device machine may lack it).
+cp "$bin/sluice-render" "$build/examples/pathtracer/pathtracer.sluice" "$out/"
+cp -r "$root/examples/pathtracer/scenes" "$out/"
+mkdir -p "$out/lib"
+cp -L "$(ldd "$bin/sluice-render" | awk '/libpng/ {print $3}')" "$out/lib/"
 ls "$out"

@@ -20,7 +20,12 @@ for name in reduction scan transpose data_dependent_loop big_state; do
   echo "cpu:    $(./$name-cpu | tr '\n' ' ')"
   echo "vulkan: $(./$name-vulkan | tr '\n' ' ')"
   echo "cpu timing:    $(SLUICE_BENCH_REPS=$reps ./$name-cpu 2>&1 | grep sluice-time)"
-  SLUICE_BENCH_REPS=$reps SLUICE_VULKAN_TIMING=1 ./$name-vulkan 2>&1 | grep -E "sluice-time|gpu" | tail -4
+  SLUICE_BENCH_REPS=$reps SLUICE_VULKAN_TIMING=1 ./$name-vulkan > /dev/null 2> $name-vulkan.timing
+  grep sluice-time $name-vulkan.timing | tr '\n' ' '; echo
+  # "sluice-time 8": 256 back-to-back launches (one upload, one download) / 256,
+  # against the mean GPU time of the launches.
+  awk '/sluice-time 8/ {e2e = $3 / 1000} / gpu [0-9.]+ us/ {for (i = 1; i <= NF; ++i) if ($i == "gpu") {sum += $(i + 1); n++}}
+       END {if (n && e2e) printf "back to back: %.3f us per launch end to end, kernel %.3f us (mean of %d), ratio %.2f\n", e2e, sum / n, n, e2e / (sum / n)}' $name-vulkan.timing
 done
 # Residency: 64 back-to-back launches on one 4 MiB array (examples/barrier/
 # iterate.mlir). Each timed sequence is one upload, 64 kernels and one
@@ -71,5 +76,14 @@ echo "== bindings-compute (f32 transcendentals, f64, float atomics, private arra
 ./sluice-run-artifact bindings_compute.sluice --backend=vulkan --lanes=300 --bind=x=compute/x.npy \
   --bind=y=compute/y.npy --bind=d=compute/d.npy --set=scale=1.5 --print=peak --print=hist \
   --output=y="$results/y.npy" --output=d="$results/d.npy" --output=grid="$results/grid.npy"
+echo "== path tracer (sluice-render, docs/pathtracer.md), cornell box 512x512 64 spp"
+export LD_LIBRARY_PATH=$PWD/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+for pool in 65536 262144; do
+  ./sluice-render --artifact pathtracer.sluice --scene scenes/cornell-box.json --backend vulkan \
+    --width 512 --height 512 --spp 64 --frame-pool $pool --stats --png "$results/pathtracer-vulkan-$pool.png" \
+    --pfm "$results/pathtracer-vulkan-$pool.pfm" 2>&1 | tail -9
+done
+./sluice-render --artifact pathtracer.sluice --scene scenes/cornell-box.json --backend cpu \
+  --width 512 --height 512 --spp 64 --frame-pool 65536 --pfm "$results/pathtracer-cpu.pfm" 2>&1 | tail -3
 echo "== shadow_pool artifact on the CPU backend (the same file)"
 ./sluice-run-artifact shadow_pool.sluice --backend=cpu --lanes=262144 --frame-pool=1024 --stats --repeat=3

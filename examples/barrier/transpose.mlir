@@ -12,6 +12,7 @@ module attributes {gpu.container_module} {
   func.func private @sluice_rt_now_ns() -> i64
   func.func private @sluice_rt_bench_reps() -> i64
   func.func private @sluice_rt_report_time(i64, i64, i64)
+  func.func private @sluice_rt_synchronize()
 
   gpu.module @kernels {
     gpu.func @transpose(%in: memref<4096x4096xi32>, %out: memref<4096x4096xi32>)
@@ -62,6 +63,7 @@ module attributes {gpu.container_module} {
       %t0 = func.call @sluice_rt_now_ns() : () -> i64
       gpu.launch_func @kernels::@transpose blocks in (%c256, %c256, %c1) threads in (%c16, %c16, %c1)
           args(%in : memref<4096x4096xi32>, %out : memref<4096x4096xi32>)
+      func.call @sluice_rt_synchronize() : () -> ()
       %t1 = func.call @sluice_rt_now_ns() : () -> i64
       %took = arith.subi %t1, %t0 : i64
       %faster = arith.minsi %fastest, %took : i64
@@ -69,6 +71,32 @@ module attributes {gpu.container_module} {
     }
     %id = arith.constant 3 : i64
     func.call @sluice_rt_report_time(%id, %best, %reps) : (i64, i64, i64) -> ()
+
+    // Back to back: the host writes the input (so the first launch uploads
+    // it again), 256 launches (batched: one submit), the host reads the
+    // output (its download). "sluice-time 8" is the fastest such sequence
+    // divided by 256: the end-to-end cost of one launch, one upload and one
+    // download included.
+    %c256seq = arith.constant 256 : index
+    %n256seq = arith.constant 256 : i64
+    %bestSeq = scf.for %r = %c0 to %repsIndex step %c1 iter_args(%fastest = %never) -> (i64) {
+      %keep = memref.load %in[%c0, %c0] : memref<4096x4096xi32>
+      memref.store %keep, %in[%c0, %c0] : memref<4096x4096xi32>
+      %t0 = func.call @sluice_rt_now_ns() : () -> i64
+      scf.for %k = %c0 to %c256seq step %c1 {
+        gpu.launch_func @kernels::@transpose blocks in (%c256, %c256, %c1) threads in (%c16, %c16, %c1)
+            args(%in : memref<4096x4096xi32>, %out : memref<4096x4096xi32>)
+      }
+      %peek = memref.load %out[%c0, %c0] : memref<4096x4096xi32>
+      memref.store %peek, %out[%c0, %c0] : memref<4096x4096xi32>
+      %t1 = func.call @sluice_rt_now_ns() : () -> i64
+      %took = arith.subi %t1, %t0 : i64
+      %faster = arith.minsi %fastest, %took : i64
+      scf.yield %faster : i64
+    }
+    %perLaunch = arith.divsi %bestSeq, %n256seq : i64
+    %idSeq = arith.constant 8 : i64
+    func.call @sluice_rt_report_time(%idSeq, %perLaunch, %reps) : (i64, i64, i64) -> ()
 
     %zero = arith.constant 0 : i64
     %one = arith.constant 1 : i64

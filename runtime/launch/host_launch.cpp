@@ -224,4 +224,11 @@ void sluice_rt_host_access(void *data, uint64_t bytes, uint64_t access) {
   sluice_rt_vk_host_access(data, bytes, access);
 }
 
+void sluice_rt_synchronize(void) {
+  if (current.active)
+    misuse("sluice_rt_synchronize during the launch of @" + current.kernel +
+           " (between sluice_rt_launch_begin and sluice_rt_launch_end)");
+  sluice_rt_vk_synchronize();
+}
+
 } // extern "C"

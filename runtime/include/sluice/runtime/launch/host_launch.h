@@ -61,6 +61,10 @@ void sluice_rt_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
  * where nothing is resident (the CPU backend, a range no launch used). Not
  * to be called between begin and end of the same thread. */
 void sluice_rt_host_access(void *data, uint64_t bytes, uint64_t access);
+/* Waits until every launch so far has finished on its device (Vulkan batches
+ * launches whose operands stay resident). Host code needs it only to time
+ * launches; sluice_rt_host_access synchronizes what it touches by itself. */
+void sluice_rt_synchronize(void);
 
 #ifdef __cplusplus
 }
