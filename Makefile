@@ -24,7 +24,9 @@ configure: deps $(BUILD)/build.ninja
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+# Only what scripts/demo runs (the CMake target sluice-demo-deps), not every target.
+demo: configure
+	cmake --build $(BUILD) --target sluice-demo-deps -j $(JOBS)
 	bash scripts/demo $(BUILD)
 
 # ctest, then one line per test that did not run here, with the reason
