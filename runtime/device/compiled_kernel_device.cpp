@@ -36,9 +36,9 @@ std::span<unsigned char> bytesOf(T *data, uint64_t count) {
 // CompiledKernels
 //===----------------------------------------------------------------------===//
 
-Status CompiledKernels::create(uint64_t bytes,
+Status CompiledKernels::create(uint64_t bytes, KernelBufferUse use,
                                std::unique_ptr<KernelBuffer> &out) const {
-  return primitives_->createBuffer(bytes, out);
+  return primitives_->createBuffer(bytes, use, out);
 }
 
 LaunchArgument CompiledKernels::resident(const Resident &buffer) const {
@@ -71,7 +71,8 @@ Status CompiledKernels::initialize(KernelPrimitives &primitives,
     for (uint32_t bytes : shape_.payloadElementBytes[o]) {
       Resident &field = payloads_[o].emplace_back();
       field.elements = layout.ownerCapacity[o];
-      if (Status status = create(field.elements * bytes, field.buffer);
+      if (Status status = create(field.elements * bytes, KernelBufferUse::Resident,
+                                 field.buffer);
           !status.ok())
         return status;
     }
@@ -80,7 +81,8 @@ Status CompiledKernels::initialize(KernelPrimitives &primitives,
   for (size_t i = 0; i < inputs_.size(); ++i) {
     const std::vector<unsigned char> &input = shape_.inputs[i];
     inputs_[i].elements = kUnknownExtent;
-    if (Status status = create(input.size(), inputs_[i].buffer); !status.ok())
+    if (Status status = create(input.size(), KernelBufferUse::Resident,
+                               inputs_[i].buffer); !status.ok())
       return status;
     if (Status status = primitives.upload(*inputs_[i].buffer, input);
         !status.ok())
@@ -127,7 +129,7 @@ Status CompiledKernels::setResident(uint32_t index,
   uint64_t size = std::max<uint64_t>(bytes.size(), 4);
   if (!resident.buffer || resident.buffer->bytes() != size) {
     resident.buffer.reset(); // the old one first: the device may be full
-    if (Status status = create(size, resident.buffer); !status.ok())
+    if (Status status = create(size, KernelBufferUse::Resident, resident.buffer); !status.ok())
       return status;
   }
   resident.shape.assign(kernelShape.begin(), kernelShape.end());
@@ -170,7 +172,8 @@ Status CompiledKernels::allocate(const HostRouter &router,
   Status status = Status::success();
   auto make = [&](uint64_t bytes, std::unique_ptr<KernelBuffer> &out) {
     if (status.ok())
-      status = create(std::max<uint64_t>(bytes, 4), out);
+      status = create(std::max<uint64_t>(bytes, 4), KernelBufferUse::Transfer,
+                      out);
   };
   make(maxInvocations * 4, device_.invocations);
   make(device_.laneIdCount * 4, device_.laneIds);
@@ -345,7 +348,10 @@ public:
       : primitives(primitives) {}
   unsigned char *allocateFrames(uint64_t bytes) override {
     frames.reset();
-    if (!primitives.createBuffer(std::max<uint64_t>(bytes, 4), frames).ok())
+    if (!primitives
+             .createBuffer(std::max<uint64_t>(bytes, 4),
+                           KernelBufferUse::Resident, frames)
+             .ok())
       return nullptr;
     if (void *host = primitives.hostAddress(*frames))
       return static_cast<unsigned char *>(host);

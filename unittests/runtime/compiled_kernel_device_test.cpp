@@ -42,7 +42,7 @@ class FakePrimitives final : public KernelPrimitives {
 public:
   std::string label() const override { return "fake device"; }
   bool unifiedMemory() const override { return false; }
-  Status createBuffer(uint64_t bytes,
+  Status createBuffer(uint64_t bytes, KernelBufferUse,
                       std::unique_ptr<KernelBuffer> &out) override {
     auto buffer = std::make_unique<FakeBuffer>(bytes);
     created.push_back(buffer.get());

@@ -126,7 +126,7 @@ public:
     return staged ? "cpu-staged device" : "cpu device";
   }
   bool unifiedMemory() const override { return !staged; }
-  Status createBuffer(uint64_t bytes,
+  Status createBuffer(uint64_t bytes, KernelBufferUse,
                       std::unique_ptr<KernelBuffer> &out) override {
     try {
       out = std::make_unique<HostKernelBuffer>(bytes);

@@ -32,11 +32,17 @@ public:
   std::string label() const override { return "vulkan device"; }
   bool unifiedMemory() const override { return false; }
 
-  Status createBuffer(uint64_t bytes,
+  // Resident buffers in device-local memory the host can map (resizable BAR
+  // on a discrete GPU: host reads of it are uncached and slow, so only the
+  // bindings' explicit reads come from it); per-dispatch transfers in
+  // host-cached memory, which the host reads at memory speed.
+  Status createBuffer(uint64_t bytes, KernelBufferUse use,
                       std::unique_ptr<KernelBuffer> &out) override {
     std::unique_ptr<vk::Buffer> buffer;
-    if (Status status =
-            context->createBuffer(bytes, vk::Placement::Device, buffer);
+    vk::Placement placement = use == KernelBufferUse::Resident
+                                  ? vk::Placement::Device
+                                  : vk::Placement::Host;
+    if (Status status = context->createBuffer(bytes, placement, buffer);
         !status.ok())
       return status;
     out = std::make_unique<VulkanBuffer>(std::move(buffer));

@@ -63,6 +63,17 @@ struct LaunchArgument {
   std::span<const int64_t> shape; // a binding's kernel shape (else empty)
 };
 
+// What a buffer is for: where a discrete backend should put it.
+enum class KernelBufferUse : uint8_t {
+  // Read and written by kernels for a whole run or longer (frames, payload
+  // fields, inputs, bindings): device-local memory.
+  Resident,
+  // Uploaded and downloaded around every dispatch (invocations, outcomes,
+  // publish records, counters, windows, the fault): memory the host reads
+  // fast (host-cached), which kernels reach over the bus.
+  Transfer,
+};
+
 class KernelPrimitives {
 public:
   virtual ~KernelPrimitives();
@@ -72,7 +83,7 @@ public:
   // and no dispatch uploads or downloads anything.
   virtual bool unifiedMemory() const = 0;
   // A buffer of at least `bytes` bytes (a zero-byte one is still valid).
-  virtual Status createBuffer(uint64_t bytes,
+  virtual Status createBuffer(uint64_t bytes, KernelBufferUse use,
                               std::unique_ptr<KernelBuffer> &out) = 0;
   // Unified memory only: the host address of `buffer`.
   virtual void *hostAddress(KernelBuffer &buffer);
@@ -161,7 +172,8 @@ private:
     std::vector<int64_t> shape;
     uint64_t elements = 0;
   };
-  Status create(uint64_t bytes, std::unique_ptr<KernelBuffer> &out) const;
+  Status create(uint64_t bytes, KernelBufferUse use,
+                std::unique_ptr<KernelBuffer> &out) const;
   LaunchArgument resident(const Resident &buffer) const;
 
   KernelPrimitives *primitives_ = nullptr;
