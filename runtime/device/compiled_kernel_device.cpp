@@ -335,7 +335,8 @@ Status CompiledKernels::dispatch(const sluice_rt_kernel_args &args,
 namespace {
 
 // Frame memory is a kernel buffer; the router keeps the pointer it gets as a
-// token (it never reads frames) and hands it to kernels in
+// token (on discrete memory it reads frames only through downloadFrames) and
+// hands it to kernels in
 // sluice_rt_kernel_args, which CompiledKernels replaces by the buffer. The
 // router's item payloads are never touched by compiled kernels (they have
 // payload fields of their own): plain host memory.
@@ -356,6 +357,15 @@ public:
       payloads.resize(owner + 1);
     payloads[owner].assign(std::max<uint64_t>(bytes, 1), 0);
     return payloads[owner].data();
+  }
+  // Discrete memory: the kernels' frame buffer is the device's, so a sort
+  // key is downloaded from it.
+  bool framesInHostMemory() const override {
+    return primitives.unifiedMemory();
+  }
+  Status downloadFrames(uint64_t offset,
+                        std::span<unsigned char> out) override {
+    return primitives.downloadRange(*frames, offset, out);
   }
 
   KernelPrimitives &primitives;
@@ -442,6 +452,10 @@ void CompiledKernelDevice::refill(uint32_t lanes) {
   impl_->laneIdsChanged = true;
 }
 
+void CompiledKernelDevice::setFrameSorting(const FrameSorting &sorting) {
+  impl_->router->setFrameSorting(sorting);
+}
+
 void CompiledKernelDevice::dispatch(uint32_t stage, uint32_t count) {
   using Clock = std::chrono::steady_clock;
   Impl &d = *impl_;
@@ -470,6 +484,9 @@ void CompiledKernelDevice::dispatch(uint32_t stage, uint32_t count) {
   d.stats.gpuNanoseconds += times.gpuNanoseconds;
   d.stats.submitWaitNanoseconds += times.launchWaitNanoseconds;
   router.finishDispatch(args);
+  d.stats.sortedDispatches = router.sortStats.dispatches;
+  d.stats.sortKeyBytes = router.sortStats.keyBytes;
+  d.stats.sortNanoseconds = router.sortStats.nanoseconds;
   d.stats.dispatchNanoseconds +=
       std::chrono::duration<double, std::nano>(Clock::now() - start).count();
 }

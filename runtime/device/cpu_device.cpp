@@ -153,6 +153,10 @@ void CpuDevice::reset() { impl_->router.reset(); }
 
 void CpuDevice::refill(uint32_t lanes) { impl_->router.refill(lanes); }
 
+void CpuDevice::setFrameSorting(const FrameSorting &sorting) {
+  impl_->router.setFrameSorting(sorting);
+}
+
 void CpuDevice::Impl::runKernel(sluice_rt_stage_kernel kernel,
                                 const sluice_rt_kernel_args &args) {
   KernelLaunch launch{kernel, &args, args.count, options.blockSize};

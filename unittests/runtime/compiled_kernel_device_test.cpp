@@ -63,6 +63,13 @@ public:
     ++fake(buffer).downloads;
     return Status::success();
   }
+  Status downloadRange(const KernelBuffer &buffer, uint64_t offset,
+                       std::span<unsigned char> out) override {
+    EXPECT_LE(offset + out.size(), buffer.bytes());
+    std::memcpy(out.data(), fake(buffer).data.data() + offset, out.size());
+    ++fake(buffer).downloads;
+    return Status::success();
+  }
   Status launch(uint32_t stage, std::span<const LaunchArgument> arguments,
                 uint32_t count) override {
     // invocations, lane ids, frames, field offsets, next stage, counters,

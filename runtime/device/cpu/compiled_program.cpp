@@ -155,6 +155,23 @@ public:
                   std::min<uint64_t>(out.size(), buffer.bytes()));
     return Status::success();
   }
+  Status downloadRange(const KernelBuffer &buffer, uint64_t offset,
+                       std::span<unsigned char> out) override {
+    if (offset > buffer.bytes() || out.size() > buffer.bytes() - offset)
+      return Status::error(ErrorKind::InvalidArgument,
+                           label() + ": a download of " +
+                               std::to_string(out.size()) + " bytes at " +
+                               std::to_string(offset) + " from a buffer of " +
+                               std::to_string(buffer.bytes()));
+    if (!out.empty())
+      std::memcpy(out.data(),
+                  reinterpret_cast<const unsigned char *>(
+                      static_cast<const HostKernelBuffer &>(buffer)
+                          .words.data()) +
+                      offset,
+                  out.size());
+    return Status::success();
+  }
   // Runs the blocks before it returns. The CPU device's state-machine
   // workers call it concurrently.
   Status launch(uint32_t stage, std::span<const LaunchArgument> arguments,

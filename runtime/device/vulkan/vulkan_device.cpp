@@ -72,6 +72,22 @@ public:
     return Status::success();
   }
 
+  Status downloadRange(const KernelBuffer &buffer, uint64_t offset,
+                       std::span<unsigned char> out) override {
+    const vk::Buffer &source = vulkanBuffer(buffer);
+    if (offset > source.size() || out.size() > source.size() - offset)
+      return Status::error(ErrorKind::InvalidArgument,
+                           label() + ": a download of " +
+                               std::to_string(out.size()) + " bytes at " +
+                               std::to_string(offset) + " from a buffer of " +
+                               std::to_string(source.size()));
+    if (!out.empty())
+      std::memcpy(out.data(),
+                  static_cast<const unsigned char *>(source.data()) + offset,
+                  out.size());
+    return Status::success();
+  }
+
   Status launch(uint32_t stage, std::span<const LaunchArgument> arguments,
                 uint32_t count) override {
     bindings.assign(1, countBinding.get());

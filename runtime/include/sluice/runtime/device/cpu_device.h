@@ -36,6 +36,7 @@ public:
                   uint32_t framePool) override;
   void reset() override;
   void refill(uint32_t lanes) override;
+  void setFrameSorting(const FrameSorting &sorting) override;
   void dispatch(uint32_t stage, uint32_t count) override;
   Status readCounts(Observation &out) override;
   Status runStateMachine(uint32_t lanes, StateMachineReport &report) override;
