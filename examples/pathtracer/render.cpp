@@ -334,7 +334,9 @@ int main(int argc, char **argv) {
     return fail(options.scene + ": " + status.message());
   std::vector<pt::NamedBuffer> bindings;
   if (rt::Status status = pt::flattenScene(
-          scene, bvh, {options.width, options.height, options.seed}, bindings);
+          scene, bvh,
+          {options.width, options.height, options.seed, options.textureOctaves},
+          bindings);
       !status.ok())
     return fail(status.message());
   if (!options.bindingsDir.empty()) {

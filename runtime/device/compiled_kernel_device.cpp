@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <new>
 
@@ -331,6 +332,21 @@ Status CompiledKernels::dispatch(const sluice_rt_kernel_args &args,
 //===----------------------------------------------------------------------===//
 // CompiledKernelDevice
 //===----------------------------------------------------------------------===//
+
+std::string compiledKernelSummary(const std::string &label,
+                                  const CompiledKernelStats &stats) {
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "%s (last run): %llu dispatches, %.3f ms of device time, "
+                "%.3f ms launch+wait, %.3f ms in dispatch(), %.3f ms sorting "
+                "%llu of them (%llu key bytes downloaded)",
+                label.c_str(), (unsigned long long)stats.dispatches,
+                stats.gpuNanoseconds * 1e-6, stats.submitWaitNanoseconds * 1e-6,
+                stats.dispatchNanoseconds * 1e-6, stats.sortNanoseconds * 1e-6,
+                (unsigned long long)stats.sortedDispatches,
+                (unsigned long long)stats.sortKeyBytes);
+  return line;
+}
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include "sluice/runtime/device/worker_pool.h"
 
 #include <algorithm>
+#include <chrono>
 #include <atomic>
 #include <cstring>
 #include <new>
@@ -98,6 +99,7 @@ struct CpuDevice::Impl final : HostRouter::Memory {
   WorkerPool pool;
   // The host-side protocol; frames and payloads live in the buffers below.
   HostRouter router{"cpu device"};
+  CpuDeviceStats stats;
   AlignedBuffer frameBuffer;
   std::vector<AlignedBuffer> payloads; // per owner
 
@@ -149,7 +151,12 @@ Status CpuDevice::allocate(const ProgramDescriptor &program,
   return status;
 }
 
-void CpuDevice::reset() { impl_->router.reset(); }
+void CpuDevice::reset() {
+  impl_->router.reset();
+  impl_->stats = CpuDeviceStats{};
+}
+
+const CpuDeviceStats &CpuDevice::stats() const { return impl_->stats; }
 
 void CpuDevice::refill(uint32_t lanes) { impl_->router.refill(lanes); }
 
@@ -166,12 +173,24 @@ void CpuDevice::Impl::runKernel(sluice_rt_stage_kernel kernel,
 }
 
 void CpuDevice::dispatch(uint32_t stage, uint32_t count) {
+  using Clock = std::chrono::steady_clock;
   HostRouter &router = impl_->router;
+  CpuDeviceStats &stats = impl_->stats;
+  auto start = Clock::now();
   sluice_rt_kernel_args args;
   if (!router.beginDispatch(stage, count, args))
     return;
+  auto launched = Clock::now();
   impl_->runKernel(router.kernelOf(stage), args);
+  auto ran = Clock::now();
   router.finishDispatch(args);
+  ++stats.dispatches;
+  stats.kernelNanoseconds +=
+      std::chrono::duration<double, std::nano>(ran - launched).count();
+  stats.dispatchNanoseconds +=
+      std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+  stats.sortedDispatches = router.sortStats.dispatches;
+  stats.sortNanoseconds = router.sortStats.nanoseconds;
 }
 
 Status CpuDevice::readCounts(Observation &out) {

@@ -143,6 +143,8 @@ public:
   bool framesInHostMemory() const override { return false; }
   Status downloadFrames(uint64_t offset,
                         std::span<unsigned char> out) override {
+    if (broken)
+      return Status::error(ErrorKind::DeviceError, "the copy engine is gone");
     EXPECT_LE(offset + out.size(), device.size());
     std::memcpy(out.data(), device.data() + offset, out.size());
     ++downloads;
@@ -153,6 +155,7 @@ public:
   uint64_t token = 0;
   uint32_t downloads = 0;
   uint64_t downloadedBytes = 0;
+  bool broken = false;
 };
 
 // Two main stages: "entry" and "shade", which sorts by field 1 ("key", i32)
@@ -239,6 +242,40 @@ TEST(FrameOrder, RouterDownloadsKeysOnDiscreteMemoryAoS) {
 }
 TEST(FrameOrder, RouterBucketsKeysModN) {
   runDiscreteRouter(FrameLayoutKind::StructOfArrays, 3);
+}
+
+TEST(FrameOrder, AFailedKeyDownloadStopsTheRun) {
+  ProgramDescriptor program = keyedProgram(FrameLayoutKind::StructOfArrays);
+  ProgramShape shape;
+  ASSERT_TRUE(ProgramShape::build(program, shape).ok());
+  DiscreteFrames memory;
+  HostRouter router("discrete", /*hostKernels=*/false);
+  ASSERT_TRUE(router.allocate(program, shape, 4, memory).ok());
+  router.refill(4);
+  sluice_rt_kernel_args args;
+  ASSERT_TRUE(router.beginDispatch(0, 4, args));
+  for (uint32_t i = 0; i < 4; ++i)
+    args.next_stage[i] = 1;
+  router.finishDispatch(args);
+  memory.broken = true;
+  EXPECT_FALSE(router.beginDispatch(1, 4, args));
+  EXPECT_EQ(router.pendingError().kind(), ErrorKind::DeviceError);
+  EXPECT_EQ(router.pendingError().message(),
+            "discrete: sorting the frames of stage 'shade': the copy engine is "
+            "gone");
+}
+
+TEST(FrameOrder, HostFrameMemoryHasNoDownload) {
+  struct HostFrames final : HostRouter::Memory {
+    unsigned char *allocateFrames(uint64_t) override { return nullptr; }
+    unsigned char *allocatePayload(uint32_t, uint64_t) override {
+      return nullptr;
+    }
+  } memory;
+  unsigned char byte = 0;
+  EXPECT_TRUE(memory.framesInHostMemory());
+  EXPECT_EQ(memory.downloadFrames(0, {&byte, 1}).message(),
+            "frame memory in host memory has no download");
 }
 
 TEST(FrameOrder, OwnerStagesMayNotSort) {

@@ -195,6 +195,11 @@ struct CompiledKernelStats {
   double dispatchNanoseconds = 0;   // host: all of dispatch(), routing included
 };
 
+// "<label> (last run): N dispatches, ... ms launch+wait, ... ms in
+// dispatch(), ... ms sorting S of them (B key bytes downloaded)".
+std::string compiledKernelSummary(const std::string &label,
+                                  const CompiledKernelStats &stats);
+
 // A wavefront-schedule Device whose stages are compiled kernels run by
 // `primitives`.
 class CompiledKernelDevice : public Device {
