@@ -7,8 +7,8 @@
 #include "sluice/runtime/device/worker_pool.h"
 
 #include <algorithm>
-#include <chrono>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <new>
 #include <string>

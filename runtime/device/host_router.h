@@ -86,7 +86,8 @@ public:
     virtual bool framesInHostMemory() const { return true; }
     // Discrete memory: copies `out.size()` bytes of the frame buffer at byte
     // `offset` to `out`, after every dispatch so far has completed.
-    virtual Status downloadFrames(uint64_t offset, std::span<unsigned char> out);
+    virtual Status downloadFrames(uint64_t offset,
+                                  std::span<unsigned char> out);
 
   protected:
     ~Memory() = default;

@@ -286,7 +286,8 @@ void checkConsistency(FieldReader &reader, const CompiledProgram &program) {
       return reader.fail(where + ".align",
                          "is " + std::to_string(field.align) +
                              ", not a power of two");
-  }  for (size_t i = 0; i < program.mainStages.size(); ++i) {
+  }
+  for (size_t i = 0; i < program.mainStages.size(); ++i) {
     const std::string &key = program.mainStages[i].sortKey;
     if (key.empty())
       continue;
@@ -295,7 +296,8 @@ void checkConsistency(FieldReader &reader, const CompiledProgram &program) {
         program.fields.begin(), program.fields.end(),
         [&](const CompiledField &candidate) { return candidate.name == key; });
     if (field == program.fields.end())
-      return reader.fail(where, "is \"" + key + "\", which names no frame field");
+      return reader.fail(where,
+                         "is \"" + key + "\", which names no frame field");
     SortKeyKind kind;
     if (!sortKeyKindOf(field->type, kind))
       return reader.fail(where, "names field \"" + key + "\" of type " +

@@ -77,8 +77,8 @@ int checkRunOptions(const ArtifactRunOptions &options) {
                     std::to_string(options.workers),
                 kExitBadInput);
   if (options.sort != "on" && options.sort != "off")
-    return fail(options, "--sort must be 'on' or 'off', got '" + options.sort +
-                             "'",
+    return fail(options,
+                "--sort must be 'on' or 'off', got '" + options.sort + "'",
                 kExitBadInput);
   if (options.repeat == 0)
     return fail(options, "--repeat must be at least 1", kExitBadInput);

@@ -206,8 +206,8 @@ int main(int argc, char **argv) {
         return usageError(std::string("bad number in '") + arg + "'");
       options.workersGiven |= !std::strncmp(arg, "--workers=", 10);
     } else if (std::string text; parseString(arg, "--bind", text) ||
-                                   parseString(arg, "--set", text) ||
-                                   parseString(arg, "--output", text)) {
+                                 parseString(arg, "--set", text) ||
+                                 parseString(arg, "--output", text)) {
       std::string_view option(arg, std::strchr(arg, '=') - arg);
       rt::BindingRequests::Item item;
       if (rt::Status status = rt::parseBindingRequest(option, text, item);

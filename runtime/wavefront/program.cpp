@@ -115,11 +115,11 @@ Status checkSortKey(const ProgramDescriptor &program, const StageDesc &stage) {
   bool readable = integer ? (size == 1 || size == 2 || size == 4 || size == 8)
                           : (size == 4 || size == 8);
   if (!readable)
-    return Status::error(
-        ErrorKind::InvalidDescriptor,
-        what + "'" + fields[stage.sortKeyField].name + "' of " +
-            std::to_string(size) + " bytes; an integer key has 1, 2, 4 or 8 " +
-            "bytes, a float key 4 or 8");
+    return Status::error(ErrorKind::InvalidDescriptor,
+                         what + "'" + fields[stage.sortKeyField].name +
+                             "' of " + std::to_string(size) +
+                             " bytes; an integer key has 1, 2, 4 or 8 " +
+                             "bytes, a float key 4 or 8");
   return Status::success();
 }
 

@@ -45,8 +45,9 @@ template <typename T> uint64_t bucketOf(T value, uint32_t buckets) {
 }
 
 TEST(FrameOrder, IntegerCodesOrderLikeTheSignedValues) {
-  const int64_t values[] = {std::numeric_limits<int64_t>::min(), -5, -1, 0, 1,
-                            7, std::numeric_limits<int64_t>::max()};
+  const int64_t values[] = {
+      std::numeric_limits<int64_t>::min(), -5, -1, 0, 1, 7,
+      std::numeric_limits<int64_t>::max()};
   for (size_t i = 1; i < std::size(values); ++i)
     EXPECT_LT(codeOf(values[i - 1]), codeOf(values[i])) << values[i];
   // Narrow keys are sign-extended: -1 in i8, i16 and i32 is -1 in i64.
@@ -58,8 +59,8 @@ TEST(FrameOrder, IntegerCodesOrderLikeTheSignedValues) {
 
 TEST(FrameOrder, FloatCodesOrderByValueWithNaNLast) {
   const double inf = std::numeric_limits<double>::infinity();
-  const double values[] = {-inf, -1e300, -2.5, -1e-300, 0.0, 1e-300, 3.0,
-                           1e300, inf};
+  const double values[] = {-inf,   -1e300, -2.5,  -1e-300, 0.0,
+                           1e-300, 3.0,    1e300, inf};
   for (size_t i = 1; i < std::size(values); ++i)
     EXPECT_LT(codeOf(values[i - 1]), codeOf(values[i])) << values[i];
   EXPECT_EQ(codeOf(-0.0), codeOf(0.0)) << "-0 == +0";
@@ -102,13 +103,13 @@ TEST(FrameOrder, RadixSortIsStableForEveryKeySpan) {
   std::mt19937_64 random(12);
   FrameSortScratch scratch;
   // Spans of one digit (a counting sort), two digits, and all 64 bits.
-  for (uint64_t span : {uint64_t(7), uint64_t(255), uint64_t(256),
-                        uint64_t(70000), std::numeric_limits<uint64_t>::max()}) {
+  for (uint64_t span :
+       {uint64_t(7), uint64_t(255), uint64_t(256), uint64_t(70000),
+        std::numeric_limits<uint64_t>::max()}) {
     for (uint32_t count : {2u, 17u, 1000u}) {
       std::vector<uint64_t> keys(count);
-      uint64_t base = span == std::numeric_limits<uint64_t>::max()
-                          ? 0
-                          : uint64_t(1) << 40;
+      uint64_t base =
+          span == std::numeric_limits<uint64_t>::max() ? 0 : uint64_t(1) << 40;
       for (uint64_t &key : keys)
         key = base + (span == std::numeric_limits<uint64_t>::max()
                           ? random()
@@ -218,17 +219,16 @@ void runDiscreteRouter(FrameLayoutKind layoutKind, uint32_t buckets) {
     return bucket(a) != bucket(b) ? bucket(a) < bucket(b)
                                   : position[a] < position[b];
   });
-  EXPECT_EQ(std::vector<uint32_t>(args.invocations,
-                                  args.invocations + kDispatched),
-            expected);
+  EXPECT_EQ(
+      std::vector<uint32_t>(args.invocations, args.invocations + kDispatched),
+      expected);
   EXPECT_EQ(memory.downloads, 1u) << "one download of the key column";
   // SoA: the column's span over the dispatched frames, 4 bytes a frame; AoS:
   // their rows.
   uint32_t lowest = *std::min_element(expected.begin(), expected.end());
   uint32_t highest = *std::max_element(expected.begin(), expected.end());
-  uint64_t step = layout.kind == FrameLayoutKind::ArrayOfStructs
-                      ? layout.frameStride
-                      : 4;
+  uint64_t step =
+      layout.kind == FrameLayoutKind::ArrayOfStructs ? layout.frameStride : 4;
   EXPECT_EQ(memory.downloadedBytes, (highest - lowest) * step + 4);
   EXPECT_EQ(router.sortStats.dispatches, 1u);
   EXPECT_EQ(memory.token, 0u) << "the router never writes the host token";
@@ -317,9 +317,8 @@ constexpr uint32_t kKeyField = 0;
 
 float keyOfLane(uint32_t lane) {
   // Five materials, with a NaN among them: -1, 0.5, NaN, 2, -0.
-  static const float keys[] = {-1.0f, 0.5f,
-                               std::numeric_limits<float>::quiet_NaN(), 2.0f,
-                               -0.0f};
+  static const float keys[] = {
+      -1.0f, 0.5f, std::numeric_limits<float>::quiet_NaN(), 2.0f, -0.0f};
   return keys[(lane * 3) % 5];
 }
 
@@ -348,9 +347,9 @@ OrderLog runOnCpu(bool sorting, FrameLayoutKind layout) {
   OrderLog log;
   ProgramDescriptor program;
   program.name = "materials";
-  program.mainStages = {StageDesc{"entry", entryKernel},
-                        StageDesc{"shade", shadeKernel, kKeyField,
-                                  SortKeyKind::Float}};
+  program.mainStages = {
+      StageDesc{"entry", entryKernel},
+      StageDesc{"shade", shadeKernel, kKeyField, SortKeyKind::Float}};
   program.frameLayout.kind = layout;
   program.frameLayout.fields = {FrameField{"key", 4, 4}};
   program.userData = &log;
@@ -399,8 +398,8 @@ TEST(FrameOrder, CpuDeviceRunsASortedStageInKeyOrder) {
     for (const std::vector<uint32_t> &dispatch : plain.dispatches) {
       EXPECT_TRUE(std::is_sorted(dispatch.begin(), dispatch.end()));
       for (size_t i = 1; i < dispatch.size(); ++i)
-        unsortedSomewhere |= !(keyOfLane(dispatch[i - 1]) <=
-                               keyOfLane(dispatch[i]));
+        unsortedSomewhere |=
+            !(keyOfLane(dispatch[i - 1]) <= keyOfLane(dispatch[i]));
     }
     EXPECT_TRUE(unsortedSomewhere) << "the test's keys need sorting";
   }

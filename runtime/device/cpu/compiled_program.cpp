@@ -31,12 +31,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cerrno>
 #include <cinttypes>
-#include <cstring>
-#include <cassert>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 namespace sluice::runtime {
@@ -161,12 +161,12 @@ public:
     // The router asks only for frames it dispatched: inside the buffer.
     assert(offset <= buffer.bytes() && out.size() <= buffer.bytes() - offset);
     if (!out.empty())
-      std::memcpy(out.data(),
-                  reinterpret_cast<const unsigned char *>(
-                      static_cast<const HostKernelBuffer &>(buffer)
-                          .words.data()) +
-                      offset,
-                  out.size());
+      std::memcpy(
+          out.data(),
+          reinterpret_cast<const unsigned char *>(
+              static_cast<const HostKernelBuffer &>(buffer).words.data()) +
+              offset,
+          out.size());
     return Status::success();
   }
   // Runs the blocks before it returns. The CPU device's state-machine

@@ -1105,8 +1105,8 @@ int main(int argc, char **argv) {
       for (int x = 0; x < W; ++x) {
         int64_t *pixel = &film[(size_t(y) * W + x) * 3];
         for (uint32_t s = 0; s < samples; ++s)
-          rays += renderSample(scene, W, H, seed, textureOctaves, x, y, s,
-                               pixel);
+          rays +=
+              renderSample(scene, W, H, seed, textureOctaves, x, y, s, pixel);
       }
     totalRays += rays;
   };

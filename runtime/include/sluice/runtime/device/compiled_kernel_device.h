@@ -187,9 +187,9 @@ private:
 
 struct CompiledKernelStats {
   uint64_t dispatches = 0;
-  uint64_t sortedDispatches = 0; // ordered by a sort key
-  uint64_t sortKeyBytes = 0;     // key bytes downloaded for them
-  double sortNanoseconds = 0;    // host: downloading and sorting keys
+  uint64_t sortedDispatches = 0;    // ordered by a sort key
+  uint64_t sortKeyBytes = 0;        // key bytes downloaded for them
+  double sortNanoseconds = 0;       // host: downloading and sorting keys
   double gpuNanoseconds = 0;        // the launches' device time
   double submitWaitNanoseconds = 0; // host: launch and wait
   double dispatchNanoseconds = 0;   // host: all of dispatch(), routing included

@@ -47,7 +47,6 @@ struct FrameSorting {
   uint32_t buckets = 0;
 };
 
-
 struct OwnerDesc {
   std::string name;
   uint32_t capacity = 0;
