@@ -73,6 +73,7 @@ constexpr PathBinding kPathBindings[] = {
     {"cam_up_x", BindingKind::Uniform, ElementType::F32},
     {"cam_up_y", BindingKind::Uniform, ElementType::F32},
     {"cam_up_z", BindingKind::Uniform, ElementType::F32},
+    {"texture_octaves", BindingKind::Uniform, ElementType::I32},
 };
 
 template <typename T>
@@ -150,6 +151,11 @@ Status flattenScene(const Scene &scene, const Bvh &bvh, const Raster &raster,
                    std::to_string(raster.width) + " x " +
                    std::to_string(raster.height) +
                    " pixels does not fit in i32 pixel indices");
+  if (raster.textureOctaves > kMaxTextureOctaves)
+    return invalid("texture_octaves must be in [0, " +
+                   std::to_string(kMaxTextureOctaves) +
+                   "] (docs/pathtracer.md section 9), got " +
+                   std::to_string(raster.textureOctaves));
   if (bvh.order.size() != scene.triangles.size() || bvh.nodes.empty())
     return invalid(scene.path + ": the BVH holds " +
                    std::to_string(bvh.order.size()) + " triangles, the scene " +
@@ -225,6 +231,8 @@ Status flattenScene(const Scene &scene, const Bvh &bvh, const Raster &raster,
     out.push_back({prefix + "_y", scalar(ElementType::F32, vectors[v]->y)});
     out.push_back({prefix + "_z", scalar(ElementType::F32, vectors[v]->z)});
   }
+  add("texture_octaves",
+      scalar(ElementType::I32, int32_t(raster.textureOctaves)));
   return Status::success();
 }
 

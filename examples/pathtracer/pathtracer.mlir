@@ -15,6 +15,9 @@
 //                next direction (diffuse: cosine hemisphere in the basis of
 //                Duff et al.; mirror; glass with the exact Fresnel term), and
 //                ends the path at depth 8 or by Russian roulette (bounce >= 3).
+//                With texture_octaves > 0 a diffuse albedo is modulated by
+//                fractal value noise of the hit point (section 9): the
+//                heavy-shading variant of the benchmark.
 //
 // pool.owner @shadow takes the shadow rays (payload: pixel, contribution C
 // rgb, origin, direction, t_max). Its "intersect" handler runs the same
@@ -46,8 +49,8 @@
 //   tri_verts f32[9 n], tri_mat i32[n], bvh_bounds f32[6 m], bvh_links i32[2 m],
 //   spheres f32[4 s], sphere_mat i32[s], mat_kind i32[k], mat_data f32[8 k],
 //   lights f32[12 L], film i64[3 w h];
-//   uniforms width, height, sample_base, seed (i32), cam_eye_x/y/z,
-//   cam_fwd_x/y/z, cam_right_x/y/z, cam_up_x/y/z (f32).
+//   uniforms width, height, sample_base, seed, texture_octaves (i32),
+//   cam_eye_x/y/z, cam_fwd_x/y/z, cam_right_x/y/z, cam_up_x/y/z (f32).
 //
 //   sluice-run examples/pathtracer/pathtracer.mlir --lanes=<w h spp> \
 //     --bind=tri_verts=tri_verts.npy ... --set=width=W --set=height=H \
@@ -102,7 +105,8 @@ wave.coroutine @path(%lane: i32)
          %cam_eye_x: f32, %cam_eye_y: f32, %cam_eye_z: f32,
          %cam_fwd_x: f32, %cam_fwd_y: f32, %cam_fwd_z: f32,
          %cam_right_x: f32, %cam_right_y: f32, %cam_right_z: f32,
-         %cam_up_x: f32, %cam_up_y: f32, %cam_up_z: f32) {
+         %cam_up_x: f32, %cam_up_y: f32, %cam_up_z: f32,
+         %texture_octaves: i32) {
   %i0 = arith.constant 0 : i32
   %i1 = arith.constant 1 : i32
   %i3 = arith.constant 3 : i32
@@ -177,9 +181,9 @@ wave.coroutine @path(%lane: i32)
       wave.suspend "shade" sort_by %material : i32
       %s:15 = func.call @shade(%hx, %hy, %hz, %nx, %ny, %nz, %material,
           %dx, %dy, %dz, %tr, %tg, %tb, %bounce, %specular, %pixel, %sample,
-          %seed, %mat_kind, %mat_data, %lights, %film)
+          %seed, %texture_octaves, %mat_kind, %mat_data, %lights, %film)
           : (f32, f32, f32, f32, f32, f32, i32, f32, f32, f32, f32, f32, f32,
-             i32, i32, i32, i32, i32, memref<?xi32>, memref<?xf32>,
+             i32, i32, i32, i32, i32, i32, memref<?xi32>, memref<?xf32>,
              memref<?xf32>, memref<?xi64>)
           -> (f32, f32, f32, f32, f32, f32, i32,
               i1, f32, f32, f32, f32, f32, f32, f32)
@@ -234,12 +238,13 @@ wave.coroutine @path(%lane: i32)
 // direction d and throughput T at `bounce`: adds the emission (step 1) and
 // returns the next direction (normalised), the throughput before roulette,
 // the new specular flag (i32: 1 true), then the NEE shadow ray of a diffuse
-// hit for the caller to publish: (publish?, C rgb, direction, t_max).
+// hit for the caller to publish: (publish?, C rgb, direction, t_max). With
+// `octaves` > 0 a diffuse albedo is modulated by the texture (section 9).
 func.func private @shade(%hx: f32, %hy: f32, %hz: f32, %gx: f32, %gy: f32,
                          %gz: f32, %material: i32, %dx: f32, %dy: f32,
                          %dz: f32, %tr: f32, %tg: f32, %tb: f32, %bounce: i32,
                          %specular: i32, %pixel: i32, %sample: i32, %seed: i32,
-                         %mat_kind: memref<?xi32>, %mat_data: memref<?xf32>,
+                         %octaves: i32, %mat_kind: memref<?xi32>, %mat_data: memref<?xf32>,
                          %lights: memref<?xf32>, %film: memref<?xi64>)
     -> (f32, f32, f32, f32, f32, f32, i32,
         i1, f32, f32, f32, f32, f32, f32, f32) {
@@ -293,9 +298,22 @@ func.func private @shade(%hx: f32, %hy: f32, %hz: f32, %gx: f32, %gy: f32,
   %is_mirror = arith.cmpi eq, %kind, %i1 : i32
   %out:15 = scf.if %is_diffuse -> (f32, f32, f32, f32, f32, f32, i32,
                                     i1, f32, f32, f32, f32, f32, f32, f32) {
+    // Section 9: the textured albedo; octaves 0 keeps the material's own.
+    %textured = arith.cmpi sgt, %octaves, %i0 : i32
+    %albedo:3 = scf.if %textured -> (f32, f32, f32) {
+      %tex = func.call @texture(%hx, %hy, %hz, %octaves)
+          : (f32, f32, f32, i32) -> f32
+      %xr = arith.mulf %ar, %tex : f32
+      %xg = arith.mulf %ag, %tex : f32
+      %xb = arith.mulf %ab, %tex : f32
+      scf.yield %xr, %xg, %xb : f32, f32, f32
+    } else {
+      scf.yield %ar, %ag, %ab : f32, f32, f32
+    }
     // Step 3: next-event estimation, then the cosine-weighted bounce.
     %nee:8 = func.call @next_event(%hx, %hy, %hz, %nx, %ny, %nz, %tr, %tg,
-        %tb, %ar, %ag, %ab, %bounce, %pixel, %sample, %seed, %lights)
+        %tb, %albedo#0, %albedo#1, %albedo#2, %bounce, %pixel, %sample, %seed,
+        %lights)
         : (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, i32,
            i32, i32, i32, memref<?xf32>)
         -> (i1, f32, f32, f32, f32, f32, f32, f32)
@@ -305,9 +323,9 @@ func.func private @shade(%hx: f32, %hy: f32, %hz: f32, %gx: f32, %gy: f32,
         : (i32, i32, i32, i32, i32) -> f32
     %wx, %wy, %wz = func.call @cosine_direction(%nx, %ny, %nz, %u5, %u6)
         : (f32, f32, f32, f32, f32) -> (f32, f32, f32)
-    %r = arith.mulf %tr, %ar : f32
-    %g = arith.mulf %tg, %ag : f32
-    %b = arith.mulf %tb, %ab : f32
+    %r = arith.mulf %tr, %albedo#0 : f32
+    %g = arith.mulf %tg, %albedo#1 : f32
+    %b = arith.mulf %tb, %albedo#2 : f32
     scf.yield %wx, %wy, %wz, %r, %g, %b, %i0, %nee#0, %nee#1, %nee#2, %nee#3,
         %nee#4, %nee#5, %nee#6, %nee#7
         : f32, f32, f32, f32, f32, f32, i32, i1, f32, f32, f32, f32, f32, f32,
@@ -921,6 +939,132 @@ func.func private @hit_point(%ox: f32, %oy: f32, %oz: f32, %dx: f32, %dy: f32,
   }
   return %px, %py, %pz, %r#0, %r#1, %r#2, %r#3
       : f32, f32, f32, f32, f32, f32, i32
+}
+
+//===----------------------------------------------------------------------===//
+// The procedural texture (section 9)
+//===----------------------------------------------------------------------===//
+
+// tex(p) = 0.25 + 0.75 * (sum of 0.5^o noise(p 2^o / 64) / sum of 0.5^o),
+// octaves o = 0 .. octaves - 1.
+func.func private @texture(%x: f32, %y: f32, %z: f32, %octaves: i32) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.index_cast %octaves : i32 to index
+  %f0 = arith.constant 0.0 : f32
+  %f1 = arith.constant 1.0 : f32
+  %half = arith.constant 0.5 : f32
+  %two = arith.constant 2.0 : f32
+  %base = arith.constant 0.015625 : f32
+  %r:4 = scf.for %o = %c0 to %n step %c1
+      iter_args(%sum = %f0, %norm = %f0, %amp = %f1, %freq = %base)
+      -> (f32, f32, f32, f32) {
+    %sx = arith.mulf %x, %freq : f32
+    %sy = arith.mulf %y, %freq : f32
+    %sz = arith.mulf %z, %freq : f32
+    %v = func.call @value_noise(%sx, %sy, %sz) : (f32, f32, f32) -> f32
+    %av = arith.mulf %amp, %v : f32
+    %sum2 = arith.addf %sum, %av : f32
+    %norm2 = arith.addf %norm, %amp : f32
+    %amp2 = arith.mulf %amp, %half : f32
+    %freq2 = arith.mulf %freq, %two : f32
+    scf.yield %sum2, %norm2, %amp2, %freq2 : f32, f32, f32, f32
+  }
+  %mean = arith.divf %r#0, %r#1 : f32
+  %quarter = arith.constant 0.25 : f32
+  %three_quarters = arith.constant 0.75 : f32
+  %scaled = arith.mulf %three_quarters, %mean : f32
+  %t = arith.addf %quarter, %scaled : f32
+  return %t : f32
+}
+
+// Trilinear interpolation, smoothstep-weighted, of the lattice values at the
+// eight corners of the unit cell around (x, y, z).
+func.func private @value_noise(%x: f32, %y: f32, %z: f32) -> f32 {
+  %one = arith.constant 1 : i32
+  %i, %fx = func.call @lattice_floor(%x) : (f32) -> (i32, f32)
+  %j, %fy = func.call @lattice_floor(%y) : (f32) -> (i32, f32)
+  %k, %fz = func.call @lattice_floor(%z) : (f32) -> (i32, f32)
+  %sx = func.call @smoothstep(%fx) : (f32) -> f32
+  %sy = func.call @smoothstep(%fy) : (f32) -> f32
+  %sz = func.call @smoothstep(%fz) : (f32) -> f32
+  %i1 = arith.addi %i, %one : i32
+  %j1 = arith.addi %j, %one : i32
+  %k1 = arith.addi %k, %one : i32
+  %c000 = func.call @lattice(%i, %j, %k) : (i32, i32, i32) -> f32
+  %c100 = func.call @lattice(%i1, %j, %k) : (i32, i32, i32) -> f32
+  %c010 = func.call @lattice(%i, %j1, %k) : (i32, i32, i32) -> f32
+  %c110 = func.call @lattice(%i1, %j1, %k) : (i32, i32, i32) -> f32
+  %c001 = func.call @lattice(%i, %j, %k1) : (i32, i32, i32) -> f32
+  %c101 = func.call @lattice(%i1, %j, %k1) : (i32, i32, i32) -> f32
+  %c011 = func.call @lattice(%i, %j1, %k1) : (i32, i32, i32) -> f32
+  %c111 = func.call @lattice(%i1, %j1, %k1) : (i32, i32, i32) -> f32
+  %x00 = func.call @lerp(%c000, %c100, %sx) : (f32, f32, f32) -> f32
+  %x10 = func.call @lerp(%c010, %c110, %sx) : (f32, f32, f32) -> f32
+  %x01 = func.call @lerp(%c001, %c101, %sx) : (f32, f32, f32) -> f32
+  %x11 = func.call @lerp(%c011, %c111, %sx) : (f32, f32, f32) -> f32
+  %y0 = func.call @lerp(%x00, %x10, %sy) : (f32, f32, f32) -> f32
+  %y1 = func.call @lerp(%x01, %x11, %sy) : (f32, f32, f32) -> f32
+  %v = func.call @lerp(%y0, %y1, %sz) : (f32, f32, f32) -> f32
+  return %v : f32
+}
+
+// (floor(x) as i32, x - floor(x)).
+func.func private @lattice_floor(%x: f32) -> (i32, f32) {
+  %one = arith.constant 1 : i32
+  %t = arith.fptosi %x : f32 to i32
+  %ft = arith.sitofp %t : i32 to f32
+  %below = arith.cmpf olt, %x, %ft : f32
+  %tm = arith.subi %t, %one : i32
+  %i = arith.select %below, %tm, %t : i32
+  %fi = arith.sitofp %i : i32 to f32
+  %f = arith.subf %x, %fi : f32
+  return %i, %f : i32, f32
+}
+
+// f * f * (3 - 2 f).
+func.func private @smoothstep(%f: f32) -> f32 {
+  %two = arith.constant 2.0 : f32
+  %three = arith.constant 3.0 : f32
+  %ff = arith.mulf %f, %f : f32
+  %tf = arith.mulf %two, %f : f32
+  %d = arith.subf %three, %tf : f32
+  %s = arith.mulf %ff, %d : f32
+  return %s : f32
+}
+
+// a + t (b - a).
+func.func private @lerp(%a: f32, %b: f32, %t: f32) -> f32 {
+  %d = arith.subf %b, %a : f32
+  %td = arith.mulf %t, %d : f32
+  %v = arith.addf %a, %td : f32
+  return %v : f32
+}
+
+// float(hash(i, j, k) >> 8) 2^-24, in [0, 1).
+func.func private @lattice(%i: i32, %j: i32, %k: i32) -> f32 {
+  %pi = arith.constant 0x8DA6B343 : i32
+  %pj = arith.constant 0xD8163841 : i32
+  %pk = arith.constant 0xCB1AB31F : i32
+  %mix = arith.constant 0x5BD1E995 : i32
+  %s8 = arith.constant 8 : i32
+  %s13 = arith.constant 13 : i32
+  %s15 = arith.constant 15 : i32
+  %a = arith.muli %i, %pi : i32
+  %b = arith.muli %j, %pj : i32
+  %c = arith.muli %k, %pk : i32
+  %ab = arith.xori %a, %b : i32
+  %h0 = arith.xori %ab, %c : i32
+  %r13 = arith.shrui %h0, %s13 : i32
+  %h1 = arith.xori %h0, %r13 : i32
+  %h2 = arith.muli %h1, %mix : i32
+  %r15 = arith.shrui %h2, %s15 : i32
+  %h3 = arith.xori %h2, %r15 : i32
+  %top = arith.shrui %h3, %s8 : i32
+  %f = arith.uitofp %top : i32 to f32
+  %ulp = arith.constant 5.9604644775390625e-08 : f32
+  %u = arith.mulf %f, %ulp : f32
+  return %u : f32
 }
 
 //===----------------------------------------------------------------------===//

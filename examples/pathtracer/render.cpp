@@ -77,6 +77,14 @@ void printUsage(std::FILE *out) {
       "  --workers N          CPU workers (cpu; default one per core)\n"
       "  --frame-pool N       frames in the pool (default 256)\n"
       "  --no-partial-admission  admit a producer only whole\n"
+      "  --sort on|off        order the frames of a dispatch of a stage with\n"
+      "                       a sort_by key (\"shade\": the material) by that\n"
+      "                       key (default on; wavefront only)\n"
+      "  --sort-buckets N     0 (default): by the key's value; N >= 1: by the\n"
+      "                       bucket key mod N\n"
+      "  --texture-octaves N  octaves of the procedural texture on diffuse\n"
+      "                       surfaces (docs/pathtracer.md section 9; default\n"
+      "                       0: the plain scene)\n"
       "  --trace FILE         Chrome trace of the first pass's iterations\n"
       "  --pfm FILE           write the linear image (PFM)\n"
       "  --png FILE           write the sRGB image (8-bit PNG)\n"
@@ -111,6 +119,7 @@ struct Options {
   std::string artifact, scene, pfm, png, film, bindingsDir;
   rt::ArtifactRunOptions run; // backend, schedule, frame pool, workers, trace
   uint32_t width = 256, height = 256, spp = 16, passSpp = 0, seed = 0;
+  uint32_t textureOctaves = 0;
 };
 
 bool parseNumber(std::string_view text, uint32_t &out) {
@@ -138,6 +147,7 @@ int parseArguments(int argc, char **argv, Options &options) {
       {"--scene", &options.scene},
       {"--backend", &options.run.backend},
       {"--schedule", &options.run.schedule},
+      {"--sort", &options.run.sort},
       {"--trace", &options.run.tracePath},
       {"--pfm", &options.pfm},
       {"--png", &options.png},
@@ -150,6 +160,8 @@ int parseArguments(int argc, char **argv, Options &options) {
       {"--seed", nullptr, &options.seed},
       {"--workers", nullptr, &options.run.workers},
       {"--frame-pool", nullptr, &options.run.framePool},
+      {"--sort-buckets", nullptr, &options.run.sortBuckets},
+      {"--texture-octaves", nullptr, &options.textureOctaves},
   };
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
@@ -322,7 +334,9 @@ int main(int argc, char **argv) {
     return fail(options.scene + ": " + status.message());
   std::vector<pt::NamedBuffer> bindings;
   if (rt::Status status = pt::flattenScene(
-          scene, bvh, {options.width, options.height, options.seed}, bindings);
+          scene, bvh,
+          {options.width, options.height, options.seed, options.textureOctaves},
+          bindings);
       !status.ok())
     return fail(status.message());
   if (!options.bindingsDir.empty()) {
@@ -362,6 +376,8 @@ int main(int argc, char **argv) {
   run.framePool = options.run.framePool;
   run.partialAdmission = options.run.partialAdmission;
   run.workers = load.workers;
+  run.sorting.enabled = options.run.sort == "on";
+  run.sorting.buckets = options.run.sortBuckets;
 
   const uint64_t pixels = uint64_t(options.width) * options.height;
   const uint32_t passes = (options.spp + options.passSpp - 1) / options.passSpp;

@@ -127,9 +127,13 @@ Status buildBvh(std::span<const Triangle> triangles, Bvh &out);
 // The bindings of @path (section 2)
 //===----------------------------------------------------------------------===//
 
+// The most octaves of the procedural texture (section 9).
+inline constexpr uint32_t kMaxTextureOctaves = 16;
+
 struct Raster {
   uint32_t width = 256, height = 256;
-  uint32_t seed = 0; // bound as the i32 of the same bits
+  uint32_t seed = 0;           // bound as the i32 of the same bits
+  uint32_t textureOctaves = 0; // section 9; 0: the plain scene
 };
 
 struct NamedBuffer {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <new>
 
@@ -335,10 +336,26 @@ Status CompiledKernels::dispatch(const sluice_rt_kernel_args &args,
 // CompiledKernelDevice
 //===----------------------------------------------------------------------===//
 
+std::string compiledKernelSummary(const std::string &label,
+                                  const CompiledKernelStats &stats) {
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "%s (last run): %llu dispatches, %.3f ms of device time, "
+                "%.3f ms launch+wait, %.3f ms in dispatch(), %.3f ms sorting "
+                "%llu of them (%llu key bytes downloaded)",
+                label.c_str(), (unsigned long long)stats.dispatches,
+                stats.gpuNanoseconds * 1e-6, stats.submitWaitNanoseconds * 1e-6,
+                stats.dispatchNanoseconds * 1e-6, stats.sortNanoseconds * 1e-6,
+                (unsigned long long)stats.sortedDispatches,
+                (unsigned long long)stats.sortKeyBytes);
+  return line;
+}
+
 namespace {
 
 // Frame memory is a kernel buffer; the router keeps the pointer it gets as a
-// token (it never reads frames) and hands it to kernels in
+// token (on discrete memory it reads frames only through downloadFrames) and
+// hands it to kernels in
 // sluice_rt_kernel_args, which CompiledKernels replaces by the buffer. The
 // router's item payloads are never touched by compiled kernels (they have
 // payload fields of their own): plain host memory.
@@ -362,6 +379,15 @@ public:
       payloads.resize(owner + 1);
     payloads[owner].assign(std::max<uint64_t>(bytes, 1), 0);
     return payloads[owner].data();
+  }
+  // Discrete memory: the kernels' frame buffer is the device's, so a sort
+  // key is downloaded from it.
+  bool framesInHostMemory() const override {
+    return primitives.unifiedMemory();
+  }
+  Status downloadFrames(uint64_t offset,
+                        std::span<unsigned char> out) override {
+    return primitives.downloadRange(*frames, offset, out);
   }
 
   KernelPrimitives &primitives;
@@ -448,6 +474,10 @@ void CompiledKernelDevice::refill(uint32_t lanes) {
   impl_->laneIdsChanged = true;
 }
 
+void CompiledKernelDevice::setFrameSorting(const FrameSorting &sorting) {
+  impl_->router->setFrameSorting(sorting);
+}
+
 void CompiledKernelDevice::dispatch(uint32_t stage, uint32_t count) {
   using Clock = std::chrono::steady_clock;
   Impl &d = *impl_;
@@ -476,6 +506,9 @@ void CompiledKernelDevice::dispatch(uint32_t stage, uint32_t count) {
   d.stats.gpuNanoseconds += times.gpuNanoseconds;
   d.stats.submitWaitNanoseconds += times.launchWaitNanoseconds;
   router.finishDispatch(args);
+  d.stats.sortedDispatches = router.sortStats.dispatches;
+  d.stats.sortKeyBytes = router.sortStats.keyBytes;
+  d.stats.sortNanoseconds = router.sortStats.nanoseconds;
   d.stats.dispatchNanoseconds +=
       std::chrono::duration<double, std::nano>(Clock::now() - start).count();
 }

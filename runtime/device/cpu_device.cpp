@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <new>
 #include <string>
@@ -98,6 +99,7 @@ struct CpuDevice::Impl final : HostRouter::Memory {
   WorkerPool pool;
   // The host-side protocol; frames and payloads live in the buffers below.
   HostRouter router{"cpu device"};
+  CpuDeviceStats stats;
   AlignedBuffer frameBuffer;
   std::vector<AlignedBuffer> payloads; // per owner
 
@@ -149,9 +151,18 @@ Status CpuDevice::allocate(const ProgramDescriptor &program,
   return status;
 }
 
-void CpuDevice::reset() { impl_->router.reset(); }
+void CpuDevice::reset() {
+  impl_->router.reset();
+  impl_->stats = CpuDeviceStats{};
+}
+
+const CpuDeviceStats &CpuDevice::stats() const { return impl_->stats; }
 
 void CpuDevice::refill(uint32_t lanes) { impl_->router.refill(lanes); }
+
+void CpuDevice::setFrameSorting(const FrameSorting &sorting) {
+  impl_->router.setFrameSorting(sorting);
+}
 
 void CpuDevice::Impl::runKernel(sluice_rt_stage_kernel kernel,
                                 const sluice_rt_kernel_args &args) {
@@ -162,12 +173,24 @@ void CpuDevice::Impl::runKernel(sluice_rt_stage_kernel kernel,
 }
 
 void CpuDevice::dispatch(uint32_t stage, uint32_t count) {
+  using Clock = std::chrono::steady_clock;
   HostRouter &router = impl_->router;
+  CpuDeviceStats &stats = impl_->stats;
+  auto start = Clock::now();
   sluice_rt_kernel_args args;
   if (!router.beginDispatch(stage, count, args))
     return;
+  auto launched = Clock::now();
   impl_->runKernel(router.kernelOf(stage), args);
+  auto ran = Clock::now();
   router.finishDispatch(args);
+  ++stats.dispatches;
+  stats.kernelNanoseconds +=
+      std::chrono::duration<double, std::nano>(ran - launched).count();
+  stats.dispatchNanoseconds +=
+      std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+  stats.sortedDispatches = router.sortStats.dispatches;
+  stats.sortNanoseconds = router.sortStats.nanoseconds;
 }
 
 Status CpuDevice::readCounts(Observation &out) {

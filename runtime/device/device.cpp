@@ -12,6 +12,8 @@ Status Device::runStateMachine(uint32_t lanes, StateMachineReport &report) {
                            "' has no state-machine schedule");
 }
 
+void Device::setFrameSorting(const FrameSorting &) {}
+
 void Observation::resize(const ProgramShape &shape) {
   stageCounts.assign(shape.totalStageCount(), 0);
   ownerLive.assign(shape.ownerCount(), 0);

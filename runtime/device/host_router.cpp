@@ -3,6 +3,7 @@
 #include "host_router.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <utility>
 
@@ -56,6 +57,11 @@ const char *wrongKindHelperName(uint64_t helper) {
 
 } // namespace
 
+Status HostRouter::Memory::downloadFrames(uint64_t, std::span<unsigned char>) {
+  return Status::error(ErrorKind::InvalidState,
+                       "frame memory in host memory has no download");
+}
+
 HostRouter::HostRouter(std::string deviceLabel, bool hostKernels)
     : deviceLabel_(std::move(deviceLabel)), hostKernels_(hostKernels) {}
 
@@ -87,6 +93,7 @@ Status HostRouter::allocate(const ProgramDescriptor &program,
   this->program = &program;
   shapeCopy = shape;
   this->framePool = framePool;
+  memory_ = &memory;
   allocated_ = false;
   Status status = allocateTables(memory);
   allocated_ = status.ok();
@@ -211,6 +218,7 @@ void HostRouter::reset() {
   }
   lanesStarted = 0;
   lanesFinished = 0;
+  sortStats = SortStatistics{};
   fault = sluice_rt_fault{};
   pendingError_ = Status::success();
 }
@@ -339,6 +347,11 @@ bool HostRouter::beginDispatch(uint32_t stage, uint32_t count,
       return false;
     }
     queue.popFront(count, invocations.data());
+    if (Status status = sortByKey(stage, count); !status.ok()) {
+      fail(status.kind(), deviceLabel_ + ": sorting the frames of " +
+                              stageLabel(stage) + ": " + status.message());
+      return false;
+    }
     std::span<const ProducerEdge> producers = shape->producersOf(stage);
     prepareOwnerSlots(producers);
     if (!producers.empty())
@@ -362,6 +375,54 @@ bool HostRouter::beginDispatch(uint32_t stage, uint32_t count,
   }
   std::fill_n(nextStage.begin(), count, SLUICE_RT_UNDECIDED);
   return true;
+}
+
+Status HostRouter::sortByKey(uint32_t stage, uint32_t count) {
+  const StageDesc &desc = program->mainStages[stage];
+  if (!sorting_.enabled || desc.sortKeyField == kNoSortKey || count < 2)
+    return Status::success();
+  auto start = std::chrono::steady_clock::now();
+  uint32_t field = desc.sortKeyField;
+  uint32_t keySize = uint32_t(layout.fieldSizes[field]);
+  // SoA keeps a field's column contiguous; AoS strides it by the frame.
+  uint64_t step = layout.kind == FrameLayoutKind::ArrayOfStructs
+                      ? layout.frameStride
+                      : keySize;
+  uint64_t columnOffset = layout.fieldOffsets[field];
+  std::span<const uint32_t> frameList(invocations.data(), count);
+  const unsigned char *keys = frames + columnOffset; // key of frame f: f * step
+  uint64_t firstFrame = 0;
+  uint64_t keyBytes = uint64_t(count) * keySize;
+  if (!memory_->framesInHostMemory()) {
+    // One download: the key column's span over the dispatched frames (on AoS,
+    // their whole rows).
+    auto [lowest, highest] =
+        std::minmax_element(frameList.begin(), frameList.end());
+    firstFrame = *lowest;
+    keyBytes = (*highest - firstFrame) * step + keySize;
+    keyBytes_.resize(keyBytes);
+    if (Status status = memory_->downloadFrames(
+            columnOffset + firstFrame * step, keyBytes_);
+        !status.ok())
+      return status;
+    keys = keyBytes_.data();
+  }
+  sortCodes_.resize(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const unsigned char *key = keys + (frameList[i] - firstFrame) * step;
+    sortCodes_[i] =
+        sorting_.buckets
+            ? sortKeyBucket(key, keySize, desc.sortKeyKind, sorting_.buckets)
+            : sortKeyCode(key, keySize, desc.sortKeyKind);
+  }
+  sortFramesByCode({invocations.data(), count}, {sortCodes_.data(), count},
+                   sortScratch_);
+  ++sortStats.dispatches;
+  sortStats.keyBytes += keyBytes;
+  sortStats.nanoseconds += std::chrono::duration<double, std::nano>(
+                               std::chrono::steady_clock::now() - start)
+                               .count();
+  return Status::success();
 }
 
 void HostRouter::finishDispatch(const sluice_rt_kernel_args &args) {

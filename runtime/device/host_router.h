@@ -28,6 +28,7 @@
 
 #include "sluice/runtime/admission/status.h"
 #include "sluice/runtime/device/device.h"
+#include "sluice/runtime/device/frame_order.h"
 #include "sluice/runtime/device/kernel_abi.h"
 #include "sluice/runtime/wavefront/program.h"
 
@@ -80,6 +81,13 @@ public:
   public:
     virtual unsigned char *allocateFrames(uint64_t bytes) = 0;
     virtual unsigned char *allocatePayload(uint32_t owner, uint64_t bytes) = 0;
+    // Whether allocateFrames() returned host memory that the router may read
+    // (a sort key) in place. Discrete memory says false and downloads.
+    virtual bool framesInHostMemory() const { return true; }
+    // Discrete memory: copies `out.size()` bytes of the frame buffer at byte
+    // `offset` to `out`, after every dispatch so far has completed.
+    virtual Status downloadFrames(uint64_t offset,
+                                  std::span<unsigned char> out);
 
   protected:
     ~Memory() = default;
@@ -108,8 +116,15 @@ public:
   // The next `lanes` lanes take free frames at the entry stage.
   void refill(uint32_t lanes);
 
+  // How main stages with a sort key order a dispatch's frames (kept across
+  // reset() and allocate()).
+  void setFrameSorting(const FrameSorting &sorting) { sorting_ = sorting; }
+  const FrameSorting &frameSorting() const { return sorting_; }
+
   // Pops `count` waiting frames (main stage) or items (auxiliary stage) of
-  // `stage` into `invocations`, prepares the owner slots, zeroes the publish
+  // `stage` into `invocations` (the first `count` in queue order; for a main
+  // stage with a sort key and sorting on, then ordered stably by the key),
+  // prepares the owner slots, zeroes the publish
   // counts and outcomes, and fills `args` for the kernel. false when there is
   // nothing to run: an error is pending, the request is invalid (it becomes
   // the pending error), or `count` is 0.
@@ -168,16 +183,31 @@ public:
   sluice_rt_kernel_args argsTemplate{};
   sluice_rt_fault fault{};
 
+  // Coherence sorting since reset(): dispatches sorted, key bytes read from
+  // frame memory (downloaded, on discrete memory) and host time spent.
+  struct SortStatistics {
+    uint64_t dispatches = 0;
+    uint64_t keyBytes = 0;
+    double nanoseconds = 0;
+  } sortStats;
+
 private:
   Status allocateTables(Memory &memory);
   void prepareOwnerSlots(std::span<const ProducerEdge> producers);
   void routeMain(const sluice_rt_kernel_args &args);
   void routeAuxiliary(const sluice_rt_kernel_args &args);
+  // Orders invocations[0, count) of main stage `stage` by its sort key.
+  Status sortByKey(uint32_t stage, uint32_t count);
 
   std::string deviceLabel_;
   bool hostKernels_ = true;
   bool allocated_ = false;
   Status pendingError_; // sticky until reset()
+  Memory *memory_ = nullptr;
+  FrameSorting sorting_;
+  FrameSortScratch sortScratch_;
+  std::vector<uint64_t> sortCodes_;
+  std::vector<unsigned char> keyBytes_; // discrete memory: downloaded keys
 };
 
 } // namespace sluice::runtime

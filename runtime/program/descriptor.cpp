@@ -135,9 +135,10 @@ private:
   std::string error;
 };
 
+/// `allowSortKey`: main stages may name a sort key ("sort_key").
 void readStages(FieldReader &reader, const json &object,
                 const std::string &path, const char *key,
-                std::vector<CompiledStage> &out) {
+                std::vector<CompiledStage> &out, bool allowSortKey = false) {
   const json *list = reader.array(object, path, key);
   if (!list)
     return;
@@ -147,6 +148,9 @@ void readStages(FieldReader &reader, const json &object,
     CompiledStage stage;
     stage.name = reader.string((*list)[i], where, "name");
     stage.kernel = reader.string((*list)[i], where, "kernel");
+    if (allowSortKey && (*list)[i].is_object() &&
+        (*list)[i].contains("sort_key"))
+      stage.sortKey = reader.string((*list)[i], where, "sort_key");
     out.push_back(std::move(stage));
   }
 }
@@ -221,6 +225,21 @@ void readBindings(FieldReader &reader, const json &root,
   }
 }
 
+/// How the runtime reads a sort key of MLIR type `type`; false for a type
+/// it cannot order (i1 and integers wider than 64 bits, small floats).
+bool sortKeyKindOf(std::string_view type, SortKeyKind &kind) {
+  if (type == "index" || type == "i8" || type == "i16" || type == "i32" ||
+      type == "i64") {
+    kind = SortKeyKind::Integer;
+    return true;
+  }
+  if (type == "f32" || type == "f64") {
+    kind = SortKeyKind::Float;
+    return true;
+  }
+  return false;
+}
+
 /// Indices and kinds the compiler guarantees and the runtime relies on.
 void checkConsistency(FieldReader &reader, const CompiledProgram &program) {
   if (reader.failed())
@@ -268,6 +287,24 @@ void checkConsistency(FieldReader &reader, const CompiledProgram &program) {
                          "is " + std::to_string(field.align) +
                              ", not a power of two");
   }
+  for (size_t i = 0; i < program.mainStages.size(); ++i) {
+    const std::string &key = program.mainStages[i].sortKey;
+    if (key.empty())
+      continue;
+    std::string where = "main_stages[" + std::to_string(i) + "].sort_key";
+    auto field = std::find_if(
+        program.fields.begin(), program.fields.end(),
+        [&](const CompiledField &candidate) { return candidate.name == key; });
+    if (field == program.fields.end())
+      return reader.fail(where,
+                         "is \"" + key + "\", which names no frame field");
+    SortKeyKind kind;
+    if (!sortKeyKindOf(field->type, kind))
+      return reader.fail(where, "names field \"" + key + "\" of type " +
+                                    field->type +
+                                    "; a sort key is an integer, index, f32 "
+                                    "or f64");
+  }
 }
 
 } // namespace
@@ -298,7 +335,8 @@ Status parseDescriptor(std::string_view text, std::string_view origin,
   program.name = reader.string(root, "", "name");
   program.entryStage = reader.u32(root, "", "entry_stage");
   program.publishStride = reader.u32(root, "", "publish_stride");
-  readStages(reader, root, "", "main_stages", program.mainStages);
+  readStages(reader, root, "", "main_stages", program.mainStages,
+             /*allowSortKey=*/true);
 
   if (const json *owners = reader.array(root, "", "owners")) {
     for (size_t i = 0; i < owners->size(); ++i) {
@@ -463,8 +501,14 @@ CompiledProgram::runtimeDescriptor(sluice_rt_stage_kernel kernel,
   program.name = name;
   program.entryStage = entryStage;
   program.userData = userData;
-  for (const CompiledStage &stage : mainStages)
-    program.mainStages.push_back({stage.name, kernel});
+  for (const CompiledStage &stage : mainStages) {
+    StageDesc desc{stage.name, kernel};
+    for (size_t f = 0; !stage.sortKey.empty() && f < fields.size(); ++f)
+      if (fields[f].name == stage.sortKey &&
+          sortKeyKindOf(fields[f].type, desc.sortKeyKind))
+        desc.sortKeyField = uint32_t(f);
+    program.mainStages.push_back(std::move(desc));
+  }
   for (const CompiledOwner &owner : owners) {
     OwnerDesc desc;
     desc.name = owner.name;

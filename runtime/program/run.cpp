@@ -76,6 +76,10 @@ int checkRunOptions(const ArtifactRunOptions &options) {
                 "--workers must be in [0, 1024], got " +
                     std::to_string(options.workers),
                 kExitBadInput);
+  if (options.sort != "on" && options.sort != "off")
+    return fail(options,
+                "--sort must be 'on' or 'off', got '" + options.sort + "'",
+                kExitBadInput);
   if (options.repeat == 0)
     return fail(options, "--repeat must be at least 1", kExitBadInput);
   if (stateMachine && !options.tracePath.empty())
@@ -118,6 +122,8 @@ int runArtifact(const Artifact &artifact, const ArtifactRunOptions &options) {
   run.partialAdmission = options.partialAdmission;
   run.workers = load.workers;
   run.tracePath = options.tracePath;
+  run.sorting.enabled = options.sort == "on";
+  run.sorting.buckets = options.sortBuckets;
   RunReport report;
   double best = 0;
   // Every run starts from the bound values.

@@ -414,6 +414,7 @@ RunReport Program::run(const RunOptions &options) {
     scheduler.partialAdmission = options.partialAdmission;
     scheduler.maxIterations = options.maxIterations;
     scheduler.tracePath = options.tracePath;
+    scheduler.sorting = options.sorting;
     result = WavefrontScheduler(program, impl.loaded->device(), scheduler)
                  .run(options.lanes);
   }

@@ -52,6 +52,10 @@ void printUsage(std::FILE *out) {
       "  --schedule=S            wavefront (default) | state-machine (cpu)\n"
       "  --workers=N             CPU workers (cpu; default one per core)\n"
       "  --no-partial-admission  admit a producer only whole\n"
+      "  --sort=on|off           order the frames of a dispatch of a stage\n"
+      "                          with a sort_by key by that key (default on)\n"
+      "  --sort-buckets=N        0 (default): by the key's value; N >= 1: by\n"
+      "                          the bucket key mod N\n"
       "  --stats                 print the per-stage table\n"
       "  --trace=FILE            Chrome trace of the wavefront iterations\n"
       "  --repeat=N              run N times; the fastest wall time goes to\n"
@@ -196,13 +200,14 @@ int main(int argc, char **argv) {
     else if (parseCount(arg, "--lanes", options.lanes, bad) ||
              parseCount(arg, "--frame-pool", options.framePool, bad) ||
              parseCount(arg, "--repeat", options.repeat, bad) ||
-             parseCount(arg, "--workers", options.workers, bad)) {
+             parseCount(arg, "--workers", options.workers, bad) ||
+             parseCount(arg, "--sort-buckets", options.sortBuckets, bad)) {
       if (bad)
         return usageError(std::string("bad number in '") + arg + "'");
       options.workersGiven |= !std::strncmp(arg, "--workers=", 10);
     } else if (std::string text; parseString(arg, "--bind", text) ||
-                                   parseString(arg, "--set", text) ||
-                                   parseString(arg, "--output", text)) {
+                                 parseString(arg, "--set", text) ||
+                                 parseString(arg, "--output", text)) {
       std::string_view option(arg, std::strchr(arg, '=') - arg);
       rt::BindingRequests::Item item;
       if (rt::Status status = rt::parseBindingRequest(option, text, item);
@@ -217,6 +222,7 @@ int main(int argc, char **argv) {
       options.bindings.prints.push_back(std::move(name));
     } else if (parseString(arg, "--backend", options.backend) ||
                parseString(arg, "--schedule", options.schedule) ||
+               parseString(arg, "--sort", options.sort) ||
                parseString(arg, "--trace", options.tracePath)) {
       continue;
     } else if (arg[0] == '-') {

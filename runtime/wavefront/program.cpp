@@ -97,6 +97,34 @@ Status checkCompiledFrameLayout(const FrameLayout &layout, uint64_t stride,
                            std::to_string(computed.frameStride) + ")");
 }
 
+namespace {
+
+/// A main stage's sort key names a frame field whose size its kind can read.
+Status checkSortKey(const ProgramDescriptor &program, const StageDesc &stage) {
+  if (stage.sortKeyField == kNoSortKey)
+    return Status::success();
+  const std::vector<FrameField> &fields = program.frameLayout.fields;
+  std::string what = "main stage '" + stage.name + "' sorts by frame field ";
+  if (stage.sortKeyField >= fields.size())
+    return Status::error(ErrorKind::InvalidDescriptor,
+                         what + "#" + std::to_string(stage.sortKeyField) +
+                             ", but the frame has " +
+                             std::to_string(fields.size()) + " fields");
+  uint64_t size = fields[stage.sortKeyField].size;
+  bool integer = stage.sortKeyKind == SortKeyKind::Integer;
+  bool readable = integer ? (size == 1 || size == 2 || size == 4 || size == 8)
+                          : (size == 4 || size == 8);
+  if (!readable)
+    return Status::error(ErrorKind::InvalidDescriptor,
+                         what + "'" + fields[stage.sortKeyField].name +
+                             "' of " + std::to_string(size) +
+                             " bytes; an integer key has 1, 2, 4 or 8 " +
+                             "bytes, a float key 4 or 8");
+  return Status::success();
+}
+
+} // namespace
+
 Status ProgramShape::build(const ProgramDescriptor &program,
                            ProgramShape &out) {
   out = ProgramShape();
@@ -126,6 +154,9 @@ Status ProgramShape::build(const ProgramDescriptor &program,
       return invalid("main stage " + std::to_string(s) + " has no name");
     out.stages_.push_back({StageKind::Main, SLUICE_RT_NO_OWNER, 0});
     out.stageNames_.push_back(program.mainStages[s].name);
+    if (Status status = checkSortKey(program, program.mainStages[s]);
+        !status.ok())
+      return invalid(status.message());
   }
 
   uint32_t next = out.mainStageCount_;
@@ -143,6 +174,10 @@ Status ProgramShape::build(const ProgramDescriptor &program,
       if (owner.stages[i].name.empty())
         return invalid("stage " + std::to_string(i) + " of owner '" +
                        owner.name + "' has no name");
+      if (owner.stages[i].sortKeyField != kNoSortKey)
+        return invalid("stage '" + owner.stages[i].name + "' of owner '" +
+                       owner.name +
+                       "' has a sort key; only main stages sort their frames");
       out.stages_.push_back({StageKind::Auxiliary, o, i});
       out.stageNames_.push_back(owner.name + "." + owner.stages[i].name);
     }

@@ -112,6 +112,7 @@ Status WavefrontScheduler::start(uint32_t lanes) {
     deviceEpoch_ = device_.allocationEpoch();
   }
   device_.reset();
+  device_.setFrameSorting(options_.sorting);
   lanes_ = lanes;
   iteration_ = 0;
   status_ = Status::success();

@@ -66,6 +66,15 @@ static cl::opt<unsigned> waveLanes(
     cl::init(1), cl::cat(runCategory));
 static cl::opt<unsigned> waveFramePool("frame-pool", cl::desc("Wave programs: frames in the pool"),
                                        cl::init(256), cl::cat(runCategory));
+static cl::opt<std::string> waveSort(
+    "sort",
+    cl::desc("Wave programs: on (default) | off: order the frames of a dispatch of a stage with a "
+             "sort_by key by that key"),
+    cl::init("on"), cl::cat(runCategory));
+static cl::opt<unsigned> waveSortBuckets(
+    "sort-buckets",
+    cl::desc("Wave programs: 0 (default) sorts by the key's value; N >= 1 by the bucket key mod N"),
+    cl::init(0), cl::cat(runCategory));
 static cl::list<std::string> waveCapacities(
     "capacity", cl::desc("Wave programs: NAME=N overrides the capacity of pool.owner @NAME"),
     cl::cat(runCategory));
@@ -167,6 +176,8 @@ int main(int argc, char **argv) {
   options.run.partialAdmission = wavePartialAdmission;
   options.run.stats = waveStats;
   options.run.tracePath = waveTrace;
+  options.run.sort = waveSort;
+  options.run.sortBuckets = waveSortBuckets;
   for (auto [option, list, into] :
        {std::tuple{"--bind", &waveBind, &options.run.bindings.files},
         std::tuple{"--set", &waveSet, &options.run.bindings.uniforms},

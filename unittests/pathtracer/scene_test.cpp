@@ -240,6 +240,7 @@ TEST(PathtracerScene, FlattenedCountsAndStrides) {
       {"height", E::I32, -1},
       {"sample_base", E::I32, -1},
       {"seed", E::I32, -1},
+      {"texture_octaves", E::I32, -1},
   };
   for (const Expected &e : expected) {
     const rt::HostBuffer &b = find(bindings, e.name);
@@ -254,7 +255,7 @@ TEST(PathtracerScene, FlattenedCountsAndStrides) {
               (e.count < 0 ? 1 : e.count) * rt::elementTypeBytes(e.element))
         << e.name;
   }
-  EXPECT_EQ(bindings.size(), 14u + 12u); // and 12 camera floats
+  EXPECT_EQ(bindings.size(), 15u + 12u); // and 12 camera floats
   EXPECT_EQ(elements<int32_t>(find(bindings, "width"))[0], 64);
   EXPECT_EQ(elements<int32_t>(find(bindings, "height"))[0], 48);
   EXPECT_EQ(elements<int32_t>(find(bindings, "seed"))[0], 7);
@@ -673,7 +674,8 @@ std::vector<rt::BindingInfo> pathBindingInfos() {
     info.shape = {-1};
     infos.push_back(info);
   }
-  for (const char *name : {"width", "height", "sample_base", "seed"}) {
+  for (const char *name :
+       {"width", "height", "sample_base", "seed", "texture_octaves"}) {
     rt::BindingInfo info;
     info.name = name;
     info.kind = rt::BindingKind::Uniform;

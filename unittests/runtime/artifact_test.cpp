@@ -114,4 +114,56 @@ TEST(Artifact, ElementBytesFollowTheBackend) {
   EXPECT_FALSE(rt::elementBytes("memref<4xi32>", 4, bytes).ok());
 }
 
+// A main stage's "sort_key" names a frame field; the runtime descriptor
+// points at that field and reads it as the field's type says.
+std::string keyedDescriptor(const std::string &sortKey,
+                            const std::string &keyType) {
+  return R"({
+  "version": 2, "name": "p", "entry_stage": 0, "publish_stride": 0,
+  "main_stages": [{"name": "entry", "kernel": "k_entry"},
+                  {"name": "shade", "kernel": "k_shade", "sort_key": ")" +
+         sortKey + R"("}],
+  "owners": [], "producers": [],
+  "frame": {"layout": "soa", "fields": [
+    {"name": "lane", "type": "i32", "size": 4, "align": 4},
+    {"name": "next", "type": "i32", "size": 4, "align": 4},
+    {"name": "v3", "type": ")" +
+         keyType + R"(", "size": 8, "align": 8}]},
+  "counters": {"stage_base": 0, "alloc_base": 2, "release_base": 2, "size": 2},
+  "inputs": [], "bindings": [], "check_bounds": false
+})";
+}
+
+TEST(Artifact, ReadsTheSortKeyOfAMainStage) {
+  rt::CompiledProgram program;
+  for (auto [type, kind] : {std::pair{"f64", rt::SortKeyKind::Float},
+                            std::pair{"index", rt::SortKeyKind::Integer},
+                            std::pair{"i64", rt::SortKeyKind::Integer}}) {
+    rt::Status status =
+        rt::parseDescriptor(keyedDescriptor("v3", type), "<test>", program);
+    ASSERT_TRUE(status.ok()) << status.describe();
+    EXPECT_EQ(program.mainStages[0].sortKey, "");
+    EXPECT_EQ(program.mainStages[1].sortKey, "v3");
+    rt::ProgramDescriptor runtime = program.runtimeDescriptor(nullptr, nullptr);
+    EXPECT_EQ(runtime.mainStages[0].sortKeyField, rt::kNoSortKey);
+    EXPECT_EQ(runtime.mainStages[1].sortKeyField, 2u) << "v3 is field 2";
+    EXPECT_EQ(runtime.mainStages[1].sortKeyKind, kind) << type;
+  }
+}
+
+TEST(Artifact, RefusesASortKeyThatIsNoOrderableField) {
+  rt::CompiledProgram program;
+  EXPECT_EQ(
+      rt::parseDescriptor(keyedDescriptor("v9", "i64"), "<test>", program)
+          .message(),
+      "<test>: descriptor: 'main_stages[1].sort_key' is \"v9\", which names no "
+      "frame field");
+  EXPECT_EQ(
+      rt::parseDescriptor(keyedDescriptor("v3", "vector<2xf32>"), "<test>",
+                          program)
+          .message(),
+      "<test>: descriptor: 'main_stages[1].sort_key' names field \"v3\" of "
+      "type vector<2xf32>; a sort key is an integer, index, f32 or f64");
+}
+
 } // namespace

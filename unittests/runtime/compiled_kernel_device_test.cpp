@@ -63,6 +63,13 @@ public:
     ++fake(buffer).downloads;
     return Status::success();
   }
+  Status downloadRange(const KernelBuffer &buffer, uint64_t offset,
+                       std::span<unsigned char> out) override {
+    EXPECT_LE(offset + out.size(), buffer.bytes());
+    std::memcpy(out.data(), fake(buffer).data.data() + offset, out.size());
+    ++fake(buffer).downloads;
+    return Status::success();
+  }
   Status launch(uint32_t stage, std::span<const LaunchArgument> arguments,
                 uint32_t count) override {
     // invocations, lane ids, frames, field offsets, next stage, counters,
@@ -77,6 +84,7 @@ public:
     const int64_t *extents = words<int64_t>(arguments[11]);
     for (uint32_t i = 0; i < count; ++i) {
       uint32_t lane = laneIds[invocations[i]];
+      order.push_back(lane);
       if (int64_t(lane) < extents[0])
         ++counts[lane];
       next[i] = SLUICE_RT_FINISHED;
@@ -90,6 +98,7 @@ public:
   }
 
   std::vector<FakeBuffer *> created;
+  std::vector<uint32_t> order; // the lanes launched, in invocation order
   uint32_t launches = 0;
 };
 
@@ -218,6 +227,40 @@ TEST_F(CompiledKernelDeviceTest, LaneIdsAreUploadedOnlyAfterTheyChange) {
   for (int lane = 0; lane < 11; ++lane)
     expected[lane] = 1;
   EXPECT_EQ(counts(), expected);
+}
+
+// The stage sorts by its frame field 0 (an i32): the router downloads the
+// key column from the device's frame buffer (it has no host copy) and
+// launches the frames in key order, equal keys in queue order.
+TEST_F(CompiledKernelDeviceTest, SortedStageDownloadsItsKeysFromTheDevice) {
+  program.mainStages[0].sortKeyField = 0;
+  ASSERT_TRUE(ProgramShape::build(program, shape).ok());
+  setBindings();
+  size_t before = device.fakes->created.size();
+  ASSERT_TRUE(device.allocate(program, shape, 8).ok());
+  FakeBuffer *frames = device.fakes->created[before]; // the router's first
+  ASSERT_GE(frames->bytes(), 8u * 4);
+  const int32_t keys[8] = {2, -1, 2, 0, -1, 5, 0, 2}; // SoA: frame f at 4 f
+  std::memcpy(frames->data.data(), keys, sizeof keys);
+  device.reset();
+  device.refill(8); // lane l takes frame l
+  uint32_t framesDownloaded = frames->downloads;
+  device.dispatch(0, 8);
+  EXPECT_EQ(device.fakes->order,
+            (std::vector<uint32_t>{1, 4, 3, 6, 0, 2, 7, 5}));
+  EXPECT_EQ(frames->downloads, framesDownloaded + 1);
+  EXPECT_EQ(device.stats().sortedDispatches, 1u);
+  EXPECT_EQ(device.stats().sortKeyBytes, 8u * 4);
+
+  // Sorting off: queue order.
+  device.fakes->order.clear();
+  device.setFrameSorting({false, 0});
+  device.reset();
+  device.refill(8);
+  device.dispatch(0, 8);
+  EXPECT_EQ(device.fakes->order,
+            (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(device.stats().sortedDispatches, 0u);
 }
 
 TEST_F(CompiledKernelDeviceTest, ErrorsNameTheDeviceAndTheNumbers) {

@@ -74,7 +74,8 @@ public:
       FailureOr<gpu::GPUFuncOp> kernel = lowerStage(stage);
       if (failed(kernel))
         return failure();
-      mainStages.push_back(stageEntry(stage.getName(), *kernel));
+      mainStages.push_back(
+          stageEntry(stage.getName(), *kernel, stage.getSortKeyAttr()));
     }
     SmallVector<Attribute> ownerEntries;
     for (auto [index, owner] : llvm::enumerate(owners)) {
@@ -401,14 +402,20 @@ private:
     });
   }
 
-  DictionaryAttr stageEntry(StringRef name, gpu::GPUFuncOp kernel) {
-    return builder.getDictionaryAttr({
+  /// A stage of the descriptor; `sortKey` (main stages only) is the frame
+  /// field the scheduler orders the stage's waiting frames by.
+  DictionaryAttr stageEntry(StringRef name, gpu::GPUFuncOp kernel,
+                            StringAttr sortKey = {}) {
+    SmallVector<NamedAttribute> entry{
         builder.getNamedAttr("name", builder.getStringAttr(name)),
         builder.getNamedAttr(
             "kernel",
             SymbolRefAttr::get(kernels.getSymNameAttr(),
                                {FlatSymbolRefAttr::get(kernel.getNameAttr())})),
-    });
+    };
+    if (sortKey)
+      entry.push_back(builder.getNamedAttr("sort_key", sortKey));
+    return builder.getDictionaryAttr(entry);
   }
 
   /// Creates a kernel whose body so far computes the invocation index and

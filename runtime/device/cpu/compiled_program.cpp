@@ -31,11 +31,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <cassert>
+#include <cerrno>
+#include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 
 namespace sluice::runtime {
@@ -153,6 +154,19 @@ public:
       std::memcpy(out.data(),
                   static_cast<const HostKernelBuffer &>(buffer).words.data(),
                   std::min<uint64_t>(out.size(), buffer.bytes()));
+    return Status::success();
+  }
+  Status downloadRange(const KernelBuffer &buffer, uint64_t offset,
+                       std::span<unsigned char> out) override {
+    // The router asks only for frames it dispatched: inside the buffer.
+    assert(offset <= buffer.bytes() && out.size() <= buffer.bytes() - offset);
+    if (!out.empty())
+      std::memcpy(
+          out.data(),
+          reinterpret_cast<const unsigned char *>(
+              static_cast<const HostKernelBuffer &>(buffer).words.data()) +
+              offset,
+          out.size());
     return Status::success();
   }
   // Runs the blocks before it returns. The CPU device's state-machine
@@ -283,6 +297,18 @@ public:
   }
 
   Device &device() override { return device_; }
+  std::string deviceSummary() const override {
+    const CpuDeviceStats &stats = device_.stats();
+    char line[512];
+    std::snprintf(line, sizeof line,
+                  "cpu device (last run): %" PRIu64 " dispatches, %.3f ms in "
+                  "dispatch() of which %.3f ms in kernels and %.3f ms sorting "
+                  "%" PRIu64 " of them by their key",
+                  stats.dispatches, stats.dispatchNanoseconds * 1e-6,
+                  stats.kernelNanoseconds * 1e-6, stats.sortNanoseconds * 1e-6,
+                  stats.sortedDispatches);
+    return line;
+  }
 
 private:
   Status storeBinding(uint32_t index, std::span<const unsigned char> bytes,
@@ -341,6 +367,9 @@ public:
   }
 
   Device &device() override { return device_; }
+  std::string deviceSummary() const override {
+    return compiledKernelSummary("cpu-staged device", device_.stats());
+  }
 
 private:
   Status storeBinding(uint32_t index, std::span<const unsigned char> bytes,

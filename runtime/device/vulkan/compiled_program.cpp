@@ -34,10 +34,13 @@ public:
     std::snprintf(line, sizeof line,
                   "vulkan device '%s': %" PRIu64 " dispatches, %.3f ms of GPU "
                   "time, %.3f ms in dispatch() of which %.3f ms "
-                  "record+submit+wait",
+                  "record+submit+wait; %.3f ms sorting %" PRIu64 " of them "
+                  "(%" PRIu64 " key bytes downloaded)",
                   device_->deviceName().c_str(), stats.dispatches,
                   stats.gpuNanoseconds * 1e-6, stats.dispatchNanoseconds * 1e-6,
-                  stats.submitWaitNanoseconds * 1e-6);
+                  stats.submitWaitNanoseconds * 1e-6,
+                  stats.sortNanoseconds * 1e-6, stats.sortedDispatches,
+                  stats.sortKeyBytes);
     return line;
   }
 

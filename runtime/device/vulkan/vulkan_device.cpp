@@ -8,6 +8,7 @@
 
 #include "sluice/runtime/device/vulkan/vulkan.h"
 
+#include <cassert>
 #include <cstring>
 
 namespace sluice::runtime {
@@ -75,6 +76,18 @@ public:
                                std::to_string(source.size()));
     if (!out.empty())
       std::memcpy(out.data(), source.data(), out.size());
+    return Status::success();
+  }
+
+  Status downloadRange(const KernelBuffer &buffer, uint64_t offset,
+                       std::span<unsigned char> out) override {
+    const vk::Buffer &source = vulkanBuffer(buffer);
+    // The router asks only for frames it dispatched: inside the buffer.
+    assert(offset <= source.size() && out.size() <= source.size() - offset);
+    if (!out.empty())
+      std::memcpy(out.data(),
+                  static_cast<const unsigned char *>(source.data()) + offset,
+                  out.size());
     return Status::success();
   }
 

@@ -6,14 +6,16 @@
 // intersect 3 and shade 4; so the free-ring head of @shadow is counter 5 and
 // its release count counter 6 (7 counters). An item is an f32 and an i32: 8
 // bytes. "bounce" is the only stage that publishes: one producer edge with
-// the declared bound 2, which is also the publish record length.
+// the declared bound 2, which is also the publish record length. "bounce"
+// waits `sort_by %pixel`, the coroutine argument in frame field arg0: its
+// sort_key; the other stages have none.
 // CHECK-LABEL: module attributes {gpu.container_module, sluice.program = {
 // CHECK-SAME: counters = {alloc_base = 5 : i64, release_base = 6 : i64, size = 7 : i64, stage_base = 0 : i64}
 // CHECK-SAME: entry_stage = 0 : i64
 // SOA-SAME:   frame = {fields = [{align = 4 : i64, name = "lane", size = 4 : i64, type = i32}, {align = 4 : i64, name = "next", size = 4 : i64, type = i32}, {align = 4 : i64, name = "arg0", size = 4 : i64, type = i32}], layout = "soa"}
 // AOS-SAME:   frame = {fields = [{align = 4 : i64, name = "lane", offset = 0 : i64, size = 4 : i64, type = i32}, {align = 4 : i64, name = "next", offset = 4 : i64, size = 4 : i64, type = i32}, {align = 4 : i64, name = "arg0", offset = 8 : i64, size = 4 : i64, type = i32}], layout = "aos", stride = 12 : i64}
 // CHECK-SAME: inputs = [i32]
-// CHECK-SAME: main_stages = [{kernel = @sluice_kernels::@path__entry, name = "entry"}, {kernel = @sluice_kernels::@path__bounce, name = "bounce"}, {kernel = @sluice_kernels::@path__finish, name = "finish"}]
+// CHECK-SAME: main_stages = [{kernel = @sluice_kernels::@path__entry, name = "entry"}, {kernel = @sluice_kernels::@path__bounce, name = "bounce", sort_key = "arg0"}, {kernel = @sluice_kernels::@path__finish, name = "finish"}]
 // CHECK-SAME: name = "path"
 // CHECK-SAME: owners = [{capacity = 1024 : i64, item_size = 8 : i64, name = "shadow", payload = [f32, i32], stages = [{kernel = @sluice_kernels::@shadow__intersect, name = "intersect"}, {kernel = @sluice_kernels::@shadow__shade, name = "shade"}]}]
 // CHECK-SAME: producers = [{bound = 2 : i64, owner = 0 : i64, publish_base = 0 : i64, stage = 1 : i64}]

@@ -18,6 +18,7 @@
 //
 //   pathtracer-reference --scene FILE.json --width W --height H --spp N [--seed
 //   S]
+//                        [--texture-octaves O] (section 9, 0 .. 16)
 //                        [--threads T] --pfm OUT.pfm [--film OUT.npy]
 //                        [--brute-force]
 //                        [--perturb-sqrt] [--perturb-trig]
@@ -730,11 +731,69 @@ void addToFilm(int64_t *pixel, Vec3 c) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Section 9: the procedural texture, f32 in the order the section writes.
+
+float latticeValue(int32_t ix, int32_t iy, int32_t iz) {
+  uint32_t h = (uint32_t(ix) * 0x8DA6B343u) ^ (uint32_t(iy) * 0xD8163841u) ^
+               (uint32_t(iz) * 0xCB1AB31Fu);
+  h ^= h >> 13;
+  h *= 0x5BD1E995u;
+  h ^= h >> 15;
+  return float(h >> 8) * 0x1p-24f;
+}
+
+float lerpF(float a, float b, float t) {
+  float d = b - a;
+  float td = t * d;
+  return a + td;
+}
+
+float valueNoise(float x, float y, float z) {
+  float cell[3] = {std::floor(x), std::floor(y), std::floor(z)};
+  float point[3] = {x, y, z};
+  int32_t base[3];
+  float weight[3];
+  for (int axis = 0; axis < 3; ++axis) {
+    base[axis] = int32_t(cell[axis]);
+    float f = point[axis] - float(base[axis]);
+    float ff = f * f;
+    float twoF = 2.0f * f;
+    weight[axis] = ff * (3.0f - twoF);
+  }
+  auto corner = [&](int a, int b, int c) {
+    return latticeValue(base[0] + a, base[1] + b, base[2] + c);
+  };
+  float x00 = lerpF(corner(0, 0, 0), corner(1, 0, 0), weight[0]);
+  float x10 = lerpF(corner(0, 1, 0), corner(1, 1, 0), weight[0]);
+  float x01 = lerpF(corner(0, 0, 1), corner(1, 0, 1), weight[0]);
+  float x11 = lerpF(corner(0, 1, 1), corner(1, 1, 1), weight[0]);
+  float y0 = lerpF(x00, x10, weight[1]);
+  float y1 = lerpF(x01, x11, weight[1]);
+  return lerpF(y0, y1, weight[2]);
+}
+
+float textureFactor(const Vec3 &p, uint32_t octaves) {
+  float sum = 0, norm = 0, amplitude = 1, frequency = 1.0f / 64.0f;
+  for (uint32_t o = 0; o < octaves; ++o) {
+    float v = valueNoise(p.x * frequency, p.y * frequency, p.z * frequency);
+    float weighted = amplitude * v;
+    sum = sum + weighted;
+    norm = norm + amplitude;
+    amplitude = amplitude * 0.5f;
+    frequency = frequency * 2.0f;
+  }
+  float mean = sum / norm;
+  float scaled = 0.75f * mean;
+  return 0.25f + scaled;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Section 3 and 4: one sample of one pixel, added to `film` (3 channels).
 // Returns the rays traced.
 
 uint64_t renderSample(const Scene &scene, int width, int height, uint32_t seed,
-                      int x, int y, uint32_t sample, int64_t *film) {
+                      uint32_t textureOctaves, int x, int y, uint32_t sample,
+                      int64_t *film) {
   uint32_t pixel = uint32_t(y) * uint32_t(width) + uint32_t(x);
   auto u = [&](uint32_t bounce, uint32_t dim) {
     return uniform01(seed, pixel, sample, bounce, dim);
@@ -778,6 +837,12 @@ uint64_t renderSample(const Scene &scene, int width, int height, uint32_t seed,
 
     Vec3 next;
     if (m.kind == Kind::Diffuse) {
+      // Section 9: the albedo of a diffuse hit, textured when O > 0.
+      Vec3 albedo = m.albedo;
+      if (textureOctaves > 0) {
+        float t = textureFactor(p, textureOctaves);
+        albedo = Vec3{m.albedo.x * t, m.albedo.y * t, m.albedo.z * t};
+      }
       // 3a. Next-event estimation.
       uint32_t i =
           std::min(uint32_t(std::floor(u(bounce, 2) * float(lightCount))),
@@ -794,11 +859,11 @@ uint64_t renderSample(const Scene &scene, int width, int height, uint32_t seed,
         // T * albedo / pi * radiance * cos_s * cos_l * area * L / dist^2, left
         // to right.
         float L = float(lightCount), dist2 = dist * dist;
-        Vec3 C{T.x * m.albedo.x / kPi * light.radiance.x * cosS * cosL *
+        Vec3 C{T.x * albedo.x / kPi * light.radiance.x * cosS * cosL *
                    light.area * L / dist2,
-               T.y * m.albedo.y / kPi * light.radiance.y * cosS * cosL *
+               T.y * albedo.y / kPi * light.radiance.y * cosS * cosL *
                    light.area * L / dist2,
-               T.z * m.albedo.z / kPi * light.radiance.z * cosS * cosL *
+               T.z * albedo.z / kPi * light.radiance.z * cosS * cosL *
                    light.area * L / dist2};
         ++rays;
         if (!occluded(scene, p, wi, kTMin, dist - 0.01f))
@@ -816,7 +881,7 @@ uint64_t renderSample(const Scene &scene, int width, int height, uint32_t seed,
       Vec3 b1{1.0f + sign * n.x * n.x * ca, sign * cb, -sign * n.x};
       Vec3 b2{cb, sign + n.y * n.y * ca, -n.y};
       next = lx * b1 + ly * b2 + lz * n;
-      T = mul(T, m.albedo);
+      T = mul(T, albedo);
       specular = false;
     } else if (m.kind == Kind::Mirror) {
       // 4. Mirror.
@@ -904,7 +969,8 @@ bool writeNpy(const std::string &path, const std::vector<int64_t> &film) {
   std::fprintf(
       stderr,
       "usage: %s --scene FILE.json --width W --height H --spp N [--seed S]\n"
-      "          [--threads T] --pfm OUT.pfm [--film OUT.npy] [--brute-force]\n"
+      "          [--texture-octaves O] [--threads T] --pfm OUT.pfm\n"
+      "          [--film OUT.npy] [--brute-force]\n"
       "          [--perturb-sqrt] [--perturb-trig]\n"
       "       %s --philox C0 C1 K\n"
       "       %s --random SEED PIXEL SAMPLE BOUNCE DIM\n",
@@ -936,6 +1002,7 @@ int main(int argc, char **argv) {
   std::optional<std::string> scenePath, pfmPath, filmPath;
   std::optional<uint64_t> width, height, spp;
   uint32_t seed = 0;
+  uint32_t textureOctaves = 0;
   unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   bool bruteForce = false;
 
@@ -989,6 +1056,8 @@ int main(int argc, char **argv) {
       spp = parseUnsigned(arg, value(), 1u << 24); // sample < 2^24 (section 5)
     else if (arg == "--seed")
       seed = uint32_t(parseUnsigned(arg, value(), UINT32_MAX));
+    else if (arg == "--texture-octaves")
+      textureOctaves = uint32_t(parseUnsigned(arg, value(), 16)); // section 9
     else if (arg == "--threads")
       threads = unsigned(parseUnsigned(arg, value(), 1024));
     else if (arg == "--brute-force")
@@ -1036,7 +1105,8 @@ int main(int argc, char **argv) {
       for (int x = 0; x < W; ++x) {
         int64_t *pixel = &film[(size_t(y) * W + x) * 3];
         for (uint32_t s = 0; s < samples; ++s)
-          rays += renderSample(scene, W, H, seed, x, y, s, pixel);
+          rays +=
+              renderSample(scene, W, H, seed, textureOctaves, x, y, s, pixel);
       }
     totalRays += rays;
   };

@@ -204,7 +204,7 @@ def write(args):
         np.save(path, array)
         lines.append("--bind=%s=%s" % (name, path))
     uniforms = {"width": args.width, "height": args.height,
-                "sample_base": 0, "seed": args.seed}
+                "sample_base": 0, "seed": args.seed, "texture_octaves": 0}
     for k, v in uniforms.items():
         lines.append("--set=%s=%d" % (k, v))
     for k, v in camera_uniforms(*scene.camera, args.width, args.height).items():

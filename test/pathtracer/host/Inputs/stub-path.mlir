@@ -40,7 +40,8 @@ wave.coroutine @path(%lane: i32)
          %cam_eye_x: f32, %cam_eye_y: f32, %cam_eye_z: f32,
          %cam_fwd_x: f32, %cam_fwd_y: f32, %cam_fwd_z: f32,
          %cam_right_x: f32, %cam_right_y: f32, %cam_right_z: f32,
-         %cam_up_x: f32, %cam_up_y: f32, %cam_up_z: f32) {
+         %cam_up_x: f32, %cam_up_y: f32, %cam_up_z: f32,
+         %texture_octaves: i32) {
   %pixels = arith.muli %width, %height : i32
   %pixel = arith.remui %lane, %pixels : i32
   %offset = arith.divui %lane, %pixels : i32

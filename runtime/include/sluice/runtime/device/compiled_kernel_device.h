@@ -94,6 +94,10 @@ public:
                         std::span<const unsigned char> bytes) = 0;
   virtual Status download(const KernelBuffer &buffer,
                           std::span<unsigned char> out) = 0;
+  // Device -> host from byte `offset` of `buffer` (offset + out.size() must
+  // not exceed it), after wait(): how the router reads a sort key column.
+  virtual Status downloadRange(const KernelBuffer &buffer, uint64_t offset,
+                               std::span<unsigned char> out) = 0;
   // Enqueues global stage `stage`'s kernel over `count` invocations.
   virtual Status launch(uint32_t stage,
                         std::span<const LaunchArgument> arguments,
@@ -195,10 +199,18 @@ private:
 
 struct CompiledKernelStats {
   uint64_t dispatches = 0;
+  uint64_t sortedDispatches = 0;    // ordered by a sort key
+  uint64_t sortKeyBytes = 0;        // key bytes downloaded for them
+  double sortNanoseconds = 0;       // host: downloading and sorting keys
   double gpuNanoseconds = 0;        // the launches' device time
   double submitWaitNanoseconds = 0; // host: launch and wait
   double dispatchNanoseconds = 0;   // host: all of dispatch(), routing included
 };
+
+// "<label> (last run): N dispatches, ... ms launch+wait, ... ms in
+// dispatch(), ... ms sorting S of them (B key bytes downloaded)".
+std::string compiledKernelSummary(const std::string &label,
+                                  const CompiledKernelStats &stats);
 
 // A wavefront-schedule Device whose stages are compiled kernels run by
 // `primitives`.
@@ -217,6 +229,7 @@ public:
                   uint32_t framePool) override;
   void reset() override;
   void refill(uint32_t lanes) override;
+  void setFrameSorting(const FrameSorting &sorting) override;
   void dispatch(uint32_t stage, uint32_t count) override;
   Status readCounts(Observation &out) override;
 

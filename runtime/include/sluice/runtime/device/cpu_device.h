@@ -24,6 +24,15 @@ struct CpuDeviceOptions {
   uint64_t laneLimit = UINT64_MAX;
 };
 
+// Where a wavefront run's time went on the CPU device, since its reset().
+struct CpuDeviceStats {
+  uint64_t dispatches = 0;
+  double dispatchNanoseconds = 0; // all of dispatch(): routing, sorting, kernel
+  double kernelNanoseconds = 0;   // the blocks, on the workers
+  uint64_t sortedDispatches = 0;  // ordered by a sort key
+  double sortNanoseconds = 0;     // reading and sorting the keys
+};
+
 class CpuDevice final : public Device {
 public:
   explicit CpuDevice(CpuDeviceOptions options = {});
@@ -31,11 +40,13 @@ public:
 
   const char *name() const override { return "cpu"; }
   uint32_t workerCount() const;
+  const CpuDeviceStats &stats() const;
 
   Status allocate(const ProgramDescriptor &program, const ProgramShape &shape,
                   uint32_t framePool) override;
   void reset() override;
   void refill(uint32_t lanes) override;
+  void setFrameSorting(const FrameSorting &sorting) override;
   void dispatch(uint32_t stage, uint32_t count) override;
   Status readCounts(Observation &out) override;
   Status runStateMachine(uint32_t lanes, StateMachineReport &report) override;

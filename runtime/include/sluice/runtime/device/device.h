@@ -52,8 +52,13 @@ public:
   // Enqueues: the next `lanes` lanes take free frames at the entry stage.
   virtual void refill(uint32_t lanes) = 0;
   // Enqueues: runs `stage` over the first `count` frames or items waiting
-  // there.
+  // there. A device that sorts (setFrameSorting) runs the frames of a main
+  // stage with a sort key in key order; results never depend on that order.
   virtual void dispatch(uint32_t stage, uint32_t count) = 0;
+  // How later dispatches order the frames of main stages with a sort key.
+  // The default ignores it: sorting is a hint, and a device that does not
+  // sort runs the frames in queue order.
+  virtual void setFrameSorting(const FrameSorting &sorting);
   // Waits for everything enqueued, then reads the counts.
   virtual Status readCounts(Observation &out) = 0;
 

@@ -52,7 +52,8 @@ Status writeArtifact(std::string_view descriptorJSON,
 
 struct CompiledStage {
   std::string name;
-  std::string kernel; // the stage kernel's name (gpu.func)
+  std::string kernel;  // the stage kernel's name (gpu.func)
+  std::string sortKey; // main stages: the sort key's frame field, or ""
 };
 
 struct CompiledOwner {

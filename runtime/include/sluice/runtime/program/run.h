@@ -26,6 +26,8 @@ struct ArtifactRunOptions {
   uint32_t workers = 0; // CPU only; 0: one per core
   bool workersGiven = false;
   bool partialAdmission = true;
+  std::string sort = "on";  // on | off: coherence sorting (RunOptions::sorting)
+  uint32_t sortBuckets = 0; // 0: by key value; N >= 1: by key mod N
   bool stats = false;
   uint32_t repeat = 1; // runs; the fastest wall time goes to stderr
   std::string tracePath;

@@ -86,6 +86,9 @@ struct RunOptions {
   // reloads the kernels; the Vulkan backend takes only 0.
   uint32_t workers = 0;
   std::string tracePath;      // Chrome trace JSON (wavefront only); "": none
+  // Wavefront: how a dispatch of a stage with a `sort_by` key orders its
+  // frames (on by default; the state-machine schedule has no dispatches).
+  FrameSorting sorting;
   uint64_t maxIterations = 0; // wavefront: stop with an error after this
                               // many iterations; 0: unbounded
 };

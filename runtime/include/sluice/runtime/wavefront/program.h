@@ -21,9 +21,30 @@
 
 namespace sluice::runtime {
 
+inline constexpr uint32_t kNoSortKey = UINT32_MAX;
+
+// How a sort key's bytes are read: a signed integer of the field's size (1, 2,
+// 4 or 8 bytes; `index` included) or an IEEE float (4 or 8 bytes).
+enum class SortKeyKind : uint8_t { Integer = 0, Float = 1 };
+static_assert(sizeof(SortKeyKind) == 1);
+
 struct StageDesc {
   std::string name;
   sluice_rt_stage_kernel kernel = nullptr;
+  // Main stages only: the frame field (an index into frameLayout.fields) that
+  // a dispatch of this stage orders its frames by (the `sort_by` hint);
+  // kNoSortKey for none.
+  uint32_t sortKeyField = kNoSortKey;
+  SortKeyKind sortKeyKind = SortKeyKind::Integer;
+};
+
+// How a device orders the frames of a dispatch of a main stage with a sort
+// key (docs/runtime.md "Coherence sorting"): stably by the key's value
+// (buckets == 0) or by the bucket `key mod buckets` (buckets >= 1). Sorting is
+// on by default: `sort_by` is the program author's explicit request.
+struct FrameSorting {
+  bool enabled = true;
+  uint32_t buckets = 0;
 };
 
 struct OwnerDesc {

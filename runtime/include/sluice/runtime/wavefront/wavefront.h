@@ -67,6 +67,7 @@ struct SchedulerOptions {
   bool partialAdmission = true;
   uint64_t maxIterations = 0; // 0: unbounded
   std::string tracePath;      // Chrome trace JSON; empty: no trace
+  FrameSorting sorting;       // handed to the device at every start()
 };
 
 // What one iteration did.

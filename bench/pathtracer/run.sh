@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# The path tracer on the CPU backend, side by side in one run
+# (docs/pathtracer.md section 7 counts the rays; sluice-render prints them):
+# Mrays/s of the wavefront schedule without and with coherence sorting, of the
+# state-machine schedule (the megakernel), and of the reference renderer (the
+# plain C++ peer), for the plain Cornell box and the heavy-shading variant
+# (section 9: value noise of --octaves octaves on every diffuse hit). Prints
+# wavefront/megakernel and sorted/unsorted from the same run, the best frame
+# pool of each wavefront variant, and where the time of the best wavefront
+# run goes (kernels, sorting, the rest of the host's iteration).
+#
+# usage: bench/pathtracer/run.sh [build-dir] [options]
+#   --size WxHxSPP     image and samples (default 256x256x16, about two
+#                      minutes on the 2-core development machine; the issue's figure
+#                      is 512x512x64)
+#   --octaves N        octaves of the heavy variant (default 16, the most)
+#   --frame-pools "P…" wavefront frame pools to try (default "1024 4096 16384")
+#   --workers N        CPU workers of every renderer (default: one per core)
+#   --repeat N         runs of each configuration; the fastest counts (default 2)
+set -euo pipefail
+build=build
+if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then build=$1; shift; fi
+size=256x256x16
+octaves=16
+pools="1024 4096 16384"
+workers=0
+repeat=2
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --size) size=$2; shift 2 ;;
+    --octaves) octaves=$2; shift 2 ;;
+    --frame-pools) pools=$2; shift 2 ;;
+    --workers) workers=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
+    *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+root=$(cd "$(dirname "$0")/../.." && pwd)
+render=$build/bin/sluice-render
+reference=$build/bin/pathtracer-reference
+artifact=$build/examples/pathtracer/pathtracer.sluice
+for f in "$render" "$reference" "$artifact"; do
+  if [ ! -e "$f" ]; then
+    echo "run.sh: $f not found; build sluice-render, pathtracer-reference and pathtracer-artifact" >&2
+    exit 2
+  fi
+done
+IFS=x read -r width height spp <<<"$size"
+scene=$root/examples/pathtracer/scenes/cornell-box.json
+threads=$workers
+[ "$threads" = 0 ] && threads=$(nproc)
+export BENCH_RENDER=$render BENCH_REFERENCE=$reference BENCH_ARTIFACT=$artifact \
+  BENCH_SCENE=$scene BENCH_W=$width BENCH_H=$height BENCH_SPP=$spp \
+  BENCH_OCTAVES=$octaves BENCH_POOLS=$pools BENCH_WORKERS=$workers \
+  BENCH_THREADS=$threads BENCH_REPEAT=$repeat
+exec /usr/bin/python3 - <<'PY'
+import os, re, subprocess, sys, tempfile
+env = os.environ
+W, H, SPP = int(env["BENCH_W"]), int(env["BENCH_H"]), int(env["BENCH_SPP"])
+pools = [int(p) for p in env["BENCH_POOLS"].split()]
+repeat = int(env["BENCH_REPEAT"])
+lanes = W * H * SPP
+# One pass when it fits a run (2^24 lanes), so --stats describes all of it.
+pass_spp = SPP if lanes <= (1 << 24) else max(1, (1 << 24) // (W * H))
+
+def render(octaves, schedule, pool, sort):
+    best = None
+    for _ in range(repeat):
+        cmd = [env["BENCH_RENDER"], "--artifact", env["BENCH_ARTIFACT"],
+               "--scene", env["BENCH_SCENE"], "--width", str(W),
+               "--height", str(H), "--spp", str(SPP), "--pass-spp", str(pass_spp),
+               "--schedule", schedule, "--frame-pool", str(pool),
+               "--texture-octaves", str(octaves), "--sort", sort,
+               "--workers", env["BENCH_WORKERS"], "--stats"]
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        if run.returncode != 0:
+            sys.exit("run.sh: %s failed:\n%s" % (" ".join(cmd), run.stderr))
+        rays = int(re.search(r"^rays traced: (\d+)", run.stdout, re.M).group(1))
+        wall = float(re.search(r"^wall time: ([0-9.]+) s", run.stdout, re.M).group(1))
+        device = re.search(r"cpu device \(last run\): (.*)$", run.stderr, re.M)
+        result = {"rays": rays, "wall": wall, "mrays": rays / wall / 1e6,
+                  "device": device.group(1) if device else ""}
+        if best is None or result["wall"] < best["wall"]:
+            best = result
+    return best
+
+def reference(octaves):
+    best = None
+    with tempfile.TemporaryDirectory() as tmp:
+        for _ in range(repeat):
+            cmd = [env["BENCH_REFERENCE"], "--scene", env["BENCH_SCENE"],
+                   "--width", str(W), "--height", str(H), "--spp", str(SPP),
+                   "--texture-octaves", str(octaves), "--threads",
+                   env["BENCH_THREADS"], "--pfm", os.path.join(tmp, "r.pfm")]
+            run = subprocess.run(cmd, capture_output=True, text=True)
+            if run.returncode != 0:
+                sys.exit("run.sh: %s failed:\n%s" % (" ".join(cmd), run.stderr))
+            m = re.search(r"(\d+) rays in ([0-9.]+) s", run.stderr)
+            result = {"rays": int(m.group(1)), "wall": float(m.group(2))}
+            result["mrays"] = result["rays"] / result["wall"] / 1e6
+            if best is None or result["wall"] < best["wall"]:
+                best = result
+    return best
+
+print("path tracer, CPU backend: %dx%dx%d (%d lanes, passes of %d spp), "
+      "%s workers, cornell-box.json" % (W, H, SPP, lanes, pass_spp,
+                                        env["BENCH_THREADS"]))
+print("%-8s %-28s %10s %12s %12s" % ("scene", "renderer", "Mrays/s", "wall s", "rays"))
+summary = []
+for name, octaves in (("plain", 0), ("heavy", int(env["BENCH_OCTAVES"]))):
+    label = name if octaves == 0 else "%s(O=%d)" % (name, octaves)
+    rows = {}
+    for sort in ("off", "on"):
+        tried = {pool: render(octaves, "wavefront", pool, sort) for pool in pools}
+        pool = max(tried, key=lambda p: tried[p]["mrays"])
+        rows[sort] = (pool, tried[pool])
+        for p in pools:
+            r = tried[p]
+            print("%-8s %-28s %10.3f %12.3f %12d" % (label,
+                  "wavefront sort=%s pool=%d" % (sort, p), r["mrays"], r["wall"], r["rays"]))
+    machine = render(octaves, "state-machine", pools[0], "off")
+    print("%-8s %-28s %10.3f %12.3f %12d" % (label, "state-machine (megakernel)",
+          machine["mrays"], machine["wall"], machine["rays"]))
+    peer = reference(octaves)
+    print("%-8s %-28s %10.3f %12.3f %12d" % (label, "reference (plain C++)",
+          peer["mrays"], peer["wall"], peer["rays"]))
+    # Both schedules trace the same paths (section 5); the reference's own
+    # rounding flips a few of them.
+    if machine["rays"] != rows["off"][1]["rays"] or rows["on"][1]["rays"] != machine["rays"]:
+        print("%-8s ERROR: the schedules traced different rays (%d, %d, %d)"
+              % (label, rows["off"][1]["rays"], rows["on"][1]["rays"], machine["rays"]))
+    summary.append((label, rows, machine, peer, octaves))
+
+print()
+print("%-10s %12s %12s %16s %16s %14s" % ("scene", "best unsorted", "best sorted",
+      "wavefront/mega", "sorted/unsorted", "ours/reference"))
+for label, rows, machine, peer, octaves in summary:
+    (pu, u), (ps, s) = rows["off"], rows["on"]
+    best = max(u["mrays"], s["mrays"])
+    print("%-10s %12s %12s %15.3fx %15.3fx %13.3fx" % (label,
+          "%.3f@%d" % (u["mrays"], pu), "%.3f@%d" % (s["mrays"], ps),
+          best / machine["mrays"], s["mrays"] / u["mrays"], best / peer["mrays"]))
+    target = "met" if best >= machine["mrays"] else "NOT met"
+    if octaves:
+        print("%-10s target (heavy: wavefront not slower than the megakernel): %s"
+              % ("", target))
+
+print()
+print("where the time goes (the fastest run of each wavefront variant, its --stats line):")
+for label, rows, machine, peer, octaves in summary:
+    for sort in ("off", "on"):
+        pool, r = rows[sort]
+        m = re.search(r"(\d+) dispatches, ([0-9.]+) ms in dispatch\(\) of which "
+                      r"([0-9.]+) ms in kernels and ([0-9.]+) ms sorting", r["device"])
+        if not m:
+            print("  %s sort=%s: %s" % (label, sort, r["device"]))
+            continue
+        dispatches = int(m.group(1))
+        dispatch_ms, kernel_ms, sort_ms = (float(m.group(i)) for i in (2, 3, 4))
+        wall_ms = r["wall"] * 1e3
+        host_ms = wall_ms - kernel_ms
+        print("  %-10s sort=%-3s pool=%-6d %6d iterations: wall %8.1f ms = kernels %8.1f ms "
+              "(%4.1f%%) + host %7.1f ms (%4.1f%%; sorting %6.1f ms, %.1f us/iteration)"
+              % (label, sort, pool, dispatches, wall_ms, kernel_ms,
+                 100 * kernel_ms / wall_ms, host_ms, 100 * host_ms / wall_ms,
+                 sort_ms, 1e3 * host_ms / max(dispatches, 1)))
+PY

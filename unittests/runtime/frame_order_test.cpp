@@ -1,0 +1,409 @@
+//===- frame_order_test.cpp - Coherence sorting of a dispatch's frames ----===//
+//
+// The `sort_by` hint in the runtime: key codes and buckets against their
+// definition (docs/runtime.md "Coherence sorting"), the stable radix sort
+// against a comparison sort, the router's order on discrete memory (keys
+// downloaded from a device copy of the frames, both layouts), and the order
+// the CPU device really runs a sorted stage in under the wavefront scheduler.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sluice/runtime/device/cpu_device.h"
+#include "sluice/runtime/device/frame_order.h"
+#include "sluice/runtime/wavefront/wavefront.h"
+
+#include "../../runtime/device/host_router.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <vector>
+
+namespace sluice::runtime {
+namespace {
+
+template <typename T> uint64_t codeOf(T value) {
+  unsigned char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  return sortKeyCode(bytes, sizeof(T),
+                     std::is_floating_point_v<T> ? SortKeyKind::Float
+                                                 : SortKeyKind::Integer);
+}
+
+template <typename T> uint64_t bucketOf(T value, uint32_t buckets) {
+  unsigned char bytes[sizeof(T)];
+  std::memcpy(bytes, &value, sizeof(T));
+  return sortKeyBucket(bytes, sizeof(T),
+                       std::is_floating_point_v<T> ? SortKeyKind::Float
+                                                   : SortKeyKind::Integer,
+                       buckets);
+}
+
+TEST(FrameOrder, IntegerCodesOrderLikeTheSignedValues) {
+  const int64_t values[] = {
+      std::numeric_limits<int64_t>::min(), -5, -1, 0, 1, 7,
+      std::numeric_limits<int64_t>::max()};
+  for (size_t i = 1; i < std::size(values); ++i)
+    EXPECT_LT(codeOf(values[i - 1]), codeOf(values[i])) << values[i];
+  // Narrow keys are sign-extended: -1 in i8, i16 and i32 is -1 in i64.
+  EXPECT_EQ(codeOf(int8_t(-1)), codeOf(int64_t(-1)));
+  EXPECT_EQ(codeOf(int16_t(-300)), codeOf(int64_t(-300)));
+  EXPECT_EQ(codeOf(int32_t(-70000)), codeOf(int64_t(-70000)));
+  EXPECT_LT(codeOf(int32_t(-2)), codeOf(int32_t(3)));
+}
+
+TEST(FrameOrder, FloatCodesOrderByValueWithNaNLast) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double values[] = {-inf,   -1e300, -2.5,  -1e-300, 0.0,
+                           1e-300, 3.0,    1e300, inf};
+  for (size_t i = 1; i < std::size(values); ++i)
+    EXPECT_LT(codeOf(values[i - 1]), codeOf(values[i])) << values[i];
+  EXPECT_EQ(codeOf(-0.0), codeOf(0.0)) << "-0 == +0";
+  EXPECT_EQ(codeOf(-0.0f), codeOf(0.0f));
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_GT(codeOf(nan), codeOf(inf));
+  EXPECT_EQ(codeOf(nan), codeOf(-nan)) << "every NaN is equal";
+  EXPECT_EQ(codeOf(std::numeric_limits<float>::quiet_NaN()), codeOf(nan));
+  // f32 keys order as their values do: 0.1f < 0.25f < 1.5f.
+  EXPECT_LT(codeOf(-1.5f), codeOf(0.1f));
+  EXPECT_LT(codeOf(0.1f), codeOf(0.25f));
+  EXPECT_EQ(codeOf(0.25f), codeOf(0.25)) << "0.25 is exact in both widths";
+}
+
+TEST(FrameOrder, BucketsAreTheNonNegativeRemainder) {
+  EXPECT_EQ(bucketOf(int32_t(13), 4), 1u);
+  EXPECT_EQ(bucketOf(int32_t(-1), 4), 3u) << "-1 = -1 * 4 + 3";
+  EXPECT_EQ(bucketOf(int64_t(-8), 4), 0u);
+  EXPECT_EQ(bucketOf(int32_t(5), 1), 0u);
+  EXPECT_EQ(bucketOf(2.75f, 3), 2u) << "floor(2.75) = 2";
+  EXPECT_EQ(bucketOf(-0.5, 3), 2u) << "floor(-0.5) = -1 = -1 * 3 + 2";
+  EXPECT_EQ(bucketOf(std::numeric_limits<double>::quiet_NaN(), 5), 4u);
+  // 2^63 - 1 saturates: (2^63 - 1) mod 10 = 7.
+  EXPECT_EQ(bucketOf(1e30, 10), 7u);
+}
+
+// A stable order by `keys`, computed independently of the radix sort.
+std::vector<uint32_t> stableOrder(const std::vector<uint64_t> &keys) {
+  std::vector<uint32_t> frames(keys.size());
+  std::iota(frames.begin(), frames.end(), 0);
+  // Stable: equal keys keep the index order (std::sort with the index as
+  // the tie-break; libstdc++'s std::stable_sort warns under clang).
+  std::sort(frames.begin(), frames.end(), [&](uint32_t a, uint32_t b) {
+    return keys[a] != keys[b] ? keys[a] < keys[b] : a < b;
+  });
+  return frames;
+}
+
+TEST(FrameOrder, RadixSortIsStableForEveryKeySpan) {
+  std::mt19937_64 random(12);
+  FrameSortScratch scratch;
+  // Spans of one digit (a counting sort), two digits, and all 64 bits.
+  for (uint64_t span :
+       {uint64_t(7), uint64_t(255), uint64_t(256), uint64_t(70000),
+        std::numeric_limits<uint64_t>::max()}) {
+    for (uint32_t count : {2u, 17u, 1000u}) {
+      std::vector<uint64_t> keys(count);
+      uint64_t base =
+          span == std::numeric_limits<uint64_t>::max() ? 0 : uint64_t(1) << 40;
+      for (uint64_t &key : keys)
+        key = base + (span == std::numeric_limits<uint64_t>::max()
+                          ? random()
+                          : random() % (span + 1));
+      std::vector<uint32_t> frames(count);
+      std::iota(frames.begin(), frames.end(), 0);
+      std::vector<uint64_t> codes = keys;
+      sortFramesByCode(frames, codes, scratch);
+      EXPECT_EQ(frames, stableOrder(keys)) << "span " << span << ", " << count;
+      for (uint32_t i = 0; i < count; ++i)
+        EXPECT_EQ(codes[i], keys[frames[i]]) << "codes travel with frames";
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The router on discrete memory: the keys come from a device copy
+//===----------------------------------------------------------------------===//
+
+// Frame memory the router may not read: its host pointer is a token, and the
+// frames live in `device`, read only through downloadFrames().
+class DiscreteFrames final : public HostRouter::Memory {
+public:
+  unsigned char *allocateFrames(uint64_t bytes) override {
+    device.assign(bytes, 0);
+    return reinterpret_cast<unsigned char *>(&token);
+  }
+  unsigned char *allocatePayload(uint32_t, uint64_t bytes) override {
+    payload.assign(std::max<uint64_t>(bytes, 1), 0);
+    return payload.data();
+  }
+  bool framesInHostMemory() const override { return false; }
+  Status downloadFrames(uint64_t offset,
+                        std::span<unsigned char> out) override {
+    if (broken)
+      return Status::error(ErrorKind::DeviceError, "the copy engine is gone");
+    EXPECT_LE(offset + out.size(), device.size());
+    std::memcpy(out.data(), device.data() + offset, out.size());
+    ++downloads;
+    downloadedBytes += out.size();
+    return Status::success();
+  }
+  std::vector<unsigned char> device, payload;
+  uint64_t token = 0;
+  uint32_t downloads = 0;
+  uint64_t downloadedBytes = 0;
+  bool broken = false;
+};
+
+// Two main stages: "entry" and "shade", which sorts by field 1 ("key", i32)
+// of frames {pad: 8 bytes, key: i32, tail: 2 bytes}.
+ProgramDescriptor keyedProgram(FrameLayoutKind layout) {
+  ProgramDescriptor program;
+  program.name = "keyed";
+  program.mainStages = {StageDesc{"entry", nullptr},
+                        StageDesc{"shade", nullptr, 1, SortKeyKind::Integer}};
+  program.frameLayout.kind = layout;
+  program.frameLayout.fields = {FrameField{"pad", 8, 8},
+                                FrameField{"key", 4, 4},
+                                FrameField{"tail", 2, 2}};
+  return program;
+}
+
+void runDiscreteRouter(FrameLayoutKind layoutKind, uint32_t buckets) {
+  SCOPED_TRACE(layoutKind == FrameLayoutKind::StructOfArrays ? "soa" : "aos");
+  ProgramDescriptor program = keyedProgram(layoutKind);
+  ProgramShape shape;
+  ASSERT_TRUE(ProgramShape::build(program, shape).ok());
+  constexpr uint32_t kFrames = 40;
+  DiscreteFrames memory;
+  HostRouter router("discrete", /*hostKernels=*/false);
+  ASSERT_TRUE(router.allocate(program, shape, kFrames, memory).ok());
+  router.setFrameSorting({true, buckets});
+  router.refill(kFrames);
+  // Every frame moves from entry to shade, in refill order (lane order).
+  sluice_rt_kernel_args args;
+  ASSERT_TRUE(router.beginDispatch(0, kFrames, args));
+  std::vector<uint32_t> laneOrder(args.invocations, args.invocations + kFrames);
+  for (uint32_t i = 0; i < kFrames; ++i)
+    args.next_stage[i] = 1;
+  router.finishDispatch(args);
+  // The device writes key(lane) = (lane * 7) % 5 - 2 (-2 .. 2), so the
+  // router must download it; the host token stays 0.
+  const ComputedFrameLayout &layout = router.frameLayout();
+  std::vector<int32_t> keyOfFrame(kFrames);
+  for (uint32_t frame = 0; frame < kFrames; ++frame) {
+    int32_t key = int32_t(router.laneOfFrame[frame] * 7 % 5) - 2;
+    keyOfFrame[frame] = key;
+    uint64_t at = layout.kind == FrameLayoutKind::ArrayOfStructs
+                      ? frame * layout.frameStride + layout.fieldOffsets[1]
+                      : layout.fieldOffsets[1] + frame * 4;
+    std::memcpy(memory.device.data() + at, &key, 4);
+  }
+  // A dispatch of the first 30 waiting frames: queue order, then sorted.
+  constexpr uint32_t kDispatched = 30;
+  ASSERT_TRUE(router.beginDispatch(1, kDispatched, args));
+  std::vector<uint32_t> expected(laneOrder.begin(),
+                                 laneOrder.begin() + kDispatched);
+  auto bucket = [&](uint32_t frame) {
+    int64_t key = keyOfFrame[frame];
+    return buckets ? ((key % int64_t(buckets)) + buckets) % buckets : key;
+  };
+  std::vector<uint32_t> position(kFrames);
+  for (uint32_t i = 0; i < kDispatched; ++i)
+    position[expected[i]] = i;
+  std::sort(expected.begin(), expected.end(), [&](uint32_t a, uint32_t b) {
+    return bucket(a) != bucket(b) ? bucket(a) < bucket(b)
+                                  : position[a] < position[b];
+  });
+  EXPECT_EQ(
+      std::vector<uint32_t>(args.invocations, args.invocations + kDispatched),
+      expected);
+  EXPECT_EQ(memory.downloads, 1u) << "one download of the key column";
+  // SoA: the column's span over the dispatched frames, 4 bytes a frame; AoS:
+  // their rows.
+  uint32_t lowest = *std::min_element(expected.begin(), expected.end());
+  uint32_t highest = *std::max_element(expected.begin(), expected.end());
+  uint64_t step =
+      layout.kind == FrameLayoutKind::ArrayOfStructs ? layout.frameStride : 4;
+  EXPECT_EQ(memory.downloadedBytes, (highest - lowest) * step + 4);
+  EXPECT_EQ(router.sortStats.dispatches, 1u);
+  EXPECT_EQ(memory.token, 0u) << "the router never writes the host token";
+}
+
+TEST(FrameOrder, RouterDownloadsKeysOnDiscreteMemorySoA) {
+  runDiscreteRouter(FrameLayoutKind::StructOfArrays, 0);
+}
+TEST(FrameOrder, RouterDownloadsKeysOnDiscreteMemoryAoS) {
+  runDiscreteRouter(FrameLayoutKind::ArrayOfStructs, 0);
+}
+TEST(FrameOrder, RouterBucketsKeysModN) {
+  runDiscreteRouter(FrameLayoutKind::StructOfArrays, 3);
+}
+
+TEST(FrameOrder, AFailedKeyDownloadStopsTheRun) {
+  ProgramDescriptor program = keyedProgram(FrameLayoutKind::StructOfArrays);
+  ProgramShape shape;
+  ASSERT_TRUE(ProgramShape::build(program, shape).ok());
+  DiscreteFrames memory;
+  HostRouter router("discrete", /*hostKernels=*/false);
+  ASSERT_TRUE(router.allocate(program, shape, 4, memory).ok());
+  router.refill(4);
+  sluice_rt_kernel_args args;
+  ASSERT_TRUE(router.beginDispatch(0, 4, args));
+  for (uint32_t i = 0; i < 4; ++i)
+    args.next_stage[i] = 1;
+  router.finishDispatch(args);
+  memory.broken = true;
+  EXPECT_FALSE(router.beginDispatch(1, 4, args));
+  EXPECT_EQ(router.pendingError().kind(), ErrorKind::DeviceError);
+  EXPECT_EQ(router.pendingError().message(),
+            "discrete: sorting the frames of stage 'shade': the copy engine is "
+            "gone");
+}
+
+TEST(FrameOrder, HostFrameMemoryHasNoDownload) {
+  struct HostFrames final : HostRouter::Memory {
+    unsigned char *allocateFrames(uint64_t) override { return nullptr; }
+    unsigned char *allocatePayload(uint32_t, uint64_t) override {
+      return nullptr;
+    }
+  } memory;
+  unsigned char byte = 0;
+  EXPECT_TRUE(memory.framesInHostMemory());
+  EXPECT_EQ(memory.downloadFrames(0, {&byte, 1}).message(),
+            "frame memory in host memory has no download");
+}
+
+TEST(FrameOrder, OwnerStagesMayNotSort) {
+  ProgramDescriptor program = keyedProgram(FrameLayoutKind::StructOfArrays);
+  program.owners = {OwnerDesc{"o", 4, 0, {StageDesc{"x", nullptr, 0}}}};
+  ProgramShape shape;
+  Status status = ProgramShape::build(program, shape);
+  EXPECT_EQ(status.message(),
+            "program 'keyed': stage 'x' of owner 'o' has a sort key; only "
+            "main stages sort their frames");
+}
+
+TEST(FrameOrder, SortKeyMustNameAReadableField) {
+  ProgramDescriptor program = keyedProgram(FrameLayoutKind::StructOfArrays);
+  program.mainStages[1].sortKeyField = 3;
+  ProgramShape shape;
+  EXPECT_EQ(ProgramShape::build(program, shape).message(),
+            "program 'keyed': main stage 'shade' sorts by frame field #3, but "
+            "the frame has 3 fields");
+  program.mainStages[1].sortKeyField = 2;
+  program.mainStages[1].sortKeyKind = SortKeyKind::Float;
+  EXPECT_EQ(ProgramShape::build(program, shape).message(),
+            "program 'keyed': main stage 'shade' sorts by frame field 'tail' "
+            "of 2 bytes; an integer key has 1, 2, 4 or 8 bytes, a float key 4 "
+            "or 8");
+}
+
+//===----------------------------------------------------------------------===//
+// The CPU device under the scheduler: the order the kernel really runs
+//===----------------------------------------------------------------------===//
+
+// Entry writes key = f(lane) (an f32) and moves on; "shade" logs the lanes
+// of its dispatch in invocation order and finishes. One block per dispatch.
+struct OrderLog {
+  std::vector<std::vector<uint32_t>> dispatches; // lanes, invocation order
+};
+
+constexpr uint32_t kKeyField = 0;
+
+float keyOfLane(uint32_t lane) {
+  // Five materials, with a NaN among them: -1, 0.5, NaN, 2, -0.
+  static const float keys[] = {
+      -1.0f, 0.5f, std::numeric_limits<float>::quiet_NaN(), 2.0f, -0.0f};
+  return keys[(lane * 3) % 5];
+}
+
+void entryKernel(const sluice_rt_kernel_args *args, uint32_t begin,
+                 uint32_t end) {
+  for (uint32_t i = begin; i < end; ++i) {
+    uint32_t frame = args->invocations[i];
+    float key = keyOfLane(args->lane_ids[frame]);
+    std::memcpy(sluice_rt_frame_field(args, frame, kKeyField), &key, 4);
+    sluice_rt_move_frame(args, i, 1);
+  }
+}
+
+void shadeKernel(const sluice_rt_kernel_args *args, uint32_t begin,
+                 uint32_t end) {
+  auto *log = static_cast<OrderLog *>(args->user_data);
+  if (begin == 0)
+    log->dispatches.emplace_back();
+  for (uint32_t i = begin; i < end; ++i) {
+    log->dispatches.back().push_back(args->lane_ids[args->invocations[i]]);
+    sluice_rt_finish_frame(args, i);
+  }
+}
+
+OrderLog runOnCpu(bool sorting, FrameLayoutKind layout) {
+  OrderLog log;
+  ProgramDescriptor program;
+  program.name = "materials";
+  program.mainStages = {
+      StageDesc{"entry", entryKernel},
+      StageDesc{"shade", shadeKernel, kKeyField, SortKeyKind::Float}};
+  program.frameLayout.kind = layout;
+  program.frameLayout.fields = {FrameField{"key", 4, 4}};
+  program.userData = &log;
+  CpuDeviceOptions options;
+  options.workers = 1;
+  options.blockSize = 4096; // one block, so one kernel call, per dispatch
+  CpuDevice device(options);
+  SchedulerOptions scheduler;
+  scheduler.framePool = 64;
+  scheduler.sorting.enabled = sorting;
+  RunResult result = WavefrontScheduler(program, device, scheduler).run(300);
+  EXPECT_TRUE(result.status.ok()) << result.status.describe();
+  EXPECT_EQ(result.lanesFinished, 300u);
+  return log;
+}
+
+void expectSortedAndStable(const OrderLog &log) {
+  uint64_t lanes = 0;
+  for (const std::vector<uint32_t> &dispatch : log.dispatches) {
+    lanes += dispatch.size();
+    for (size_t i = 1; i < dispatch.size(); ++i) {
+      float a = keyOfLane(dispatch[i - 1]), b = keyOfLane(dispatch[i]);
+      // By value, NaN last, -0 == +0 (so -1 < -0 == 0 < 0.5 < 2 < NaN).
+      bool ordered = std::isnan(b) || (!std::isnan(a) && a <= b);
+      EXPECT_TRUE(ordered) << "lane " << dispatch[i - 1] << " (" << a
+                           << ") before lane " << dispatch[i] << " (" << b
+                           << ")";
+      // Stable: frames waited in lane order, so equal keys keep it.
+      bool equal = (std::isnan(a) && std::isnan(b)) || a == b;
+      if (equal)
+        EXPECT_LT(dispatch[i - 1], dispatch[i]);
+    }
+  }
+  EXPECT_EQ(lanes, 300u);
+}
+
+TEST(FrameOrder, CpuDeviceRunsASortedStageInKeyOrder) {
+  for (FrameLayoutKind layout :
+       {FrameLayoutKind::StructOfArrays, FrameLayoutKind::ArrayOfStructs}) {
+    OrderLog sorted = runOnCpu(true, layout);
+    ASSERT_GT(sorted.dispatches.size(), 1u);
+    expectSortedAndStable(sorted);
+    // Unsorted, a dispatch runs in queue order: lanes ascending, keys not.
+    OrderLog plain = runOnCpu(false, layout);
+    bool unsortedSomewhere = false;
+    for (const std::vector<uint32_t> &dispatch : plain.dispatches) {
+      EXPECT_TRUE(std::is_sorted(dispatch.begin(), dispatch.end()));
+      for (size_t i = 1; i < dispatch.size(); ++i)
+        unsortedSomewhere |=
+            !(keyOfLane(dispatch[i - 1]) <= keyOfLane(dispatch[i]));
+    }
+    EXPECT_TRUE(unsortedSomewhere) << "the test's keys need sorting";
+  }
+}
+
+} // namespace
+} // namespace sluice::runtime
