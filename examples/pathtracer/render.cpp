@@ -73,7 +73,7 @@ void printUsage(std::FILE *out) {
       "  --pass-spp K         samples per pixel of one pass (default: enough\n"
       "                       for about 2^20 lanes, at most --spp)\n"
       "  --seed N             the generator key (default 0)\n"
-      "  --schedule S         wavefront (default) | state-machine (cpu)\n"
+      "  --schedule S         wavefront (default) | state-machine\n"
       "  --workers N          CPU workers (cpu; default one per core)\n"
       "  --frame-pool N       frames in the pool (default 256)\n"
       "  --no-partial-admission  admit a producer only whole\n"

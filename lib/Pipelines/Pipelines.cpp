@@ -73,6 +73,7 @@ void buildWaveToGPUPipeline(OpPassManager &pm,
   ConvertWaveToGPUOptions convert;
   convert.checkBounds = options.checkBounds;
   pm.addPass(createConvertWaveToGPU(convert));
+  pm.addPass(createBuildMegakernel());
 }
 
 void buildWaveToCPUPipeline(OpPassManager &pm,
@@ -215,13 +216,19 @@ LogicalResult checkKernelSignatures(ModuleOp module,
       expectedKernelArguments(module.getContext(), program, module.getLoc());
   if (failed(expected))
     return failure();
+  // The megakernel takes the machine words after them (KernelABI.h).
+  SmallVector<Type> megakernel(*expected);
+  megakernel.push_back(
+      MemRefType::get({ShapedType::kDynamic}, IntegerType::get(module.getContext(), 32)));
   WalkResult walk = module.walk([&](gpu::GPUFuncOp kernel) {
-    if (!kernel.isKernel() ||
-        kernel.getArgumentTypes() == ArrayRef<Type>(*expected))
+    ArrayRef<Type> wanted = kernel.getName() == program.megakernel
+                                ? ArrayRef<Type>(megakernel)
+                                : ArrayRef<Type>(*expected);
+    if (!kernel.isKernel() || kernel.getArgumentTypes() == wanted)
       return WalkResult::advance();
     kernel.emitError("stage kernel @")
         << kernel.getName() << " takes " << kernel.getArgumentTypes()
-        << ", but the kernel ABI passes " << TypeRange(*expected);
+        << ", but the kernel ABI passes " << TypeRange(wanted);
     return WalkResult::interrupt();
   });
   return failure(walk.wasInterrupted());

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -16,6 +17,8 @@ KernelBuffer::~KernelBuffer() = default;
 KernelPrimitives::~KernelPrimitives() = default;
 
 void *KernelPrimitives::hostAddress(KernelBuffer &) { return nullptr; }
+
+uint32_t KernelPrimitives::megakernelLanesPerThread() const { return 1024; }
 
 namespace {
 
@@ -133,6 +136,11 @@ Status CompiledKernels::setResident(uint32_t index,
     if (Status status = create(size, KernelBufferUse::Resident, resident.buffer); !status.ok())
       return status;
   }
+  // The megakernel packs uniforms into its machine words.
+  if (bytes.size() <= 8)
+    resident.small.assign(bytes.begin(), bytes.end());
+  else
+    resident.small.clear();
   resident.shape.assign(kernelShape.begin(), kernelShape.end());
   resident.elements = 1;
   for (int64_t extent : kernelShape)
@@ -332,6 +340,145 @@ Status CompiledKernels::dispatch(const sluice_rt_kernel_args &args,
   return Status::success();
 }
 
+Status CompiledKernels::runMegakernel(const HostRouter &router,
+                                      KernelBuffer &frames,
+                                      const MegakernelRun &run,
+                                      MegakernelResult &out) {
+  using Clock = std::chrono::steady_clock;
+  const uint32_t stages = shape_.stages;
+  const uint64_t threadWords = SLUICE_MEGAKERNEL_THREAD_WORDS(uint64_t(stages));
+  uint64_t uniformWords = 0;
+  for (const auto &[binding, count] : shape_.megakernelUniforms)
+    uniformWords += count;
+  const uint64_t threadBase = SLUICE_MEGAKERNEL_HEADER_WORDS + uniformWords;
+  const uint64_t words = threadBase + uint64_t(run.threads) * threadWords;
+  out = MegakernelResult{};
+  out.stages.assign(stages, StageStatistics{});
+  Megakernel &m = megakernel_;
+  Status status = Status::success();
+  auto make = [&](uint64_t bytes, std::unique_ptr<KernelBuffer> &buffer) {
+    if (status.ok() && (!buffer || buffer->bytes() < bytes))
+      status = create(std::max<uint64_t>(bytes, 16), KernelBufferUse::Transfer, buffer);
+  };
+  make(16, m.placeholder);
+  make(router.layout.fieldOffsets.size() * 8, m.fieldOffsets);
+  make(kGpuFaultWords * 4, m.fault);
+  make(words * 4, m.machine);
+  try {
+    m.words.assign(words, 0);
+  } catch (const std::bad_alloc &) {
+    return Status::error(ErrorKind::OutOfMemory,
+                         primitives_->label() + ": cannot allocate the " +
+                             "machine words of " +
+                             std::to_string(run.threads) + " threads");
+  }
+  uint64_t uniformAt = SLUICE_MEGAKERNEL_HEADER_WORDS;
+  for (const auto &[binding, count] : shape_.megakernelUniforms) {
+    const std::vector<unsigned char> &value = residents_[binding].small;
+    if (value.size() != count * 4u)
+      return Status::error(ErrorKind::InvalidState,
+                           primitives_->label() + ": uniform binding " +
+                               std::to_string(binding) + " holds " +
+                               std::to_string(value.size()) +
+                               " bytes, not the megakernel's " +
+                               std::to_string(count * 4));
+    std::memcpy(m.words.data() + uniformAt, value.data(), value.size());
+    uniformAt += count;
+  }
+  if (status.ok() && !router.layout.fieldOffsets.empty())
+    status = primitives_->upload(*m.fieldOffsets,
+                                 bytesOf(router.layout.fieldOffsets.data(),
+                                         router.layout.fieldOffsets.size()));
+  if (!status.ok())
+    return status;
+
+  // The argument table: the megakernel keeps every per-invocation argument
+  // and the free rings in private memory; those positions get a placeholder.
+  auto bufferArgument = [&](KernelBuffer &buffer, uint64_t elements) {
+    LaunchArgument argument;
+    if (unified_)
+      argument.host = primitives_->hostAddress(buffer);
+    else
+      argument.buffer = &buffer;
+    argument.elements = elements;
+    return argument;
+  };
+  std::vector<LaunchArgument> arguments;
+  LaunchArgument unused = bufferArgument(*m.placeholder, 4);
+  arguments.push_back(unused);                             // invocations
+  arguments.push_back(unused);                             // lane ids
+  arguments.push_back(bufferArgument(frames, kUnknownExtent));
+  arguments.push_back(
+      bufferArgument(*m.fieldOffsets, router.layout.fieldOffsets.size()));
+  for (int i = 0; i < 5; ++i) // outcomes .. admission limits
+    arguments.push_back(unused);
+  arguments.push_back(bufferArgument(*m.fault, kGpuFaultWords));
+  for (size_t o = 0; o < payloads_.size(); ++o) {
+    arguments.push_back(unused); // free ring
+    for (const Resident &field : payloads_[o])
+      arguments.push_back(resident(field));
+  }
+  for (const Resident &input : inputs_)
+    arguments.push_back(resident(input));
+  for (const Resident &binding : residents_)
+    arguments.push_back(resident(binding));
+  arguments.push_back(bufferArgument(*m.machine, words));
+
+  const int32_t noFault[kGpuFaultWords] = {};
+  uint32_t next = 0;
+  while (next < run.lanes) {
+    m.words[SLUICE_MEGAKERNEL_NEXT_LANE] = next;
+    m.words[SLUICE_MEGAKERNEL_LANE_END] = run.lanes;
+    m.words[SLUICE_MEGAKERNEL_LANES_PER_THREAD] = run.lanesPerThread;
+    if (Status status = primitives_->upload(
+            *m.machine, bytesOf(m.words.data(), threadBase));
+        !status.ok())
+      return status;
+    if (Status status =
+            primitives_->upload(*m.fault, bytesOf(noFault, kGpuFaultWords));
+        !status.ok())
+      return status;
+    auto launched = Clock::now();
+    if (Status status = primitives_->launch(stages, arguments, run.threads);
+        !status.ok())
+      return status;
+    double gpuNanoseconds = 0;
+    if (Status status = primitives_->wait(gpuNanoseconds); !status.ok())
+      return status;
+    out.times.gpuNanoseconds += gpuNanoseconds;
+    out.times.launchWaitNanoseconds +=
+        std::chrono::duration<double, std::nano>(Clock::now() - launched)
+            .count();
+    ++out.launches;
+    if (Status status =
+            primitives_->download(*m.machine, bytesOf(m.words.data(), words));
+        !status.ok())
+      return status;
+    if (Status status =
+            primitives_->download(*m.fault, bytesOf(out.fault, kGpuFaultWords));
+        !status.ok())
+      return status;
+    for (uint64_t t = 0; t < run.threads; ++t) {
+      const uint32_t *thread = m.words.data() + threadBase + t * threadWords;
+      for (uint32_t s = 0; s < stages; ++s) {
+        const uint32_t *counts = thread + s * SLUICE_MEGAKERNEL_STAGE_WORDS;
+        out.stages[s].invocations += counts[0];
+        out.stages[s].itemsPublished += counts[1];
+        out.stages[s].itemsReleased += counts[2];
+      }
+      out.lanesFinished += thread[stages * SLUICE_MEGAKERNEL_STAGE_WORDS];
+      if (out.fault[SLUICE_FAULT_WORD_CODE] != 0 &&
+          t == uint32_t(out.fault[SLUICE_FAULT_WORD_INVOCATION]))
+        out.faultLane = thread[stages * SLUICE_MEGAKERNEL_STAGE_WORDS + 1];
+    }
+    if (out.fault[SLUICE_FAULT_WORD_CODE] != 0)
+      return Status::success();
+    // Claims past the end leave the counter beyond it: every lane ran.
+    next = std::min(m.words[SLUICE_MEGAKERNEL_NEXT_LANE], run.lanes);
+  }
+  return Status::success();
+}
+
 //===----------------------------------------------------------------------===//
 // CompiledKernelDevice
 //===----------------------------------------------------------------------===//
@@ -511,6 +658,86 @@ void CompiledKernelDevice::dispatch(uint32_t stage, uint32_t count) {
   d.stats.sortNanoseconds = router.sortStats.nanoseconds;
   d.stats.dispatchNanoseconds +=
       std::chrono::duration<double, std::nano>(Clock::now() - start).count();
+}
+
+Status CompiledKernelDevice::runStateMachine(uint32_t lanes,
+                                             StateMachineReport &report) {
+  Impl &d = *impl_;
+  if (!d.kernels.shape().megakernel)
+    return Device::runStateMachine(lanes, report);
+  HostRouter &router = *d.router;
+  std::string label = d.primitives->label();
+  if (!router.allocated())
+    return Status::error(ErrorKind::InvalidState,
+                         label + ": runStateMachine() before allocate()");
+  router.reset();
+  d.stats = CompiledKernelStats{};
+  d.laneIdsChanged = true;
+  if (lanes > router.laneLimit)
+    return Status::error(ErrorKind::InvalidArgument,
+                         label + ": a state-machine run of " +
+                             std::to_string(lanes) +
+                             " lanes, but the program was loaded for " +
+                             std::to_string(router.laneLimit) +
+                             " (BackendOptions::lanes)");
+  // Thread g owns frame g and `bound` item slots of each owner it feeds, so
+  // live items never exceed a capacity.
+  const ProgramShape &shape = *router.shape;
+  MegakernelRun run;
+  run.lanes = lanes;
+  run.threads = std::min(router.framePool, std::max<uint32_t>(lanes, 1));
+  for (uint32_t o = 0; o < router.owners.size(); ++o)
+    if (uint32_t bound = shape.maxBoundInto(o))
+      run.threads = std::min(run.threads, router.owners[o].capacity / bound);
+  run.threads = std::max<uint32_t>(run.threads, 1);
+  run.lanesPerThread = d.primitives->megakernelLanesPerThread();
+  if (const char *text = std::getenv("SLUICE_MEGAKERNEL_LANES_PER_THREAD"))
+    run.lanesPerThread = uint32_t(std::strtoul(text, nullptr, 10));
+  run.lanesPerThread = std::max<uint32_t>(run.lanesPerThread, 1);
+
+  MegakernelResult result;
+  if (Status status =
+          d.kernels.runMegakernel(router, *d.memory->frames, run, result);
+      !status.ok())
+    return Status::error(status.kind(),
+                         label + ": megakernel: " + status.message());
+  d.stats.dispatches += result.launches;
+  d.stats.gpuNanoseconds += result.times.gpuNanoseconds;
+  d.stats.submitWaitNanoseconds += result.times.launchWaitNanoseconds;
+  d.stats.dispatchNanoseconds += result.times.launchWaitNanoseconds;
+  if (result.fault[SLUICE_FAULT_WORD_CODE] != 0) {
+    // The fault names the thread; its frame is the thread's.
+    sluice_rt_fault fault{};
+    fault.code = uint32_t(result.fault[SLUICE_FAULT_WORD_CODE]);
+    fault.stage = uint32_t(result.fault[SLUICE_FAULT_WORD_STAGE]);
+    fault.invocation = uint32_t(result.fault[SLUICE_FAULT_WORD_INVOCATION]);
+    fault.owner = uint32_t(result.fault[SLUICE_FAULT_WORD_OWNER]);
+    fault.value = uint32_t(result.fault[SLUICE_FAULT_WORD_VALUE]);
+    std::vector<uint32_t> frames(run.threads);
+    for (uint32_t t = 0; t < run.threads; ++t)
+      frames[t] = t;
+    if (fault.invocation < run.threads)
+      router.laneOfFrame[fault.invocation] = result.faultLane;
+    std::vector<sluice_rt_owner_slots> slots(router.owners.size());
+    for (uint32_t o = 0; o < slots.size(); ++o)
+      slots[o].bound = shape.maxBoundInto(o);
+    sluice_rt_kernel_args args = router.argsTemplate;
+    args.fault = &fault;
+    args.owners = slots.data();
+    args.invocations = frames.data();
+    args.count = run.threads;
+    args.stage = fault.stage;
+    args.owner = fault.stage < shape.mainStageCount() ? SLUICE_RT_NO_OWNER
+                                                      : fault.owner;
+    router.takeFault(args);
+    return router.pendingError();
+  }
+  report.stages = std::move(result.stages);
+  report.lanesFinished = result.lanesFinished;
+  report.workersUsed = run.threads;
+  router.lanesStarted = lanes;
+  router.lanesFinished = report.lanesFinished;
+  return Status::success();
 }
 
 Status CompiledKernelDevice::readCounts(Observation &out) {

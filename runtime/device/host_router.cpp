@@ -308,6 +308,12 @@ bool HostRouter::takeFault(const sluice_rt_kernel_args &args) {
              std::to_string(fault.value) + ", out of its bounds");
     break;
   }
+  case SLUICE_RT_FAULT_BAD_OUTCOME:
+    fail(fault.value == SLUICE_RT_UNDECIDED ? ErrorKind::LinearityViolation
+                                            : ErrorKind::InvalidTransition,
+         where + " ended with outcome " + std::to_string(fault.value) +
+             ", which names no stage it may go to");
+    break;
   case SLUICE_RT_FAULT_BAD_INVOCATION:
     fail(ErrorKind::InvalidArgument,
          where + " is out of range: the dispatch has " +

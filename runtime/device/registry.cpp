@@ -14,11 +14,11 @@ std::span<const BackendAdapter> backendAdapters() {
        "the same CPU kernels on the compiled-kernel device with discrete "
        "memory (every transfer a copy), as a GPU adapter runs them",
        "cpu",
-       /*stateMachine=*/false, /*workers=*/true, loadCpuStagedProgram},
+       /*stateMachine=*/true, /*workers=*/true, loadCpuStagedProgram},
       {"vulkan",
        "SPIR-V kernels on a Vulkan device (SLUICE_VULKAN_DEVICE picks it)",
        "vulkan",
-       /*stateMachine=*/false, /*workers=*/false, loadVulkanProgram},
+       /*stateMachine=*/true, /*workers=*/false, loadVulkanProgram},
   };
   return adapters;
 }

@@ -408,6 +408,23 @@ Status parseDescriptor(std::string_view text, std::string_view origin,
       program.checkBounds = check->get<bool>();
   }
 
+  // The megakernel: optional (a descriptor without it has no state-machine
+  // schedule on the compiled-kernel device).
+  if (!reader.failed() && root.contains("megakernel")) {
+    program.megakernel =
+        reader.string(root["megakernel"], "megakernel", "kernel");
+    program.megakernelUniformWords =
+        reader.u32(root["megakernel"], "megakernel", "uniform_words");
+    uint32_t words = 0;
+    for (const auto &[binding, count] : program.megakernelUniforms())
+      words += count;
+    if (!reader.failed() && words != program.megakernelUniformWords)
+      reader.fail("megakernel.uniform_words",
+                  "is " + std::to_string(program.megakernelUniformWords) +
+                      ", but the uniform bindings take " +
+                      std::to_string(words));
+  }
+
   // Backends: optional in a bare descriptor, present in every artifact.
   if (!reader.failed() && root.contains("backends")) {
     const json &backends = root["backends"];
@@ -480,6 +497,17 @@ std::vector<const CompiledStage *> CompiledProgram::globalStages() const {
     for (const CompiledStage &stage : owner.stages)
       stages.push_back(&stage);
   return stages;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>>
+CompiledProgram::megakernelUniforms() const {
+  std::vector<std::pair<uint32_t, uint32_t>> uniforms;
+  for (uint32_t b = 0; b < bindings.size(); ++b)
+    if (bindings[b].kind == BindingKind::Uniform)
+      uniforms.emplace_back(
+          b, bindings[b].element == "i64" || bindings[b].element == "f64" ? 2
+                                                                          : 1);
+  return uniforms;
 }
 
 GpuKernelLayout CompiledProgram::kernelLayout() const {

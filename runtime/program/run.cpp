@@ -55,12 +55,6 @@ int checkRunOptions(const ArtifactRunOptions &options) {
                     options.schedule + "'",
                 kExitBadInput);
   bool stateMachine = options.schedule == "state-machine";
-  if (stateMachine && !adapter->stateMachine)
-    return fail(options,
-                "the state-machine schedule runs on the CPU backend only; use "
-                "--schedule=wavefront with --backend=" +
-                    options.backend,
-                kExitBadInput);
   if (options.lanes == 0 || options.lanes > kMaxRunLanes)
     return fail(options,
                 "--lanes must be in [1, 16777216], got " +

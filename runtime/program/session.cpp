@@ -362,10 +362,6 @@ RunReport Program::run(const RunOptions &options) {
     return fail(invalid("RunOptions::workers applies to the CPU backend; "
                         "backend '" + impl.backend + "' takes 0, got " +
                         std::to_string(options.workers)));
-  if (stateMachine && !adapter.stateMachine)
-    return fail(invalid("the state-machine schedule runs on the CPU backend "
-                        "only; this program is loaded on '" +
-                        impl.backend + "'"));
   if (stateMachine && !options.tracePath.empty())
     return fail(invalid("RunOptions::tracePath records wavefront iterations; "
                         "the state-machine schedule has none"));

@@ -49,7 +49,7 @@ void printUsage(std::FILE *out) {
       "                          hold kernels for it\n"
       "  --lanes=N               coroutine instances (default 1)\n"
       "  --frame-pool=N          frames in the pool (default 256)\n"
-      "  --schedule=S            wavefront (default) | state-machine (cpu)\n"
+      "  --schedule=S            wavefront (default) | state-machine\n"
       "  --workers=N             CPU workers (cpu; default one per core)\n"
       "  --no-partial-admission  admit a producer only whole\n"
       "  --sort=on|off           order the frames of a dispatch of a stage\n"

@@ -72,6 +72,8 @@ public:
   }
   Status launch(uint32_t stage, std::span<const LaunchArgument> arguments,
                 uint32_t count) override {
+    if (stage == 1)
+      return runMegakernel(arguments, count);
     // invocations, lane ids, frames, field offsets, next stage, counters,
     // published slots, published counts, alloc limits, fault; no owners, no
     // inputs; binding 0, extents.
@@ -97,9 +99,46 @@ public:
     return Status::success();
   }
 
+  // The stand-in megakernel (KernelABI.h): each of `count` threads claims up
+  // to LANES_PER_THREAD lanes, runs the one stage on each (counts[lane] += 1)
+  // and writes its statistics; thread `faultThread` records BAD_OUTCOME at
+  // its first lane instead.
+  Status runMegakernel(std::span<const LaunchArgument> arguments,
+                       uint32_t count) {
+    EXPECT_EQ(arguments.size(), 13u) << "the stage arguments + machine words";
+    int32_t *counts = words<int32_t>(arguments[10]);
+    int32_t *fault = words<int32_t>(arguments[9]);
+    uint32_t *machine = words<uint32_t>(arguments[12]);
+    for (uint32_t g = 0; g < count; ++g) {
+      uint32_t *thread = machine + SLUICE_MEGAKERNEL_HEADER_WORDS +
+                         g * SLUICE_MEGAKERNEL_THREAD_WORDS(1);
+      std::fill_n(thread, SLUICE_MEGAKERNEL_THREAD_WORDS(1), 0u);
+      for (uint32_t claimed = 0;
+           claimed < machine[SLUICE_MEGAKERNEL_LANES_PER_THREAD]; ++claimed) {
+        uint32_t lane = machine[SLUICE_MEGAKERNEL_NEXT_LANE]++;
+        if (lane >= machine[SLUICE_MEGAKERNEL_LANE_END])
+          break;
+        thread[4] = lane;
+        if (g == faultThread) {
+          int32_t words[] = {SLUICE_KERNEL_FAULT_BAD_OUTCOME, 0, int32_t(g),
+                             int32_t(SLUICE_KERNEL_NO_OWNER), 7};
+          std::memcpy(fault, words, sizeof words);
+          break;
+        }
+        ++counts[lane];
+        ++thread[0]; // invocations of stage 0
+        ++thread[3]; // lanes finished
+      }
+    }
+    ++launches;
+    return Status::success();
+  }
+  uint32_t megakernelLanesPerThread() const override { return 3; }
+
   std::vector<FakeBuffer *> created;
   std::vector<uint32_t> order; // the lanes launched, in invocation order
   uint32_t launches = 0;
+  uint32_t faultThread = UINT32_MAX;
 };
 
 class FakeDevice final : public CompiledKernelDevice {
@@ -321,6 +360,77 @@ TEST(CompiledKernels, ShapeMismatchesAreErrors) {
   status = kernels.checkProgramShape(ownerShape);
   EXPECT_EQ(status.message(), "fake device: the program has 1 owners but the "
                               "kernels were compiled for 0");
+}
+
+} // namespace
+} // namespace sluice::runtime
+
+namespace sluice::runtime {
+namespace {
+
+TEST_F(CompiledKernelDeviceTest, WithoutAMegakernelTheStateMachineIsUnsupported) {
+  setBindings();
+  ASSERT_TRUE(device.allocate(program, shape, 4).ok());
+  StateMachineReport report;
+  Status status = device.runStateMachine(8, report);
+  EXPECT_EQ(status.kind(), ErrorKind::Unsupported) << status.describe();
+  EXPECT_NE(status.message().find("has no state-machine schedule"),
+            std::string::npos)
+      << status.message();
+}
+
+class MegakernelTest : public CompiledKernelDeviceTest {
+protected:
+  void SetUp() override {
+    CompiledKernelShape shape = oneStageShape();
+    shape.megakernel = true;
+    ASSERT_TRUE(device.create(std::make_unique<FakePrimitives>(), shape).ok());
+    program = oneStageProgram();
+    ASSERT_TRUE(ProgramShape::build(program, this->shape).ok());
+  }
+};
+
+TEST_F(MegakernelTest, LaunchesInRoundsUntilEveryLaneRan) {
+  setBindings();
+  StateMachineReport early;
+  Status before = device.runStateMachine(kCounts, early);
+  EXPECT_EQ(before.kind(), ErrorKind::InvalidState) << before.describe();
+  EXPECT_EQ(before.message(),
+            "fake device: runStateMachine() before allocate()");
+  // 4 threads (the frame pool) of 3 lanes per launch: 12 lanes a launch,
+  // so 16 lanes take two launches.
+  ASSERT_TRUE(device.allocate(program, shape, 4).ok());
+  StateMachineReport report;
+  Status status = device.runStateMachine(kCounts, report);
+  ASSERT_TRUE(status.ok()) << status.describe();
+  EXPECT_EQ(device.fakes->launches, 2u);
+  EXPECT_EQ(device.stats().dispatches, 2u);
+  EXPECT_EQ(report.workersUsed, 4u);
+  EXPECT_EQ(report.lanesFinished, uint64_t(kCounts));
+  ASSERT_EQ(report.stages.size(), 1u);
+  EXPECT_EQ(report.stages[0].invocations, uint64_t(kCounts));
+  EXPECT_EQ(counts(), std::vector<int32_t>(kCounts, 1));
+  // Fewer lanes than the frame pool: one thread per lane, one launch.
+  device.fakes->launches = 0;
+  ASSERT_TRUE(device.runStateMachine(2, report).ok());
+  EXPECT_EQ(device.fakes->launches, 1u);
+  EXPECT_EQ(report.workersUsed, 2u);
+  EXPECT_EQ(report.lanesFinished, 2u);
+}
+
+TEST_F(MegakernelTest, AFaultNamesTheStageTheThreadAndItsLane) {
+  setBindings();
+  ASSERT_TRUE(device.allocate(program, shape, 4).ok());
+  device.fakes->faultThread = 2; // claims lane 6 first (threads 0, 1: 0..5)
+  StateMachineReport report;
+  Status status = device.runStateMachine(kCounts, report);
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidTransition) << status.describe();
+  EXPECT_NE(status.message().find("stage 'run' invocation 2 ended with "
+                                  "outcome 7, which names no stage it may "
+                                  "go to"),
+            std::string::npos)
+      << status.message();
+  EXPECT_EQ(device.fakes->launches, 1u) << "a fault stops the run";
 }
 
 } // namespace

@@ -209,11 +209,6 @@ TEST_F(ShadowProgramTest, VulkanRefusesCpuOnlyOptions) {
   load("vulkan");
   bindInputs(7, 0);
   RunOptions options;
-  options.schedule = Schedule::StateMachine;
-  EXPECT_EQ(program.run(options).status.message(),
-            "the state-machine schedule runs on the CPU backend only; this "
-            "program is loaded on 'vulkan'");
-  options.schedule = Schedule::Wavefront;
   options.workers = 2;
   EXPECT_EQ(program.run(options).status.message(),
             "RunOptions::workers applies to the CPU backend; backend 'vulkan' "

@@ -51,9 +51,39 @@ enum sluice_kernel_fault_word {
 #define SLUICE_KERNEL_FAULT_POOL_EXHAUSTED 2
 /* check-bounds: owner word = binding index, value = element index. */
 #define SLUICE_KERNEL_FAULT_OUT_OF_BOUNDS 7
+/* The megakernel: an invocation left an outcome that names no stage of its
+ * kind (value = the outcome; owner word = the owner, or
+ * SLUICE_KERNEL_NO_OWNER for a main stage). */
+#define SLUICE_KERNEL_FAULT_BAD_OUTCOME 8
+#define SLUICE_KERNEL_NO_OWNER 0xFFFFFFFFu
 
-/* next_stage value of a finished frame or a released item. */
+/* next_stage value of a finished frame or a released item, and of an
+ * invocation that decided nothing. */
 #define SLUICE_KERNEL_FINISHED 0xFFFFFFFFu
+#define SLUICE_KERNEL_UNDECIDED 0xFFFFFFFEu
+
+/* The megakernel (sluice-build-megakernel; the state-machine schedule): one
+ * more kernel, named by the descriptor's "megakernel" entry, taking every
+ * argument above and then one more, the machine words (i32[]). `count` is
+ * the number of threads; thread g owns frame g and item slots
+ * [g * bound, (g + 1) * bound) of each owner; the other per-invocation
+ * arguments are private to it (the host binds anything there). The machine
+ * words: */
+enum sluice_megakernel_word {
+  SLUICE_MEGAKERNEL_NEXT_LANE = 0,        /* claimed with an atomic add */
+  SLUICE_MEGAKERNEL_LANE_END = 1,         /* lanes [next, end) remain */
+  SLUICE_MEGAKERNEL_LANES_PER_THREAD = 2, /* claims per thread and launch */
+  SLUICE_MEGAKERNEL_HEADER_WORDS = 4
+};
+/* Then the uniform bindings in binding order, each one word (32-bit) or two
+ * (64-bit, low word first): `uniform_words` of the descriptor's megakernel
+ * entry. Then per thread g, from HEADER_WORDS + uniform_words +
+ * g * (3 * stages + 2), written when
+ * it stops: per global stage s its invocations (3s), items published
+ * (3s + 1) and items released (3s + 2) in this launch, the lanes it finished
+ * (3 * stages) and the lane it claimed last (3 * stages + 1). */
+#define SLUICE_MEGAKERNEL_STAGE_WORDS 3
+#define SLUICE_MEGAKERNEL_THREAD_WORDS(stages) (3 * (stages) + 2)
 
 /* Lanes per block (workgroup) of the compiled stage kernels. */
 #define SLUICE_KERNEL_BLOCK_LANES 64

@@ -168,6 +168,41 @@ def ConvertWaveToGPU : Pass<"convert-wave-to-gpu", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def BuildMegakernel : Pass<"sluice-build-megakernel", "::mlir::ModuleOp"> {
+  let summary = "Add the state-machine schedule's megakernel to the kernels of convert-wave-to-gpu";
+  let description = [{
+    Input: the output of `convert-wave-to-gpu` (the `gpu.module` of stage
+    kernels and the `sluice.program` descriptor). Adds one more kernel,
+    `@<coroutine>__megakernel`, and records it in the descriptor as
+    `megakernel = {kernel = @sluice_kernels::@<coroutine>__megakernel}`.
+
+    It takes the stage kernels' arguments and then `machine` (i32 words,
+    include/sluice/ABI/KernelABI.h): `count` threads, each of which claims
+    lanes with an atomic add on `machine[0]` while they are below
+    `machine[1]`, at most `machine[2]` per launch, and runs each lane to
+    completion: a loop over the main stages' bodies (a copy of each stage
+    kernel's body, selected by the frame's next stage) in which the items an
+    invocation published are handled right after it, depth-first, by the
+    owner's handler bodies until each is released. Thread `g` owns frame
+    `g` and, per owner, the `bound` item slots `g * bound + k` (`bound`:
+    the coroutine's emission bound into the owner). Its per-invocation
+    arguments (invocation, lane id, outcome, counters, publish record,
+    admission limits, the owners' free rings) and the uniform bindings,
+    read once from `machine`, live in private memory, so the frames, the
+    payload arrays, the fault record, the inputs, the buffer bindings and
+    `machine` are its only buffers (a device bounds the buffers of one
+    kernel: 32 on lavapipe). Each thread counts, per global stage,
+    invocations, items published and items released, and the lanes it
+    finished, and writes them and the lane it claimed last to its words of
+    `machine` when it stops. An outcome that names no stage records fault 8
+    (BAD_OUTCOME); after any fault every thread stops at its next
+    invocation boundary.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def SluiceCheckSPIRV : Pass<"sluice-check-spirv", "::mlir::ModuleOp"> {
   let summary = "Reject what SPIR-V Shader cannot express in gpu.module kernels";
   let description = [{

@@ -53,6 +53,48 @@ namespace {
 // Preparation (memref level, on the copy of each gpu.module)
 //===----------------------------------------------------------------------===//
 
+/// `scf.index_switch` (transformCFGToSCF selects among the exits of a region
+/// with several with one) as a chain of `scf.if`: SCFToSPIRV has no lowering
+/// for it.
+void lowerIndexSwitches(gpu::GPUFuncOp func) {
+  SmallVector<scf::IndexSwitchOp> switches;
+  func.walk([&](scf::IndexSwitchOp op) { switches.push_back(op); });
+  IRRewriter rewriter(func.getContext());
+  for (scf::IndexSwitchOp op : switches) {
+    Location loc = op.getLoc();
+    rewriter.setInsertionPoint(op);
+    if (op.getNumCases() == 0) {
+      Block &only = op.getDefaultBlock();
+      auto yield = cast<scf::YieldOp>(only.getTerminator());
+      SmallVector<Value> values(yield.getOperands());
+      rewriter.eraseOp(yield);
+      rewriter.inlineBlockBefore(&only, op);
+      rewriter.replaceOp(op, values);
+      continue;
+    }
+    SmallVector<Value> results;
+    for (auto [i, value] : llvm::enumerate(op.getCases())) {
+      Value at = arith::ConstantIndexOp::create(rewriter, loc, value);
+      Value match = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::eq, op.getArg(), at);
+      auto branch = scf::IfOp::create(rewriter, loc, op.getResultTypes(), match,
+                                      /*addThenBlock=*/false,
+                                      /*addElseBlock=*/false);
+      if (i == 0)
+        results.assign(branch.getResults().begin(), branch.getResults().end());
+      else
+        scf::YieldOp::create(rewriter, loc, branch.getResults());
+      branch.getThenRegion().takeBody(op.getCaseRegions()[i]);
+      if (i + 1 == op.getNumCases()) {
+        branch.getElseRegion().takeBody(op.getDefaultRegion());
+      } else {
+        rewriter.createBlock(&branch.getElseRegion());
+      }
+    }
+    rewriter.replaceOp(op, results);
+  }
+}
+
 /// Lifts the CFG of every multi-block region of `func` to scf.
 LogicalResult liftControlFlow(gpu::GPUFuncOp func) {
   if (func.getBody().hasOneBlock())
@@ -64,6 +106,7 @@ LogicalResult liftControlFlow(gpu::GPUFuncOp func) {
   if (failed(changed))
     return func.emitOpError(
         "control flow could not be structured for SPIR-V Shader");
+  lowerIndexSwitches(func);
   return success();
 }
 

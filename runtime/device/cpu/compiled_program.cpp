@@ -254,6 +254,17 @@ Status loadCpuKernels(const Artifact &artifact, const CompiledBackend &backend,
     primitives.blockFunctions.push_back(function);
   }
   shape.stages = uint32_t(primitives.blockFunctions.size());
+  if (!compiled.megakernel.empty()) {
+    std::string symbol = SLUICE_CPU_BLOCK_PREFIX + compiled.megakernel;
+    auto function = reinterpret_cast<BlockFunction>(object.symbol(symbol));
+    if (!function)
+      return Status::error(ErrorKind::InvalidDescriptor,
+                           artifact.origin() + ": the CPU kernels have no " +
+                               symbol + " for the megakernel");
+    primitives.blockFunctions.push_back(function); // kernel `stages`
+    shape.megakernel = true;
+    shape.megakernelUniforms = compiled.megakernelUniforms();
+  }
   shape.layout = compiled.kernelLayout();
   for (const CompiledOwner &owner : compiled.owners)
     shape.payloadElementBytes.emplace_back(owner.payload.size(), 8);

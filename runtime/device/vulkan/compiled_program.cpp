@@ -84,6 +84,8 @@ Status loadVulkanProgram(const Artifact &artifact,
   vulkan.layout = compiled.kernelLayout();
   for (const CompiledStage *stage : compiled.globalStages())
     vulkan.entryPoints.push_back(stage->kernel);
+  vulkan.megakernel = compiled.megakernel;
+  vulkan.megakernelUniforms = compiled.megakernelUniforms();
   for (const CompiledOwner &owner : compiled.owners) {
     auto &fields = vulkan.payloadElementBytes.emplace_back();
     for (const std::string &type : owner.payload)

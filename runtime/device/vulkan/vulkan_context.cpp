@@ -83,6 +83,42 @@ constexpr CheckedCapability kCheckedCapabilities[] = {
 
 } // namespace
 
+// Operand `i` of an instruction with `opcode` is a literal number, not an
+// id, in the instructions a function body commonly has: a literal that
+// happens to equal a storage buffer's id would add its binding (a large
+// kernel, such as the megakernel, then exceeds a device's buffer limit).
+static bool isLiteralOperand(uint32_t opcode, size_t i) {
+  switch (opcode) {
+  case 8: // OpLine: file, line, column
+    return i >= 1;
+  case 12: // OpExtInst: type, result, set, instruction, operands
+    return i == 3;
+  case 59: // OpVariable: type, result, storage class, initializer
+    return i == 2;
+  case 61: // OpLoad: type, result, pointer, memory operands
+    return i >= 3;
+  case 62: // OpStore, OpCopyMemory: target, source, memory operands
+  case 63:
+    return i >= 2;
+  case 79: // OpVectorShuffle: type, result, two vectors, components
+    return i >= 4;
+  case 81: // OpCompositeExtract: type, result, composite, indices
+    return i >= 3;
+  case 82: // OpCompositeInsert: type, result, object, composite, indices
+    return i >= 4;
+  case 246: // OpLoopMerge: merge, continue, control
+    return i >= 2;
+  case 247: // OpSelectionMerge: merge, control
+    return i >= 1;
+  case 250: // OpBranchConditional: condition, two labels, weights
+    return i >= 3;
+  case 251: // OpSwitch: selector, default, (literal, label) pairs
+    return i >= 2 && i % 2 == 0;
+  default:
+    return false;
+  }
+}
+
 std::vector<uint32_t> entryPointBindings(std::span<const uint32_t> spirv,
                                          std::string_view entryPoint,
                                          uint32_t bindings) {
@@ -136,7 +172,9 @@ std::vector<uint32_t> entryPointBindings(std::span<const uint32_t> spirv,
       currentFunction = UINT32_MAX;
     } else if (currentFunction != UINT32_MAX) {
       std::vector<uint32_t> &ids = mentions[currentFunction];
-      ids.insert(ids.end(), operands.begin(), operands.end());
+      for (size_t i = 0; i < operands.size(); ++i)
+        if (!isLiteralOperand(opcode, i))
+          ids.push_back(operands[i]);
     }
     at += wordCount;
   }

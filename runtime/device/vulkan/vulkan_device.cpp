@@ -93,6 +93,18 @@ public:
 
   Status launch(uint32_t stage, std::span<const LaunchArgument> arguments,
                 uint32_t count) override {
+    if (stage == kernels.size() && !megakernel.empty()) {
+      std::unique_ptr<vk::Kernel> kernel;
+      if (Status status = context->createKernel(
+              spirv, megakernel, megakernelBindings, sizeof(uint32_t), kernel);
+          !status.ok())
+        return status;
+      kernels.push_back(std::move(kernel));
+      megakernel.clear();
+    }
+    if (stage >= kernels.size())
+      return Status::error(ErrorKind::InvalidArgument,
+                           label() + ": no kernel " + std::to_string(stage));
     bindings.assign(1, countBinding.get());
     for (const LaunchArgument &argument : arguments)
       bindings.push_back(argument.buffer ? &vulkanBuffer(*argument.buffer)
@@ -105,6 +117,12 @@ public:
                      groups);
     return Status::success();
   }
+  // Mesa lavapipe ends a kernel's loops silently after 65,535 iterations in
+  // all (per invocation, every loop counted): a megakernel thread that runs
+  // many lanes in one launch would be cut short, so it runs few.
+  uint32_t megakernelLanesPerThread() const override {
+    return context->info().type == "cpu" ? 16 : 1024;
+  }
   Status wait(double &gpuNanoseconds) override {
     Status status = stream->submitAndWait(&dispatchNs);
     gpuNanoseconds = 0;
@@ -115,6 +133,10 @@ public:
 
   std::unique_ptr<vk::Context> context;
   std::vector<std::unique_ptr<vk::Kernel>> kernels; // per global stage
+  // The megakernel until its pipeline exists (then kernels.back()).
+  std::vector<uint32_t> spirv;
+  std::string megakernel;
+  uint32_t megakernelBindings = 0;
   std::unique_ptr<vk::Stream> stream;
   std::unique_ptr<vk::Buffer> countBinding; // binding 0: unused by kernels
   uint32_t workgroupSize = 64;
@@ -163,6 +185,11 @@ Status VulkanDevice::create(VulkanProgram program,
       return status;
     p.kernels.push_back(std::move(kernel));
   }
+  // Kernel `stages`, the megakernel, is created at its first launch: a
+  // wavefront run never needs it (nor its device limits).
+  p.spirv = program.spirv;
+  p.megakernel = program.megakernel;
+  p.megakernelBindings = bindingCount + 1; // + the machine words
   if (Status status = p.context->createStream(p.stream); !status.ok())
     return status;
   if (Status status = p.context->createBuffer(4, vk::Placement::Device,
@@ -177,6 +204,8 @@ Status VulkanDevice::create(VulkanProgram program,
   shape.inputs = std::move(program.inputs);
   shape.residentBuffers = program.bindings;
   shape.lanes = program.lanes;
+  shape.megakernel = !program.megakernel.empty();
+  shape.megakernelUniforms = std::move(program.megakernelUniforms);
   std::unique_ptr<VulkanDevice> device(new VulkanDevice());
   if (Status status =
           device->initialize(std::move(primitives), std::move(shape));

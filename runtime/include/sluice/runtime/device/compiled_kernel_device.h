@@ -105,6 +105,14 @@ public:
   // Waits for every enqueued launch; `gpuNanoseconds` gets their device
   // time (0 when the backend cannot measure it).
   virtual Status wait(double &gpuNanoseconds) = 0;
+  // The lanes one megakernel thread may claim per launch: a device that
+  // bounds a kernel's loop iterations (Mesa lavapipe) needs short launches.
+  virtual uint32_t megakernelLanesPerThread() const;
+};
+
+struct DispatchTimes {
+  double gpuNanoseconds = 0;        // the launch's device time
+  double launchWaitNanoseconds = 0; // host: launch() and wait()
 };
 
 // What an adapter knows of the compiled program's kernels.
@@ -120,6 +128,30 @@ struct CompiledKernelShape {
   uint32_t residentBuffers = 0;
   // Lanes a run may start: the inputs are sized for them.
   uint64_t lanes = UINT64_MAX;
+  // The kernels include the megakernel (KernelABI.h), launched as kernel
+  // `stages`: the state-machine schedule runs.
+  bool megakernel = false;
+  // Its uniforms, packed into the machine words: per uniform binding, its
+  // resident buffer and its words (CompiledProgram::megakernelUniforms).
+  std::vector<std::pair<uint32_t, uint32_t>> megakernelUniforms;
+};
+
+// One state-machine run of the megakernel, in launches of at most
+// `lanesPerThread` lanes per thread.
+struct MegakernelRun {
+  uint32_t threads = 0;
+  uint32_t lanes = 0;
+  uint32_t lanesPerThread = 0;
+};
+
+// What the megakernel's launches counted; a fault stops the run.
+struct MegakernelResult {
+  std::vector<StageStatistics> stages; // per global stage
+  uint64_t lanesFinished = 0;
+  uint32_t launches = 0;
+  int32_t fault[kGpuFaultWords] = {};
+  uint32_t faultLane = 0; // the lane the faulting thread claimed last
+  DispatchTimes times;    // summed over the launches
 };
 
 // Per-dispatch host scratch. A dispatch resizes it; with unified memory,
@@ -135,10 +167,6 @@ struct DispatchScratch {
   std::vector<LaunchArgument> arguments;
 };
 
-struct DispatchTimes {
-  double gpuNanoseconds = 0;        // the launch's device time
-  double launchWaitNanoseconds = 0; // host: launch() and wait()
-};
 
 class CompiledKernels {
 public:
@@ -170,11 +198,19 @@ public:
                   bool laneIdsChanged, DispatchScratch &scratch,
                   DispatchTimes &times);
 
+  // The state-machine schedule: launches the megakernel over `router`'s
+  // frames (`frames`, thread g on frame g) until every lane ran, summing
+  // what each launch counted. Stops at the first launch that faulted
+  // (`out.fault`).
+  Status runMegakernel(const HostRouter &router, KernelBuffer &frames,
+                       const MegakernelRun &run, MegakernelResult &out);
+
 private:
   struct Resident {
     std::unique_ptr<KernelBuffer> buffer;
     std::vector<int64_t> shape;
     uint64_t elements = 0;
+    std::vector<unsigned char> small; // a copy of a value of <= 8 bytes
   };
   Status create(uint64_t bytes, KernelBufferUse use,
                 std::unique_ptr<KernelBuffer> &out) const;
@@ -195,6 +231,11 @@ private:
     KernelBuffer *frames = nullptr;
     uint64_t laneIdCount = 0, fieldOffsetCount = 0;
   } device_;
+  // The megakernel's buffers (runMegakernel), kept between runs.
+  struct Megakernel {
+    std::unique_ptr<KernelBuffer> placeholder, fieldOffsets, fault, machine;
+    std::vector<uint32_t> words; // the machine words, host side
+  } megakernel_;
 };
 
 struct CompiledKernelStats {
@@ -232,6 +273,8 @@ public:
   void setFrameSorting(const FrameSorting &sorting) override;
   void dispatch(uint32_t stage, uint32_t count) override;
   Status readCounts(Observation &out) override;
+  // The megakernel, when the compiled kernels have one (else Unsupported).
+  Status runStateMachine(uint32_t lanes, StateMachineReport &report) override;
 
 protected:
   CompiledKernelDevice();

@@ -25,8 +25,8 @@ extern "C" {
 /* next_stage value of a finished frame or a released item. */
 #define SLUICE_RT_FINISHED SLUICE_KERNEL_FINISHED
 /* next_stage value before the kernel decided (a linearity violation). */
-#define SLUICE_RT_UNDECIDED 0xFFFFFFFEu
-#define SLUICE_RT_NO_OWNER 0xFFFFFFFFu
+#define SLUICE_RT_UNDECIDED SLUICE_KERNEL_UNDECIDED
+#define SLUICE_RT_NO_OWNER SLUICE_KERNEL_NO_OWNER
 
 typedef enum sluice_rt_frame_layout_kind {
   SLUICE_RT_FRAME_AOS = 0, /* frame f, field i at base + f*stride + offset[i] */
@@ -42,8 +42,10 @@ typedef enum sluice_rt_fault_code {
                                            vice versa */
   SLUICE_RT_FAULT_DECIDED_TWICE = 5,    /* a second move/finish/release */
   SLUICE_RT_FAULT_BAD_INVOCATION = 6,   /* invocation index >= count */
-  SLUICE_RT_FAULT_OUT_OF_BOUNDS = SLUICE_KERNEL_FAULT_OUT_OF_BOUNDS /* owner:
+  SLUICE_RT_FAULT_OUT_OF_BOUNDS = SLUICE_KERNEL_FAULT_OUT_OF_BOUNDS, /* owner:
                         binding index, value: element index (check-bounds) */
+  SLUICE_RT_FAULT_BAD_OUTCOME = SLUICE_KERNEL_FAULT_BAD_OUTCOME /* megakernel:
+                        value: an outcome naming no stage */
 } sluice_rt_fault_code;
 
 /* The first fault of a dispatch; `code` is claimed by compare-and-swap. */

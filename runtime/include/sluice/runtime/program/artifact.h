@@ -109,10 +109,16 @@ struct CompiledProgram {
   std::vector<std::string> inputs; // per-lane coroutine argument types
   std::vector<CompiledBinding> bindings;
   bool checkBounds = false; // the kernels bounds-check binding accesses
+  // The state-machine schedule's kernel (sluice-build-megakernel), or empty:
+  // the stage kernels' arguments, then the machine words (KernelABI.h).
+  std::string megakernel;
+  uint32_t megakernelUniformWords = 0; // the uniforms in its machine words
   std::map<std::string, CompiledBackend, std::less<>> backends;
 
   // Stage kernels in global stage order: main stages, then each owner's.
   std::vector<const CompiledStage *> globalStages() const;
+  // The megakernel's uniforms: per uniform binding, its index and words.
+  std::vector<std::pair<uint32_t, uint32_t>> megakernelUniforms() const;
   // The constants the kernels were compiled with (gpu_abi.h).
   GpuKernelLayout kernelLayout() const;
   // The runtime's descriptor; every stage runs `kernel` with `userData`.

@@ -79,7 +79,7 @@ inline constexpr uint32_t kMaxRunWorkers = 1024;
 
 struct RunOptions {
   uint32_t lanes = 1;                     // coroutine instances, [1, 2^24]
-  Schedule schedule = Schedule::Wavefront; // StateMachine: CPU backend only
+  Schedule schedule = Schedule::Wavefront;
   uint32_t framePool = 256;               // frames in flight, [1, 2^24]
   bool partialAdmission = true;           // admit a strict prefix of a producer
   // CPU worker threads (0: one per core). A value other than the loaded one

@@ -91,7 +91,7 @@ typedef enum sluice_binding_access {
 
 typedef enum sluice_schedule {
   SLUICE_SCHEDULE_WAVEFRONT = 0,
-  SLUICE_SCHEDULE_STATE_MACHINE = 1, /* CPU backend only */
+  SLUICE_SCHEDULE_STATE_MACHINE = 1, /* every backend (Vulkan: the megakernel) */
 } sluice_schedule;
 
 /* One binding; the pointers stay valid until the handle is destroyed. */

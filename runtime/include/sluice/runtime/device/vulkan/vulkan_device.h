@@ -14,7 +14,8 @@
 // - a launch records the kernel over ceil(count / workgroup) workgroups; the
 //   wait submits and waits for the fence and returns the timestamps.
 //
-// The state-machine schedule is CPU-only (Unsupported here).
+// The state-machine schedule launches the megakernel (one more pipeline,
+// with the machine words as its last binding) in rounds.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SLUICE_RUNTIME_DEVICE_VULKAN_VULKAN_DEVICE_H
@@ -34,6 +35,8 @@ namespace sluice::runtime {
 struct VulkanProgram {
   std::vector<uint32_t> spirv;          // one module holding every stage kernel
   std::vector<std::string> entryPoints; // per global stage
+  std::string megakernel;               // its entry point, or empty
+  std::vector<std::pair<uint32_t, uint32_t>> megakernelUniforms;
   uint32_t workgroupSize = 64;          // the kernels' LocalSize x
   GpuKernelLayout layout;
   // Per owner, per payload field: bytes of one element in the kernel.
