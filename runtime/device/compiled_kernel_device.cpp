@@ -179,19 +179,24 @@ Status CompiledKernels::allocate(const HostRouter &router,
   device_.laneIdCount = router.framePool;
   device_.fieldOffsetCount = router.layout.fieldOffsets.size();
   Status status = Status::success();
-  auto make = [&](uint64_t bytes, std::unique_ptr<KernelBuffer> &out) {
+  // What every invocation reads or updates atomically, and the host copies
+  // only a few words of, stays in device memory: the field offsets (once),
+  // the counters and the admission windows. The per-invocation arrays the
+  // host fills or reads whole are transfers.
+  auto make = [&](uint64_t bytes, std::unique_ptr<KernelBuffer> &out,
+                  KernelBufferUse use = KernelBufferUse::Transfer) {
     if (status.ok())
-      status = create(std::max<uint64_t>(bytes, 4), KernelBufferUse::Transfer,
-                      out);
+      status = create(std::max<uint64_t>(bytes, 4), use, out);
   };
+  constexpr KernelBufferUse kResident = KernelBufferUse::Resident;
   make(maxInvocations * 4, device_.invocations);
   make(device_.laneIdCount * 4, device_.laneIds);
-  make(device_.fieldOffsetCount * 8, device_.fieldOffsets);
+  make(device_.fieldOffsetCount * 8, device_.fieldOffsets, kResident);
   make(maxInvocations * 4, device_.nextStage);
-  make(uint64_t(layout.counterCount) * 4, device_.counters);
+  make(uint64_t(layout.counterCount) * 4, device_.counters, kResident);
   make(maxInvocations * layout.publishStride * 4, device_.publishedSlots);
   make(maxInvocations * owners * 4, device_.publishedCounts);
-  make(owners * 4, device_.allocLimits);
+  make(owners * 4, device_.allocLimits, kResident);
   make(kGpuFaultWords * 4, device_.fault);
   device_.rings.resize(owners);
   for (uint64_t o = 0; o < owners; ++o)
@@ -356,14 +361,19 @@ Status CompiledKernels::runMegakernel(const HostRouter &router,
   out.stages.assign(stages, StageStatistics{});
   Megakernel &m = megakernel_;
   Status status = Status::success();
-  auto make = [&](uint64_t bytes, std::unique_ptr<KernelBuffer> &buffer) {
+  // The machine words take every lane claim's atomic and the field offsets
+  // every frame access: device memory (a discrete GPU's atomics on host
+  // memory cross the bus one by one).
+  auto make = [&](uint64_t bytes, std::unique_ptr<KernelBuffer> &buffer,
+                  KernelBufferUse use = KernelBufferUse::Transfer) {
     if (status.ok() && (!buffer || buffer->bytes() < bytes))
-      status = create(std::max<uint64_t>(bytes, 16), KernelBufferUse::Transfer, buffer);
+      status = create(std::max<uint64_t>(bytes, 16), use, buffer);
   };
   make(16, m.placeholder);
-  make(router.layout.fieldOffsets.size() * 8, m.fieldOffsets);
+  make(router.layout.fieldOffsets.size() * 8, m.fieldOffsets,
+       KernelBufferUse::Resident);
   make(kGpuFaultWords * 4, m.fault);
-  make(words * 4, m.machine);
+  make(words * 4, m.machine, KernelBufferUse::Resident);
   try {
     m.words.assign(words, 0);
   } catch (const std::bad_alloc &) {

@@ -108,7 +108,8 @@ protected:
             now.resident_buffers,
             now.resident_bytes,
             now.batched_launches - start.batched_launches,
-            now.batch_submits - start.batch_submits};
+            now.batch_submits - start.batch_submits,
+            now.batch_waits - start.batch_waits};
   }
   uint64_t uploads() const { return since().uploads; }
   uint64_t downloads() const { return since().downloads; }
@@ -234,34 +235,50 @@ TEST_F(VulkanResidency, LaunchOnAnOverlappingRangeBringsTheOtherEntryBack) {
   EXPECT_EQ(residentBuffers(), buffers);
 }
 
-TEST_F(VulkanResidency, ResidentLaunchesAreBatchedIntoOneSubmit) {
+TEST_F(VulkanResidency, ResidentLaunchesAreBatchedIntoOneWait) {
   // Twenty resident launches, each adding a different scalar (its own
-  // scalar buffer while the batch is pending): nothing is submitted until
-  // the host reads, then one submit runs them all, in order.
+  // scalar buffer while the batch is pending): the host waits for none of
+  // them until it reads, then once for all. Meanwhile the batch goes to the
+  // device in pieces of 1, 1, 2, 4 and 8 launches (each piece as long as
+  // everything queued before it, at least 1), queued after launches 1, 2, 4,
+  // 8 and 16; the wait submits the last 4.
   std::vector<uint32_t> data = iota(200, 5);
   const std::vector<uint32_t> original = data;
   for (uint32_t k = 1; k <= 20; ++k)
     add(data, k);
   EXPECT_EQ(since().batched_launches, 20u);
-  EXPECT_EQ(since().batch_submits, 0u);
+  EXPECT_EQ(since().batch_submits, 5u);
+  EXPECT_EQ(since().batch_waits, 0u);
   EXPECT_EQ(data, original);
   access(data, SLUICE_HOST_READ);
-  EXPECT_EQ(since().batch_submits, 1u);
+  EXPECT_EQ(since().batch_submits, 6u);
+  EXPECT_EQ(since().batch_waits, 1u);
   EXPECT_EQ(data, plus(original, 20 * 21 / 2));
+
+  // Beyond 32 queued launches, pieces stay at 32: 64 more launches are
+  // queued after launches 1, 2, 4, 8, 16, 32 and 64 of the new batch, so the
+  // wait submits nothing more.
+  for (uint32_t k = 1; k <= 64; ++k)
+    add(data, 1);
+  EXPECT_EQ(since().batch_submits, 6u + 7u);
+  access(data, SLUICE_HOST_READ);
+  EXPECT_EQ(since().batch_submits, 6u + 7u);
+  EXPECT_EQ(since().batch_waits, 2u);
+  EXPECT_EQ(data, plus(original, 210 + 64));
 
   // A launch that copies back waits for the batch first: the resident
   // array's launches before it run before it.
   std::vector<uint32_t> other = iota(64, 9);
   const std::vector<uint32_t> otherOriginal = other;
   add(data, 100);
-  add(other, 3, kReadWrite); // not resident: submits the batch, then itself
-  EXPECT_EQ(since().batch_submits, 2u);
+  add(other, 3, kReadWrite); // not resident: waits for the batch, then itself
+  EXPECT_EQ(since().batch_waits, 3u);
   EXPECT_EQ(other, plus(otherOriginal, 3));
   access(data, SLUICE_HOST_READ);
-  EXPECT_EQ(data, plus(original, 310));
-  // An explicit synchronize with nothing recorded submits nothing.
+  EXPECT_EQ(data, plus(original, 374));
+  // An explicit synchronize with nothing recorded waits for nothing.
   sluice_rt_vk_synchronize();
-  EXPECT_EQ(since().batch_submits, 2u);
+  EXPECT_EQ(since().batch_waits, 3u);
   access(data, SLUICE_HOST_FREE);
   access(other, SLUICE_HOST_FREE);
 }

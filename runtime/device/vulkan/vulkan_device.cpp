@@ -74,9 +74,7 @@ public:
                                std::to_string(out.size()) +
                                " bytes from a buffer of " +
                                std::to_string(source.size()));
-    if (!out.empty())
-      std::memcpy(out.data(), source.data(), out.size());
-    return Status::success();
+    return read(source, 0, out);
   }
 
   Status downloadRange(const KernelBuffer &buffer, uint64_t offset,
@@ -84,10 +82,34 @@ public:
     const vk::Buffer &source = vulkanBuffer(buffer);
     // The router asks only for frames it dispatched: inside the buffer.
     assert(offset <= source.size() && out.size() <= source.size() - offset);
-    if (!out.empty())
-      std::memcpy(out.data(),
-                  static_cast<const unsigned char *>(source.data()) + offset,
-                  out.size());
+    return read(source, offset, out);
+  }
+
+  // Host reads of device-local memory (resizable BAR) are uncached: a few
+  // words are read in place, more go through a copy into host-cached
+  // staging memory first (the stream is idle: downloads follow wait()).
+  static constexpr uint64_t kStagedReadBytes = 4096;
+  Status read(const vk::Buffer &source, uint64_t offset,
+              std::span<unsigned char> out) {
+    if (out.empty())
+      return Status::success();
+    const auto *mapped = static_cast<const unsigned char *>(source.data());
+    if (!source.deviceLocal() || out.size() < kStagedReadBytes) {
+      std::memcpy(out.data(), mapped + offset, out.size());
+      return Status::success();
+    }
+    if (!staging || staging->size() < out.size()) {
+      staging.reset();
+      if (Status status = context->createBuffer(
+              out.size(), vk::Placement::Host, staging);
+          !status.ok())
+        return status;
+    }
+    stream->copy(const_cast<vk::Buffer &>(source), offset, *staging, 0,
+                 out.size());
+    if (Status status = stream->submitAndWait(); !status.ok())
+      return status;
+    std::memcpy(out.data(), staging->data(), out.size());
     return Status::success();
   }
 
@@ -139,6 +161,7 @@ public:
   uint32_t megakernelBindings = 0;
   std::unique_ptr<vk::Stream> stream;
   std::unique_ptr<vk::Buffer> countBinding; // binding 0: unused by kernels
+  std::unique_ptr<vk::Buffer> staging;      // reads of device-local memory
   uint32_t workgroupSize = 64;
   std::vector<vk::Buffer *> bindings;
   std::vector<double> dispatchNs;

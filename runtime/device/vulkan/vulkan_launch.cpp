@@ -272,7 +272,7 @@ struct ResidencyTable {
   // By host start address; the ranges are disjoint.
   std::map<uintptr_t, std::shared_ptr<Resident>> entries;
   uint64_t uploads = 0, uploadBytes = 0, downloads = 0, downloadBytes = 0;
-  uint64_t batchedLaunches = 0, batchSubmits = 0;
+  uint64_t batchedLaunches = 0, batchSubmits = 0, batchWaits = 0;
 
   // Launches whose every memref stays resident (no copy back, no transient
   // range) are not waited for: they are recorded into this one process-wide
@@ -290,6 +290,15 @@ struct ResidencyTable {
   };
   std::unique_ptr<Stream> batch;
   std::vector<Pending> pending;
+  // The recorded launches go to the device in pieces while the host records
+  // the rest (Stream::submit): the first alone, then pieces that double up
+  // to kLaunchesPerSubmit, so the device starts at once and the submits
+  // stay few. `queued`: launches of the batch already submitted.
+  size_t queued = 0;
+  // Of the batch: its submits so far, and the host's time recording it
+  // (from the start of sluice_rt_vk_launch_end to the launch's return).
+  size_t pieces = 0;
+  double recordUs = 0;
   // Scalar buffers of the recorded launches: one set per launch, reused only
   // after the batch's wait.
   std::vector<std::unique_ptr<Buffer>> batchScalars;
@@ -302,8 +311,10 @@ ResidencyTable &residency() {
   return *table;
 }
 
-// Recorded launches at most before the batch is submitted on its own.
+// Recorded launches at most before the batch is waited for on its own.
 constexpr size_t kMaxBatchedLaunches = 1024;
+// Recorded launches at most per submit of a batch's piece.
+constexpr size_t kLaunchesPerSubmit = 32;
 
 // Submits the recorded launches and waits for them (the caller holds the
 // table's mutex); prints their timing lines under SLUICE_VULKAN_TIMING.
@@ -312,10 +323,16 @@ void flushBatch(ResidencyTable &table) {
     return;
   std::vector<double> gpuNs, copyNs;
   Status status = table.batch->submitAndWait(&gpuNs, &copyNs);
-  ++table.batchSubmits;
+  size_t pieces = table.pieces + (table.queued < table.pending.size());
+  table.batchSubmits += table.queued < table.pending.size();
+  ++table.batchWaits;
+  double recordUs = table.recordUs;
   std::vector<ResidencyTable::Pending> pending;
   pending.swap(table.pending);
   table.batchScalarsUsed = 0;
+  table.queued = 0;
+  table.pieces = 0;
+  table.recordUs = 0;
   if (!status.ok()) {
     std::string kernels;
     for (const ResidencyTable::Pending &launch : pending)
@@ -353,6 +370,15 @@ void flushBatch(ResidencyTable &table) {
                  static_cast<unsigned long long>(launch.bytesIn),
                  launch.hostInUs, deviceIn);
   }
+  // Where the batch's time went: the host recording the launches (the
+  // device runs the queued pieces meanwhile) against their device time.
+  double gpuUs = 0;
+  for (double ns : gpuNs)
+    gpuUs += ns / 1000.0;
+  std::fprintf(stderr,
+               "sluice: vulkan: batch of %zu launches in %zu submits: host "
+               "recording %.3f us, gpu %.3f us\n",
+               pending.size(), pieces, recordUs, gpuUs);
 }
 
 // The batch's stream and a fresh scalar buffer for a recorded launch (the
@@ -551,6 +577,7 @@ void sluice_rt_vk_launch_scalar(uint64_t value, uint64_t bytes) {
 
 void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
                              uint64_t by, uint64_t bz) {
+  auto entered = std::chrono::steady_clock::now();
   LaunchState &launch = openLaunch("sluice_rt_vk_launch_end");
   launch.open = false;
   Context &ctx = context();
@@ -802,8 +829,19 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
       table.exitHook = true;
       std::atexit(sluice_rt_vk_synchronize);
     }
-    if (table.pending.size() >= kMaxBatchedLaunches)
+    if (table.pending.size() >= kMaxBatchedLaunches) {
       flushBatch(table);
+    } else if (table.pending.size() - table.queued >=
+               std::clamp<size_t>(table.queued, 1, kLaunchesPerSubmit)) {
+      // Errors surface at the batch's wait.
+      (void)table.batch->submit();
+      ++table.batchSubmits;
+      ++table.pieces;
+      table.queued = table.pending.size();
+    }
+    table.recordUs += std::chrono::duration<double, std::micro>(
+                          std::chrono::steady_clock::now() - entered)
+                          .count();
     return;
   }
   std::vector<double> gpuNs, copyNs;
@@ -897,6 +935,7 @@ void sluice_rt_vk_transfer_counts(struct sluice_rt_vk_transfers *out) {
   out->resident_buffers = table.entries.size();
   out->batched_launches = table.batchedLaunches;
   out->batch_submits = table.batchSubmits;
+  out->batch_waits = table.batchWaits;
   out->resident_bytes = 0;
   for (const auto &[start, resident] : table.entries)
     out->resident_bytes += resident->bytes;

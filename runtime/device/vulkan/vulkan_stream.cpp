@@ -25,11 +25,11 @@ constexpr uint32_t kSetsPerDescriptorPool = 64;
 constexpr uint32_t kDescriptorsPerPool = 512;
 constexpr uint32_t kDispatchesPerQueryPool = 64;
 
-struct StreamState {
+// One command buffer and what its recording references (descriptor sets,
+// timestamp queries): all of it is reused only after the buffer's fence.
+struct Segment {
   ContextState *context = nullptr;
-  std::vector<uint64_t> ticks; // query results, reused by every submit
-  VkCommandPool commandPool = VK_NULL_HANDLE;
-  VkCommandBuffer commands = VK_NULL_HANDLE;
+  VkCommandBuffer commands = VK_NULL_HANDLE; // freed with the stream's pool
   VkFence fence = VK_NULL_HANDLE;
   std::vector<VkDescriptorPool> descriptorPools;
   size_t currentDescriptorPool = 0;
@@ -37,21 +37,13 @@ struct StreamState {
   // (dispatch calls and copies); pools are added rather than grown because a
   // recording references them.
   std::vector<VkQueryPool> queryPools;
-  bool timestamps = false;
   bool recording = false;
-  // Set when a wait failed: the work may still be in flight, so the command
-  // buffer can be neither reset nor reused.
-  bool broken = false;
   // Timed commands recorded so far; timedIsCopy[i] says whether the i-th is
   // a copy (else a dispatch call).
   uint32_t timedCommands = 0;
   std::vector<bool> timedIsCopy;
-  Status error;
 
-  ~StreamState() {
-    // Objects that pending work may still use are leaked rather than freed.
-    if (!context || broken)
-      return;
+  void destroy() {
     const Functions &fn = context->fn;
     VkDevice device = context->device;
     for (VkQueryPool pool : queryPools)
@@ -60,9 +52,29 @@ struct StreamState {
       fn.vkDestroyDescriptorPool(device, pool, nullptr);
     if (fence != VK_NULL_HANDLE)
       fn.vkDestroyFence(device, fence, nullptr);
-    // Destroying the pool frees its command buffer.
-    if (commandPool != VK_NULL_HANDLE)
-      fn.vkDestroyCommandPool(device, commandPool, nullptr);
+  }
+
+  Status create(VkCommandPool commandPool) {
+    const Functions &fn = context->fn;
+    VkCommandBufferAllocateInfo allocate{};
+    allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+    allocate.commandPool = commandPool;
+    allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    allocate.commandBufferCount = 1;
+    VkResult result =
+        fn.vkAllocateCommandBuffers(context->device, &allocate, &commands);
+    if (result != VK_SUCCESS) {
+      commands = VK_NULL_HANDLE;
+      return vkError("vkAllocateCommandBuffers", result);
+    }
+    VkFenceCreateInfo fenceCreate{};
+    fenceCreate.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+    result = fn.vkCreateFence(context->device, &fenceCreate, nullptr, &fence);
+    if (result != VK_SUCCESS) {
+      fence = VK_NULL_HANDLE;
+      return vkError("vkCreateFence", result);
+    }
+    return addDescriptorPool(0);
   }
 
   Status addDescriptorPool(uint32_t descriptors) {
@@ -132,17 +144,8 @@ struct StreamState {
     return Status::success();
   }
 
-  void barrier(VkPipelineStageFlags srcStage, VkAccessFlags srcAccess,
-               VkPipelineStageFlags dstStage, VkAccessFlags dstAccess) {
-    VkMemoryBarrier memoryBarrier{};
-    memoryBarrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-    memoryBarrier.srcAccessMask = srcAccess;
-    memoryBarrier.dstAccessMask = dstAccess;
-    context->fn.vkCmdPipelineBarrier(commands, srcStage, dstStage, 0, 1,
-                                     &memoryBarrier, 0, nullptr, 0, nullptr);
-  }
-
-  // Returns the stream to the idle state: nothing recorded, pools reset.
+  // Back to idle: nothing recorded, pools reset (after its fence, or when
+  // it was never submitted).
   void reset() {
     const Functions &fn = context->fn;
     if (recording || timedCommands > 0)
@@ -153,13 +156,85 @@ struct StreamState {
     recording = false;
     timedCommands = 0;
     timedIsCopy.clear();
-    error = Status::success();
+  }
+};
+
+// A stream records into one segment at a time. submit() ends it and queues
+// it without waiting, so the device runs it while the host records the next
+// one; submitAndWait() queues the last and waits for every queued segment.
+struct StreamState {
+  ContextState *context = nullptr;
+  std::vector<uint64_t> ticks; // query results, reused by every wait
+  VkCommandPool commandPool = VK_NULL_HANDLE;
+  std::vector<std::unique_ptr<Segment>> segments;
+  Segment *current = nullptr;       // recording (or null)
+  std::vector<Segment *> submitted; // queued, in submission order
+  std::vector<Segment *> idle;
+  bool timestamps = false;
+  // Set when a wait failed: the work may still be in flight, so no command
+  // buffer can be reset or reused.
+  bool broken = false;
+  Status error;
+
+  ~StreamState() {
+    // Objects that pending work may still use are leaked rather than freed.
+    if (!context || broken)
+      return;
+    if (!waitSubmitted(/*spin=*/false).ok())
+      return; // broken: still in flight
+    for (const std::unique_ptr<Segment> &segment : segments)
+      segment->destroy();
+    // Destroying the pool frees its command buffers.
+    if (commandPool != VK_NULL_HANDLE)
+      context->fn.vkDestroyCommandPool(context->device, commandPool, nullptr);
   }
 
-  // Starts the command buffer if needed and orders the next command after
-  // everything before it: host writes before the first command, compute and
-  // transfer writes before every later one, for compute and transfer reads
-  // and writes alike (dispatches and copies in any order).
+  // The segment the next command goes into.
+  Status segment(Segment *&out) {
+    if (!current) {
+      if (idle.empty()) {
+        auto fresh = std::make_unique<Segment>();
+        fresh->context = context;
+        Status status = fresh->create(commandPool);
+        segments.push_back(std::move(fresh));
+        if (!status.ok())
+          return status;
+        idle.push_back(segments.back().get());
+      }
+      current = idle.back();
+      idle.pop_back();
+    }
+    out = current;
+    return Status::success();
+  }
+
+  void barrier(VkPipelineStageFlags srcStage, VkAccessFlags srcAccess,
+               VkPipelineStageFlags dstStage, VkAccessFlags dstAccess) {
+    VkMemoryBarrier memoryBarrier{};
+    memoryBarrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    memoryBarrier.srcAccessMask = srcAccess;
+    memoryBarrier.dstAccessMask = dstAccess;
+    context->fn.vkCmdPipelineBarrier(current->commands, srcStage, dstStage, 0,
+                                     1, &memoryBarrier, 0, nullptr, 0,
+                                     nullptr);
+  }
+
+  // Returns the current segment to idle without submitting it.
+  void dropCurrent() {
+    if (!current)
+      return;
+    if (current->recording)
+      context->fn.vkEndCommandBuffer(current->commands);
+    current->reset();
+    idle.push_back(current);
+    current = nullptr;
+  }
+
+  // Starts the current segment if needed and orders the next command after
+  // everything before it in submission order: host writes and the work of
+  // earlier segments before a segment's first command, compute and transfer
+  // writes before every later one, for compute and transfer reads and
+  // writes alike (dispatches and copies in any order).
   Status beginCommand() {
     constexpr VkPipelineStageFlags kWork =
         VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT;
@@ -167,20 +242,149 @@ struct StreamState {
         VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT;
     constexpr VkAccessFlags kReadsWrites =
         kWrites | VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT;
-    if (!recording) {
+    Segment *s = nullptr;
+    if (Status status = segment(s); !status.ok())
+      return status;
+    if (!s->recording) {
       VkCommandBufferBeginInfo begin{};
       begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
       begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-      VkResult result = context->fn.vkBeginCommandBuffer(commands, &begin);
+      VkResult result = context->fn.vkBeginCommandBuffer(s->commands, &begin);
       if (result != VK_SUCCESS)
         return vkError("vkBeginCommandBuffer", result);
-      recording = true;
-      barrier(VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT, kWork,
-              kReadsWrites);
+      s->recording = true;
+      barrier(VK_PIPELINE_STAGE_HOST_BIT | kWork,
+              VK_ACCESS_HOST_WRITE_BIT | kWrites, kWork, kReadsWrites);
     } else {
       barrier(kWork, kWrites, kWork, kReadsWrites);
     }
     return Status::success();
+  }
+
+  // Ends and queues the current segment; `forHost`: its end makes every
+  // write visible to the host (the segment a wait follows).
+  Status submitCurrent(bool forHost) {
+    if (!current || !current->recording)
+      return Status::success();
+    if (forHost)
+      barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                  VK_PIPELINE_STAGE_TRANSFER_BIT,
+              VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+              VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
+    const Functions &fn = context->fn;
+    VkResult result = fn.vkEndCommandBuffer(current->commands);
+    if (result != VK_SUCCESS) {
+      current->recording = false;
+      dropCurrent();
+      return vkError("vkEndCommandBuffer", result);
+    }
+    VkSubmitInfo submit{};
+    submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &current->commands;
+    {
+      std::lock_guard<std::mutex> lock(context->queueMutex);
+      result = fn.vkQueueSubmit(context->queue, 1, &submit, current->fence);
+    }
+    if (result != VK_SUCCESS) {
+      current->recording = false;
+      dropCurrent();
+      return vkError("vkQueueSubmit", result);
+    }
+    submitted.push_back(current);
+    current = nullptr;
+    return Status::success();
+  }
+
+  // Waits for every queued segment. The wavefront scheduler waits for every
+  // dispatch, so the wake-up latency of a blocking wait is on its critical
+  // path: with `spin`, poll the last fence (yielding the core) for up to
+  // SLUICE_VULKAN_SPIN_US microseconds (default 2000) before sleeping in
+  // vkWaitForFences.
+  Status waitSubmitted(bool spin) {
+    if (submitted.empty())
+      return Status::success();
+    const Functions &fn = context->fn;
+    std::vector<VkFence> fences;
+    for (Segment *s : submitted)
+      fences.push_back(s->fence);
+    VkResult result = VK_NOT_READY;
+    static const uint64_t spinMicroseconds = [] {
+      const char *text = std::getenv("SLUICE_VULKAN_SPIN_US");
+      return text ? std::strtoull(text, nullptr, 10) : uint64_t(2000);
+    }();
+    if (spin && spinMicroseconds != 0) {
+      auto deadline = std::chrono::steady_clock::now() +
+                      std::chrono::microseconds(spinMicroseconds);
+      do {
+        result = fn.vkGetFenceStatus(context->device, fences.back());
+        if (result != VK_NOT_READY)
+          break;
+        std::this_thread::yield();
+      } while (std::chrono::steady_clock::now() < deadline);
+    }
+    if (result == VK_NOT_READY || (result == VK_SUCCESS && fences.size() > 1))
+      result = fn.vkWaitForFences(context->device,
+                                  static_cast<uint32_t>(fences.size()),
+                                  fences.data(), VK_TRUE, UINT64_MAX);
+    if (result != VK_SUCCESS) {
+      broken = true;
+      return vkError("vkWaitForFences", result);
+    }
+    fn.vkResetFences(context->device, static_cast<uint32_t>(fences.size()),
+                     fences.data());
+    return Status::success();
+  }
+
+  // After waitSubmitted: the submitted segments' timestamps, in order, then
+  // every submitted segment back to idle.
+  Status collectTimes(std::vector<double> *dispatchNs,
+                      std::vector<double> *copyNs) {
+    Status status;
+    const ContextState &ctx = *context;
+    if (timestamps && (dispatchNs || copyNs)) {
+      uint64_t mask = ctx.timestampValidBits >= 64
+                          ? UINT64_MAX
+                          : (uint64_t(1) << ctx.timestampValidBits) - 1;
+      ticks.resize(2 * kDispatchesPerQueryPool);
+      for (Segment *s : submitted) {
+        for (uint32_t call = 0; call < s->timedCommands && status.ok();
+             call += kDispatchesPerQueryPool) {
+          uint32_t inPool =
+              std::min(s->timedCommands - call, kDispatchesPerQueryPool);
+          VkResult result = ctx.fn.vkGetQueryPoolResults(
+              ctx.device, s->queryPools[call / kDispatchesPerQueryPool], 0,
+              2 * inPool, ticks.size() * sizeof(uint64_t), ticks.data(),
+              sizeof(uint64_t),
+              VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+          if (result != VK_SUCCESS) {
+            status = vkError("vkGetQueryPoolResults", result);
+            break;
+          }
+          for (uint32_t i = 0; i < inPool; ++i) {
+            uint64_t elapsed =
+                ((ticks[2 * i + 1] & mask) - (ticks[2 * i] & mask)) & mask;
+            std::vector<double> *into =
+                s->timedIsCopy[call + i] ? copyNs : dispatchNs;
+            if (into)
+              into->push_back(static_cast<double>(elapsed) *
+                              ctx.info.timestampPeriodNs);
+          }
+        }
+      }
+      if (!status.ok()) {
+        if (dispatchNs)
+          dispatchNs->clear();
+        if (copyNs)
+          copyNs->clear();
+      }
+    }
+    for (Segment *s : submitted) {
+      s->reset();
+      idle.push_back(s);
+    }
+    submitted.clear();
+    return status;
   }
 
   // Writes the start timestamp of the next timed command; `pool` and
@@ -191,18 +395,21 @@ struct StreamState {
     firstQuery = 0;
     if (!timestamps)
       return Status::success();
-    if (Status status = queryPoolFor(timedCommands, pool); !status.ok())
+    if (Status status = current->queryPoolFor(current->timedCommands, pool);
+        !status.ok())
       return status;
-    firstQuery = 2 * (timedCommands % kDispatchesPerQueryPool);
-    context->fn.vkCmdWriteTimestamp(commands, stage, pool, firstQuery);
+    firstQuery = 2 * (current->timedCommands % kDispatchesPerQueryPool);
+    context->fn.vkCmdWriteTimestamp(current->commands, stage, pool,
+                                    firstQuery);
     return Status::success();
   }
   void stopTimer(bool isCopy, VkPipelineStageFlagBits stage, VkQueryPool pool,
                  uint32_t firstQuery) {
     if (pool != VK_NULL_HANDLE)
-      context->fn.vkCmdWriteTimestamp(commands, stage, pool, firstQuery + 1);
-    ++timedCommands;
-    timedIsCopy.push_back(isCopy);
+      context->fn.vkCmdWriteTimestamp(current->commands, stage, pool,
+                                      firstQuery + 1);
+    ++current->timedCommands;
+    current->timedIsCopy.push_back(isCopy);
   }
 };
 
@@ -230,22 +437,9 @@ Status Context::createStream(std::unique_ptr<Stream> &out) {
     s.commandPool = VK_NULL_HANDLE;
     return vkError("vkCreateCommandPool", result);
   }
-  VkCommandBufferAllocateInfo allocate{};
-  allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-  allocate.commandPool = s.commandPool;
-  allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  allocate.commandBufferCount = 1;
-  result = fn.vkAllocateCommandBuffers(state.device, &allocate, &s.commands);
-  if (result != VK_SUCCESS)
-    return vkError("vkAllocateCommandBuffers", result);
-  VkFenceCreateInfo fenceCreate{};
-  fenceCreate.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
-  result = fn.vkCreateFence(state.device, &fenceCreate, nullptr, &s.fence);
-  if (result != VK_SUCCESS) {
-    s.fence = VK_NULL_HANDLE;
-    return vkError("vkCreateFence", result);
-  }
-  if (Status status = s.addDescriptorPool(0); !status.ok())
+  // The first segment now, so that a device that cannot make one fails here.
+  Segment *first = nullptr;
+  if (Status status = s.segment(first); !status.ok())
     return status;
   out = std::move(stream);
   return Status::success();
@@ -323,15 +517,16 @@ void Stream::dispatch(const Kernel &kernel, std::span<Buffer *const> bindings,
             "; only a one-dimensional grid (y = z = 1) is split along x"));
   }
 
-  VkCommandBuffer cmd = s.commands;
   if (Status status = s.beginCommand(); !status.ok())
     return fail(std::move(status));
+  Segment &segment = *s.current;
+  VkCommandBuffer cmd = segment.commands;
 
   VkDescriptorSet set = VK_NULL_HANDLE;
   const std::vector<uint32_t> &used = kernel.usedBindings_;
   if (!used.empty()) {
     if (Status status =
-            s.allocateSet(toHandle<VkDescriptorSetLayout>(kernel.setLayout_),
+            segment.allocateSet(toHandle<VkDescriptorSetLayout>(kernel.setLayout_),
                           static_cast<uint32_t>(used.size()), set);
         !status.ok())
       return fail(std::move(status));
@@ -435,10 +630,20 @@ void Stream::copy(Buffer &source, uint64_t sourceOffset, Buffer &destination,
   region.srcOffset = sourceOffset;
   region.dstOffset = destinationOffset;
   region.size = bytes;
-  s.context->fn.vkCmdCopyBuffer(s.commands, toHandle<VkBuffer>(source.buffer_),
+  s.context->fn.vkCmdCopyBuffer(s.current->commands,
+                                toHandle<VkBuffer>(source.buffer_),
                                 toHandle<VkBuffer>(destination.buffer_), 1,
                                 &region);
   s.stopTimer(true, VK_PIPELINE_STAGE_TRANSFER_BIT, queries, firstQuery);
+}
+
+Status Stream::submit() {
+  StreamState &s = *state_;
+  if (s.broken || !s.error.ok())
+    return Status::success(); // submitAndWait reports it
+  if (Status status = s.submitCurrent(/*forHost=*/false); !status.ok())
+    s.error = std::move(status);
+  return Status::success();
 }
 
 Status Stream::submitAndWait(std::vector<double> *dispatchNs,
@@ -448,103 +653,21 @@ Status Stream::submitAndWait(std::vector<double> *dispatchNs,
     dispatchNs->clear();
   if (copyNs)
     copyNs->clear();
-  const ContextState &context = *s.context;
-  const Functions &fn = context.fn;
   if (s.broken)
     return Status::error(ErrorKind::DeviceError,
                          "the stream is unusable after vkWaitForFences failed");
-  if (!s.error.ok() || !s.recording) {
-    Status error = std::move(s.error);
-    if (s.recording)
-      fn.vkEndCommandBuffer(s.commands);
-    s.reset();
-    return error;
-  }
-  s.barrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
-                VK_PIPELINE_STAGE_TRANSFER_BIT,
-            VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-            VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT);
-  VkResult result = fn.vkEndCommandBuffer(s.commands);
-  if (result != VK_SUCCESS) {
-    s.reset();
-    return vkError("vkEndCommandBuffer", result);
-  }
-  VkSubmitInfo submit{};
-  submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-  submit.commandBufferCount = 1;
-  submit.pCommandBuffers = &s.commands;
-  {
-    std::lock_guard<std::mutex> lock(s.context->queueMutex);
-    result = fn.vkQueueSubmit(context.queue, 1, &submit, s.fence);
-  }
-  if (result != VK_SUCCESS) {
-    s.reset();
-    return vkError("vkQueueSubmit", result);
-  }
-  // The wavefront scheduler waits for every dispatch, so the wake-up latency
-  // of a blocking wait is on its critical path: poll the fence (yielding the
-  // core) for up to SLUICE_VULKAN_SPIN_US microseconds (default 2000) before
-  // sleeping in vkWaitForFences.
-  result = VK_NOT_READY;
-  static const uint64_t spinMicroseconds = [] {
-    const char *text = std::getenv("SLUICE_VULKAN_SPIN_US");
-    return text ? std::strtoull(text, nullptr, 10) : uint64_t(2000);
-  }();
-  if (spinMicroseconds != 0) {
-    auto deadline = std::chrono::steady_clock::now() +
-                    std::chrono::microseconds(spinMicroseconds);
-    do {
-      result = fn.vkGetFenceStatus(context.device, s.fence);
-      if (result != VK_NOT_READY)
-        break;
-      std::this_thread::yield();
-    } while (std::chrono::steady_clock::now() < deadline);
-  }
-  if (result == VK_NOT_READY)
-    result =
-        fn.vkWaitForFences(context.device, 1, &s.fence, VK_TRUE, UINT64_MAX);
-  if (result != VK_SUCCESS) {
-    s.broken = true;
-    return vkError("vkWaitForFences", result);
-  }
-  fn.vkResetFences(context.device, 1, &s.fence);
-
-  Status status;
-  if (s.timestamps && (dispatchNs || copyNs)) {
-    uint64_t mask = context.timestampValidBits >= 64
-                        ? UINT64_MAX
-                        : (uint64_t(1) << context.timestampValidBits) - 1;
-    std::vector<uint64_t> &ticks = s.ticks;
-    ticks.resize(2 * kDispatchesPerQueryPool);
-    for (uint32_t call = 0; call < s.timedCommands && status.ok();
-         call += kDispatchesPerQueryPool) {
-      uint32_t inPool =
-          std::min(s.timedCommands - call, kDispatchesPerQueryPool);
-      result = fn.vkGetQueryPoolResults(
-          context.device, s.queryPools[call / kDispatchesPerQueryPool], 0,
-          2 * inPool, ticks.size() * sizeof(uint64_t), ticks.data(),
-          sizeof(uint64_t), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
-      if (result != VK_SUCCESS) {
-        status = vkError("vkGetQueryPoolResults", result);
-        if (dispatchNs)
-          dispatchNs->clear();
-        if (copyNs)
-          copyNs->clear();
-        break;
-      }
-      for (uint32_t i = 0; i < inPool; ++i) {
-        uint64_t elapsed =
-            ((ticks[2 * i + 1] & mask) - (ticks[2 * i] & mask)) & mask;
-        std::vector<double> *into =
-            s.timedIsCopy[call + i] ? copyNs : dispatchNs;
-        if (into)
-          into->push_back(static_cast<double>(elapsed) *
-                          context.info.timestampPeriodNs);
-      }
-    }
-  }
-  s.reset();
-  return status;
+  Status error = std::move(s.error);
+  s.error = Status::success();
+  if (error.ok())
+    error = s.submitCurrent(/*forHost=*/true);
+  else
+    s.dropCurrent();
+  // Queued segments finish before anything is reused, error or not.
+  if (Status status = s.waitSubmitted(/*spin=*/true); !status.ok())
+    return status;
+  Status times = s.collectTimes(error.ok() ? dispatchNs : nullptr,
+                                error.ok() ? copyNs : nullptr);
+  return error.ok() ? times : error;
 }
 
 } // namespace sluice::runtime::vulkan

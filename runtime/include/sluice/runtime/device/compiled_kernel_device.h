@@ -66,11 +66,14 @@ struct LaunchArgument {
 // What a buffer is for: where a discrete backend should put it.
 enum class KernelBufferUse : uint8_t {
   // Read and written by kernels for a whole run or longer (frames, payload
-  // fields, inputs, bindings): device-local memory.
+  // fields, inputs, bindings), or hot in every invocation while the host
+  // copies only a few words of it (field offsets, counters, admission
+  // windows, the megakernel's machine words: atomics and repeated reads):
+  // device-local memory. A backend stages large downloads of it.
   Resident,
-  // Uploaded and downloaded around every dispatch (invocations, outcomes,
-  // publish records, counters, windows, the fault): memory the host reads
-  // fast (host-cached), which kernels reach over the bus.
+  // The per-invocation arrays a dispatch uploads or downloads whole
+  // (invocations, lane ids, outcomes, publish records, the fault): memory
+  // the host reads fast (host-cached), which kernels reach over the bus.
   Transfer,
 };
 

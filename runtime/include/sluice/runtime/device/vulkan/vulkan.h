@@ -155,7 +155,8 @@ private:
   uint64_t pipeline_ = 0; // VkPipeline
 };
 
-// An in-order batch of dispatches and copies: record, submit, wait; then
+// An in-order batch of dispatches and copies: record, submit (in pieces, if
+// the host should keep recording while the device runs), wait; then
 // reusable.
 class Stream {
 public:
@@ -182,7 +183,11 @@ public:
   // bytes records nothing.
   void copy(Buffer &source, uint64_t sourceOffset, Buffer &destination,
             uint64_t destinationOffset, uint64_t bytes);
-  // Submits what was recorded, waits for the fence, and returns per recorded
+  // Submits what was recorded so far without waiting: the device runs it
+  // while the host records more. The next submitAndWait waits for it too
+  // (and reports its errors and timings, in recording order).
+  Status submit();
+  // Submits what was recorded, waits for the fences, and returns per recorded
   // dispatch call its GPU time in nanoseconds in `dispatchNs`, and per
   // recorded (nonempty) copy call its time in `copyNs` (both empty when the
   // queue has no timestamps). A stream with nothing recorded returns at once.

@@ -80,9 +80,11 @@ struct sluice_rt_vk_transfers {
   uint64_t uploads, upload_bytes;
   uint64_t downloads, download_bytes;
   uint64_t resident_buffers, resident_bytes;
-  /* Launches recorded into the batch, and the batch's submits (each one a
-   * wait for every launch recorded before it). */
-  uint64_t batched_launches, batch_submits;
+  /* Launches recorded into the batch; the submits of its pieces (the first
+   * launch alone, then pieces that double up to 32 launches, queued while
+   * the host records the next); and the batch's waits (each one for every
+   * launch recorded before it). */
+  uint64_t batched_launches, batch_submits, batch_waits;
 };
 void sluice_rt_vk_transfer_counts(struct sluice_rt_vk_transfers *out);
 /* Waits for every launch recorded but not yet submitted: launches whose
