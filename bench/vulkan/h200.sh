@@ -24,8 +24,10 @@ for name in reduction scan transpose data_dependent_loop big_state; do
   grep sluice-time $name-vulkan.timing | tr '\n' ' '; echo
   # "sluice-time 8": 256 back-to-back launches (one upload, one download) / 256,
   # against the mean GPU time of the launches.
-  awk '/sluice-time 8/ {e2e = $3 / 1000} / gpu [0-9.]+ us/ {for (i = 1; i <= NF; ++i) if ($i == "gpu") {sum += $(i + 1); n++}}
+  # Launch lines only (not the batch lines, which sum their launches).
+  awk '/sluice-time 8/ {e2e = $3 / 1000} /^sluice: vulkan: @.* gpu [0-9.]+ us/ {for (i = 1; i <= NF; ++i) if ($i == "gpu") {sum += $(i + 1); n++}}
        END {if (n && e2e) printf "back to back: %.3f us per launch end to end, kernel %.3f us (mean of %d), ratio %.2f\n", e2e, sum / n, n, e2e / (sum / n)}' $name-vulkan.timing
+  grep "batch of 256 launches" $name-vulkan.timing | tail -1
 done
 # Residency: 64 back-to-back launches on one 4 MiB array (examples/barrier/
 # iterate.mlir). Each timed sequence is one upload, 64 kernels and one
