@@ -361,8 +361,8 @@ public:
     void *memory = nullptr;
     if (Status status = call(
             fn_.cuMemHostAlloc(&memory, std::max<uint64_t>(bytes, 16),
-                               CU_MEMHOSTALLOC_PORTABLE |
-                                   CU_MEMHOSTALLOC_DEVICEMAP),
+                               kMemHostAllocPortable |
+                                   kMemHostAllocDeviceMap),
             "cuMemHostAlloc of " + std::to_string(bytes) + " bytes");
         !status.ok())
       return status;
