@@ -82,7 +82,8 @@ TEST(HipDriver, ForcedPlatformReportsOnlyItself) {
   status = hip::openDriver(request, driver);
   EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument);
   EXPECT_NE(status.message().find("SLUICE_HIP_PLATFORM is 'intel'; expected "
-                                  "'amd' or 'nvidia'"),
+                                  "'amd' or 'nvidia' (or unset: AMD when it "
+                                  "has a device, else NVIDIA)"),
             std::string::npos)
       << status.message();
 }
@@ -315,6 +316,19 @@ TEST(HipNvrtc, CompilesForSm90AndTheCacheHits) {
     EXPECT_EQ(third.size(), first.size());
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST(HipNvrtc, MissingNvrtcSaysWhatToInstall) {
+  std::vector<char> image;
+  Status status = hip::compileForNvidia(nowhere(), kAxpySource, "axpy.hip",
+                                        "sm_90", image);
+  EXPECT_EQ(status.kind(), ErrorKind::DeviceUnavailable);
+  EXPECT_NE(status.message().find(
+                "hip device: NVRTC not found (tried /nonexistent/libnvrtc.so "
+                "(No such file or directory); install the CUDA toolkit's "
+                "libnvrtc, or set SLUICE_HIP_NVRTC_LIBRARY)"),
+            std::string::npos)
+      << status.message();
 }
 
 TEST(HipNvrtc, ACompileErrorReturnsTheLog) {
