@@ -38,19 +38,29 @@ for example in "$root"/examples/barrier/*.mlir "$root"/test/Integration/vulkan-f
     rm "$out/$name-$backend.ll"
   done
 done
-"$bin/sluice-translate" --sluice-to-artifact --sluice-backends=cpu,vulkan \
+# The artifacts carry hip kernels too once sluice-translate has the hip
+# lowering (bench/hip/smoke.sh runs them with --backend=hip; the runtime
+# compiles the HIP source with NVRTC there, so nothing more is carried).
+backends=cpu,vulkan
+if "$bin/sluice-translate" --help 2>/dev/null | grep -q -- '--sluice-backends' &&
+   "$bin/sluice-translate" --sluice-to-artifact --sluice-backends=cpu,vulkan,hip \
+     "$root/bench/inputs/shadow_pool_stats.mlir" -o /dev/null 2>/dev/null; then
+  backends=cpu,vulkan,hip
+fi
+"$bin/sluice-translate" --sluice-to-artifact --sluice-backends=$backends \
   "$root/bench/inputs/shadow_pool_stats.mlir" -o "$out/shadow_pool.sluice"
 # Programs with bindings and their inputs (NumPy), for outputs compared with
 # this machine's CPU runs afterwards (test/Integration/Inputs/compare-npy.py).
-"$bin/sluice-translate" --sluice-to-artifact --sluice-backends=cpu,vulkan \
+"$bin/sluice-translate" --sluice-to-artifact --sluice-backends=$backends \
   "$root/examples/shadow_pool.mlir" -o "$out/shadow_film.sluice"
-"$bin/sluice-translate" --sluice-to-artifact --sluice-backends=cpu,vulkan \
+"$bin/sluice-translate" --sluice-to-artifact --sluice-backends=$backends \
   "$root/test/Integration/Inputs/bindings-compute.mlir" -o "$out/bindings_compute.sluice"
 python=python3
 "$python" -c 'import numpy' 2>/dev/null || python=/usr/bin/python3
 "$python" "$root/examples/shadow_film.py" occluders "$out/occluders.npy" --lights=61
 "$python" "$root/test/Integration/Inputs/bindings-compute.py" inputs "$out/compute" --lanes=300
 cp "$bin/sluice-run-artifact" "$out/"
+cp "$root/bench/hip/smoke.sh" "$out/hip-smoke.sh"
 # The path tracer, runtime-only: sluice-render, its artifact, the scenes, and
 # libpng (the device machine may lack it).
 cp "$bin/sluice-render" "$build/examples/pathtracer/pathtracer.sluice" "$out/"

@@ -19,6 +19,11 @@ std::span<const BackendAdapter> backendAdapters() {
        "SPIR-V kernels on a Vulkan device (SLUICE_VULKAN_DEVICE picks it)",
        "vulkan",
        /*stateMachine=*/true, /*workers=*/false, loadVulkanProgram},
+      {"hip",
+       "HIP kernels on an AMD GPU (HIP runtime, hiprtc) or an NVIDIA GPU "
+       "(NVRTC, CUDA driver); SLUICE_HIP_PLATFORM=amd|nvidia picks one",
+       "hip",
+       /*stateMachine=*/true, /*workers=*/false, loadHipProgram},
   };
   return adapters;
 }

@@ -6,7 +6,8 @@
 // types, each at its natural alignment (a memref is the descriptor struct
 // {ptr allocated, ptr aligned, i64 offset, i64 sizes[rank], i64
 // strides[rank]}), then the grid and block sizes as six i64; end runs the
-// grid's blocks with sluice_rt_launch_blocks. The Vulkan wrapper is the
+// grid's blocks with sluice_rt_launch_blocks. The HIP wrapper is the
+// sluice_rt_hip_launch_* family (hip_launch.h). The Vulkan wrapper is the
 // sluice_rt_vk_launch_* family (vulkan_launch.h), which also keeps the
 // resident device copies that sluice_rt_host_access brings back; the CPU
 // runs on host memory and has none.
@@ -17,6 +18,7 @@
 
 #include "sluice/runtime/exit_codes.h"
 #include "sluice/runtime/launch/launch.h"
+#include "sluice/runtime/device/hip/hip_launch.h"
 #include "sluice/runtime/device/vulkan/vulkan_launch.h"
 
 #include <cstdio>
@@ -102,13 +104,15 @@ void passMemRef(Launch &launch) {
       launch.record.putWord(uint64_t(stride));
     return;
   }
-  // Vulkan: the identity-layout elements as one buffer.
+  // Vulkan and HIP: the identity-layout elements as one buffer.
   uint64_t bytes = m.elementBytes;
   for (int64_t size : m.sizes)
     bytes *= uint64_t(size);
-  sluice_rt_vk_launch_arg(static_cast<char *>(m.aligned) +
-                              m.offset * int64_t(m.elementBytes),
-                          bytes, m.access);
+  char *data = static_cast<char *>(m.aligned) + m.offset * int64_t(m.elementBytes);
+  if (launch.backend == SLUICE_LAUNCH_HIP)
+    return sluice_rt_hip_launch_memref(data, bytes, m.access, m.rank,
+                                       m.sizes.data());
+  sluice_rt_vk_launch_arg(data, bytes, m.access & SLUICE_LAUNCH_ACCESS_MASK);
 }
 
 } // namespace
@@ -140,6 +144,10 @@ void sluice_rt_launch_begin(uint32_t backend, const void *handle,
     sluice_rt_vk_launch_begin(static_cast<const uint32_t *>(handle),
                               handle_bytes / 4, kernel);
     return;
+  case SLUICE_LAUNCH_HIP:
+    sluice_rt_hip_launch_begin(static_cast<const char *>(handle), handle_bytes,
+                               kernel);
+    return;
   default:
     misuse("kernel @" + current.kernel + ": unknown launch backend " +
            std::to_string(backend));
@@ -152,9 +160,11 @@ void sluice_rt_launch_workers(uint32_t workers) {
 
 void sluice_rt_launch_workgroup_memory(uint64_t bytes) {
   // The CPU takes workgroup memory from the worker's arena, which grows.
-  if (active("sluice_rt_launch_workgroup_memory").backend ==
-      SLUICE_LAUNCH_VULKAN)
+  uint32_t backend = active("sluice_rt_launch_workgroup_memory").backend;
+  if (backend == SLUICE_LAUNCH_VULKAN)
     sluice_rt_vk_launch_workgroup_memory(bytes);
+  else if (backend == SLUICE_LAUNCH_HIP)
+    sluice_rt_hip_launch_workgroup_memory(bytes);
 }
 
 void sluice_rt_launch_memref(void *aligned, int64_t offset, uint64_t rank,
@@ -179,6 +189,8 @@ void sluice_rt_launch_scalar(uint64_t value, uint64_t bytes) {
   Launch &launch = active("sluice_rt_launch_scalar");
   if (launch.backend == SLUICE_LAUNCH_VULKAN)
     return sluice_rt_vk_launch_scalar(value, bytes);
+  if (launch.backend == SLUICE_LAUNCH_HIP)
+    return sluice_rt_hip_launch_scalar(value, bytes);
   if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8)
     misuse("kernel @" + launch.kernel + ": a scalar of " +
            std::to_string(bytes) + " bytes");
@@ -199,6 +211,8 @@ void sluice_rt_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
   launch.active = false;
   if (launch.backend == SLUICE_LAUNCH_VULKAN)
     return sluice_rt_vk_launch_end(gx, gy, gz, bx, by, bz);
+  if (launch.backend == SLUICE_LAUNCH_HIP)
+    return sluice_rt_hip_launch_end(gx, gy, gz, bx, by, bz);
   for (uint64_t size : {gx, gy, gz, bx, by, bz})
     launch.record.putWord(size);
   unsigned __int128 blocks = (unsigned __int128)gx * gy * gz;
@@ -222,6 +236,7 @@ void sluice_rt_host_access(void *data, uint64_t bytes, uint64_t access) {
            "; expected SLUICE_HOST_READ (1), SLUICE_HOST_WRITE (2), both, or "
            "SLUICE_HOST_FREE (4) alone");
   sluice_rt_vk_host_access(data, bytes, access);
+  sluice_rt_hip_host_access(data, bytes, access);
 }
 
 void sluice_rt_synchronize(void) {
@@ -229,6 +244,7 @@ void sluice_rt_synchronize(void) {
     misuse("sluice_rt_synchronize during the launch of @" + current.kernel +
            " (between sluice_rt_launch_begin and sluice_rt_launch_end)");
   sluice_rt_vk_synchronize();
+  sluice_rt_hip_synchronize();
 }
 
 } // extern "C"

@@ -438,6 +438,23 @@ Status parseDescriptor(std::string_view text, std::string_view origin,
         backend.blockLanes = reader.u32(entry, where, "block_lanes");
         if (!reader.failed() && backend.blockLanes == 0)
           reader.fail(where + ".block_lanes", "is 0");
+        // Optional: kernel name -> the symbol the backend's code exports.
+        if (!reader.failed() && entry.is_object() && entry.contains("symbols")) {
+          const json &symbols = entry["symbols"];
+          if (!symbols.is_object())
+            reader.fail(where + ".symbols",
+                        "must be an object, got " + describe(symbols));
+          else
+            for (auto &[kernel, symbol] : symbols.items()) {
+              if (!symbol.is_string() || symbol.get<std::string>().empty()) {
+                reader.fail(where + ".symbols." + kernel,
+                            "must be a non-empty string, got " +
+                                describe(symbol));
+                break;
+              }
+              backend.symbols.emplace(kernel, symbol.get<std::string>());
+            }
+        }
         program.backends.emplace(name, std::move(backend));
       }
   }

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sluice/runtime/device/backend.h"
+#include "sluice/runtime/device/hip/hip_driver.h"
 #include "sluice/runtime/device/vulkan/vulkan.h"
 #include "sluice/runtime/exit_codes.h"
 #include "sluice/runtime/program/run.h"
@@ -45,7 +46,8 @@ void printUsage(std::FILE *out) {
       "starts zeroed). Needs no compiler.\n"
       "\n"
       "options:\n"
-      "  --backend=NAME          cpu (default) or vulkan; the artifact must\n"
+      "  --backend=NAME          cpu (default), cpu-staged, vulkan or hip\n"
+      "                          (--list-backends); the artifact must\n"
       "                          hold kernels for it\n"
       "  --lanes=N               coroutine instances (default 1)\n"
       "  --frame-pool=N          frames in the pool (default 256)\n"
@@ -133,6 +135,16 @@ int describe(const rt::Artifact &artifact) {
 }
 
 int listDevices() {
+  // The hip backend's device, or why there is none (hip_driver.h).
+  rt::hip::Driver *hip = nullptr;
+  rt::Status hipStatus = rt::hip::processDriver(hip);
+  if (hip)
+    std::printf("hip: %s, %d multiprocessors, warp %d (%s, %s)\n",
+                hip->describe().c_str(), hip->info().multiprocessors,
+                hip->info().warpSize, hip->info().library.c_str(),
+                hip->info().compiler.c_str());
+  else
+    std::fprintf(stderr, "%s: hip: %s\n", kTool, hipStatus.describe().c_str());
   std::vector<rt::vulkan::DeviceInfo> devices;
   rt::Status status = rt::vulkan::Context::listDevices(devices);
   if (!status.ok()) {

@@ -46,8 +46,10 @@ static cl::opt<unsigned> gpuCoroutineLanes(
     cl::init(128), cl::cat(runCategory));
 static cl::opt<std::string> backend(
     "backend",
-    cl::desc("Where gpu kernels run: cpu (JIT-compiled, the default) or vulkan "
-             "(SPIR-V on a Vulkan device; SLUICE_VULKAN_DEVICE picks it)"),
+    cl::desc("Where gpu kernels run: cpu (JIT-compiled, the default), "
+             "cpu-staged, vulkan (SPIR-V on a Vulkan device; "
+             "SLUICE_VULKAN_DEVICE picks it) or hip (HIP C++ through NVRTC "
+             "on NVIDIA or hiprtc on AMD; SLUICE_HIP_PLATFORM picks it)"),
     cl::init("cpu"), cl::cat(runCategory));
 static cl::opt<bool> printLowered("print-lowered",
                                   cl::desc("Print the LLVM-dialect module before running it"),

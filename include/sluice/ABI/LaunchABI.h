@@ -22,10 +22,13 @@
 /* The adapter that runs a launch; the kernel handle of begin is
  * - CPU: the block function `void (*)(void *record, int64_t block)` of
  *   convert-gpu-to-cpu, handle bytes 0;
- * - VULKAN: the SPIR-V words of the kernel's module, handle bytes = 4 * words. */
+ * - VULKAN: the SPIR-V words of the kernel's module, handle bytes = 4 * words;
+ * - HIP: the NUL-terminated HIP C++ source of the kernel's module, handle
+ *   bytes = strlen + 1; the kernel name is its extern "C" symbol. */
 enum sluice_launch_backend {
   SLUICE_LAUNCH_CPU = 1,
-  SLUICE_LAUNCH_VULKAN = 2
+  SLUICE_LAUNCH_VULKAN = 2,
+  SLUICE_LAUNCH_HIP = 3
 };
 
 /* Access flags of a memref operand, inferred from the kernel. */
@@ -36,6 +39,14 @@ enum sluice_launch_backend {
  * uploaded only when stale and downloaded only when the host asks. Without
  * it, READ copies in before and WRITE copies out after every launch. */
 #define SLUICE_LAUNCH_RESIDENT 4u
+/* Dimension d (outermost 0, d < 32) of the memref operand is dynamic in the
+ * kernel's type. A HIP kernel takes a memref as its pointer followed by one
+ * int64_t per dynamic dimension (static ones are compiled in), so the HIP
+ * wrapper passes exactly the sizes of the dimensions marked here; the CPU
+ * and Vulkan wrappers ignore these bits. */
+#define SLUICE_LAUNCH_DYNAMIC_DIM_SHIFT 8
+#define SLUICE_LAUNCH_DYNAMIC_DIM(d) (1ull << (SLUICE_LAUNCH_DYNAMIC_DIM_SHIFT + (d)))
+#define SLUICE_LAUNCH_ACCESS_MASK 7u /* READ | WRITE | RESIDENT */
 
 /* The access flags of sluice_rt_host_access(data, bytes, access), what the
  * host is about to do with the bytes [data, data + bytes):

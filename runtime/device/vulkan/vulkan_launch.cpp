@@ -3,6 +3,7 @@
 #include "sluice/runtime/exit_codes.h"
 #include "sluice/runtime/device/vulkan/vulkan_launch.h"
 #include "sluice/runtime/device/vulkan/vulkan.h"
+#include "sluice/runtime/launch/residency.h"
 
 #include <algorithm>
 #include <chrono>
@@ -254,23 +255,21 @@ void copyBytes(void *destination, const void *source, uint64_t bytes) {
 // Residency: the device copies of host memory (vulkan_launch.h)
 //===----------------------------------------------------------------------===//
 
-// The device copy of the host bytes [host, host + bytes). At least one of
-// the two copies is current; both are when they hold the same bytes.
-struct Resident {
-  char *host = nullptr;
-  uint64_t bytes = 0;
+// The device copy of a host range (residency.h decides which copy is
+// current): a device-only buffer and a host-visible staging buffer.
+struct Resident : residency::Resident {
   std::unique_ptr<Buffer> device;
   std::unique_ptr<Buffer> staging; // host-visible, made on the first copy
-  bool hostCurrent = true;         // the host bytes are the newest
-  bool deviceCurrent = false;      // the device bytes are the newest
 };
+Resident &vulkanResident(residency::Resident &resident) {
+  return static_cast<Resident &>(resident);
+}
+using residency::ResidentPtr;
 
 // Process-wide: host memory is. Entries are shared with the launches that
 // bind them, so dropping one while another thread's launch runs is safe.
-struct ResidencyTable {
+struct ResidencyTable : residency::Table {
   std::mutex mutex;
-  // By host start address; the ranges are disjoint.
-  std::map<uintptr_t, std::shared_ptr<Resident>> entries;
   uint64_t uploads = 0, uploadBytes = 0, downloads = 0, downloadBytes = 0;
   uint64_t batchedLaunches = 0, batchSubmits = 0, batchWaits = 0;
 
@@ -306,7 +305,7 @@ struct ResidencyTable {
   bool exitHook = false;
 };
 
-ResidencyTable &residency() {
+ResidencyTable &residencyTable() {
   static ResidencyTable *table = new ResidencyTable(); // leaked: see Global
   return *table;
 }
@@ -397,33 +396,8 @@ Buffer &batchScalar(ResidencyTable &table) {
   return *table.batchScalars[table.batchScalarsUsed++];
 }
 
-// The end of [begin, begin + bytes), saturated at the top of the address
-// space (the range (NULL, UINT64_MAX) is all of it).
-uintptr_t rangeEnd(uintptr_t begin, uint64_t bytes) {
-  uintptr_t end = 0;
-  return __builtin_add_overflow(begin, bytes, &end) ? UINTPTR_MAX : end;
-}
-
-// The entries that share a byte with [begin, begin + bytes), in address
-// order. The caller holds the table's mutex.
-std::vector<std::shared_ptr<Resident>>
-overlapping(ResidencyTable &table, uintptr_t begin, uint64_t bytes) {
-  std::vector<std::shared_ptr<Resident>> found;
-  if (bytes == 0 || table.entries.empty())
-    return found;
-  uintptr_t end = rangeEnd(begin, bytes);
-  auto it = table.entries.upper_bound(begin);
-  if (it != table.entries.begin()) {
-    auto previous = std::prev(it);
-    if (rangeEnd(previous->first, previous->second->bytes) > begin)
-      found.push_back(previous->second);
-  }
-  for (; it != table.entries.end() && it->first < end; ++it)
-    found.push_back(it->second);
-  return found;
-}
-
-Buffer &stagingOf(Resident &resident) {
+Buffer &stagingOf(residency::Resident &entry) {
+  Resident &resident = vulkanResident(entry);
   if (!resident.staging)
     resident.staging = makeBuffer(resident.bytes, Placement::Host, "staging");
   return *resident.staging;
@@ -442,16 +416,16 @@ Stream &threadStream() {
 // Brings the host bytes of every entry of `stale` (none host-current) up to
 // date: device -> staging on the GPU, staging -> host here. The caller holds
 // the table's mutex. `what` names the reason in the timing line.
-void download(ResidencyTable &table,
-              const std::vector<std::shared_ptr<Resident>> &stale,
+void download(ResidencyTable &table, const std::vector<ResidentPtr> &stale,
               const std::string &what) {
   if (stale.empty())
     return;
   flushBatch(table); // the launches that wrote them
   Stream &stream = threadStream();
   uint64_t bytes = 0;
-  for (const std::shared_ptr<Resident> &resident : stale) {
-    stream.copy(*resident->device, 0, stagingOf(*resident), 0, resident->bytes);
+  for (const ResidentPtr &resident : stale) {
+    stream.copy(*vulkanResident(*resident).device, 0, stagingOf(*resident), 0,
+                resident->bytes);
     bytes += resident->bytes;
   }
   std::vector<double> copyNs;
@@ -461,8 +435,8 @@ void download(ResidencyTable &table,
           " failed: " + status.describe());
   using Clock = std::chrono::steady_clock;
   auto start = Clock::now();
-  for (const std::shared_ptr<Resident> &resident : stale) {
-    copyBytes(resident->host, resident->staging->data(), resident->bytes);
+  for (const ResidentPtr &resident : stale) {
+    copyBytes(resident->host, stagingOf(*resident).data(), resident->bytes);
     resident->hostCurrent = true;
   }
   auto host = Clock::now() - start;
@@ -488,17 +462,12 @@ void download(ResidencyTable &table,
 
 // Downloads the entries of `flush` that are not host-current, then, when
 // `erase`, drops them from the table. The caller holds the mutex.
-void flush(ResidencyTable &table,
-           const std::vector<std::shared_ptr<Resident>> &entries,
+void flush(ResidencyTable &table, const std::vector<ResidentPtr> &entries,
            const std::string &what, bool erase) {
-  std::vector<std::shared_ptr<Resident>> stale;
-  for (const std::shared_ptr<Resident> &resident : entries)
-    if (!resident->hostCurrent)
-      stale.push_back(resident);
-  download(table, stale, what);
+  download(table, residency::staleOnHost(entries), what);
   if (erase)
-    for (const std::shared_ptr<Resident> &resident : entries)
-      table.entries.erase(reinterpret_cast<uintptr_t>(resident->host));
+    for (const ResidentPtr &resident : entries)
+      table.erase(*resident);
 }
 
 LaunchState &openLaunch(const char *call) {
@@ -609,143 +578,54 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
     invocations = checkedMultiply(invocations, bz, what);
   }
 
-  // The nonempty memref arguments by host range: an array passed twice is
-  // one buffer bound twice. A range that partially overlaps another one of
-  // this launch gets a buffer of its own for this launch only (transient),
-  // copied in and out like a launch without residency.
-  struct Group {
-    char *host = nullptr;
-    uint64_t bytes = 0;
-    uint64_t access = 0;    // READ | WRITE of every argument in the group
-    bool resident = true;   // every argument of the group is RESIDENT
-    bool transient = false; // partially overlaps another group
-    std::shared_ptr<Resident> entry;
-    bool upload = false, copyOut = false;
-  };
-  std::vector<Group> groups;
-  std::vector<size_t> groupOf(launch.args.size(), SIZE_MAX);
-  for (size_t i = 0; i < launch.args.size(); ++i) {
-    const Argument &arg = launch.args[i];
-    if (arg.kind != Argument::Memref || arg.bytes == 0)
-      continue;
-    char *host = static_cast<char *>(arg.data);
-    size_t g = 0;
-    while (g < groups.size() &&
-           (groups[g].host != host || groups[g].bytes != arg.bytes))
-      ++g;
-    if (g == groups.size()) {
-      groups.emplace_back();
-      groups.back().host = host;
-      groups.back().bytes = arg.bytes;
-    }
-    groups[g].access |= arg.access & (SLUICE_RT_VK_READ | SLUICE_RT_VK_WRITE);
-    groups[g].resident &= (arg.access & SLUICE_RT_VK_RESIDENT) != 0;
-    groupOf[i] = g;
-  }
-  for (size_t a = 0; a < groups.size(); ++a)
-    for (size_t b = a + 1; b < groups.size(); ++b) {
-      uintptr_t beginA = reinterpret_cast<uintptr_t>(groups[a].host),
-                beginB = reinterpret_cast<uintptr_t>(groups[b].host);
-      if (beginA < rangeEnd(beginB, groups[b].bytes) &&
-          beginB < rangeEnd(beginA, groups[a].bytes))
-        groups[a].transient = groups[b].transient = true;
-    }
+  // The memref arguments by host range (residency.h).
+  std::vector<residency::Operand> operands(launch.args.size());
+  for (size_t i = 0; i < launch.args.size(); ++i)
+    if (launch.args[i].kind == Argument::Memref)
+      operands[i] = {static_cast<char *>(launch.args[i].data),
+                     launch.args[i].bytes, launch.args[i].access};
+  residency::LaunchPlan plan;
+  std::vector<residency::Group> &groups = plan.groups;
+  const std::vector<size_t> &groupOf = plan.groupOf;
 
   using Clock = std::chrono::steady_clock;
   Clock::duration hostIn{}; // memcpy host -> staging only, not allocation
   uint64_t bytesIn = 0, bytesOut = 0;
-  ResidencyTable &table = residency();
+  ResidencyTable &table = residencyTable();
   // Held through the recording when the launch goes into the batch.
   std::unique_lock<std::mutex> lock(table.mutex);
   bool deferred = false;
   {
-    // Entries that overlap a group's range without being its own are
-    // brought back to the host and dropped (ranges stay disjoint); so is the
-    // own entry of a transient group. A group without residency needs the
-    // host bytes current before it copies them in.
-    std::vector<std::shared_ptr<Resident>> drop, sync;
-    auto add = [](std::vector<std::shared_ptr<Resident>> &list,
-                  const std::shared_ptr<Resident> &resident) {
-      if (std::find(list.begin(), list.end(), resident) == list.end())
-        list.push_back(resident);
-    };
-    size_t fresh = 0;
-    for (Group &g : groups) {
-      for (const std::shared_ptr<Resident> &resident :
-           overlapping(table, reinterpret_cast<uintptr_t>(g.host), g.bytes)) {
-        if (g.transient || resident->host != g.host ||
-            resident->bytes != g.bytes) {
-          add(drop, resident);
-        } else {
-          g.entry = resident;
-          if (!g.resident)
-            add(sync, resident);
-        }
-      }
-      fresh += !g.transient && !g.entry;
-    }
-    // Bounded: programs that allocate fresh arrays per launch without
-    // freeing them do not grow the table forever. This launch's entries stay.
-    if (table.entries.size() + fresh > kMaxCachedBuffers)
-      for (const auto &[start, resident] : table.entries)
-        if (std::none_of(groups.begin(), groups.end(),
-                         [&](const Group &g) { return g.entry == resident; }))
-          add(drop, resident);
-    deferred = drop.empty() && sync.empty() &&
-               std::all_of(groups.begin(), groups.end(), [](const Group &g) {
-                 return g.resident && !g.transient;
-               });
+    residency::planLaunch(table, operands, kMaxCachedBuffers, plan);
+    deferred = plan.deferred;
     if (!deferred)
       flushBatch(table); // this launch waits: everything before it first
     std::string what = "before @" + launch.entry;
-    flush(table, drop, what, /*erase=*/true);
-    flush(table, sync, what, /*erase=*/false);
-
-    for (Group &g : groups) {
-      if (!g.entry) {
-        g.entry = std::make_shared<Resident>();
-        g.entry->host = g.host;
-        g.entry->bytes = g.bytes;
-        g.entry->device = makeBuffer(g.bytes, Placement::DeviceOnly, "device");
-        if (!g.transient)
-          table.entries.emplace(reinterpret_cast<uintptr_t>(g.host), g.entry);
-      }
-      Resident &resident = *g.entry;
-      bool in = g.access & SLUICE_RT_VK_READ;
-      bool out = g.access & SLUICE_RT_VK_WRITE;
-      bool stays = g.resident && !g.transient;
-      g.upload = in && (!stays || !resident.deviceCurrent);
-      g.copyOut = out && !stays;
+    flush(table, plan.drop, what, /*erase=*/true);
+    flush(table, plan.sync, what, /*erase=*/false);
+    residency::settle(table, plan, [](const residency::Group &g) {
+      auto entry = std::make_shared<Resident>();
+      entry->device = makeBuffer(g.bytes, Placement::DeviceOnly, "device");
+      return entry;
+    });
+    for (residency::Group &g : groups) {
       if (g.upload) {
         flushBatch(table); // a recorded copy may still read this staging
         auto start = Clock::now();
-        copyBytes(stagingOf(resident).data(), g.host, g.bytes);
+        copyBytes(stagingOf(*g.entry).data(), g.host, g.bytes);
         hostIn += Clock::now() - start;
         bytesIn += g.bytes;
       }
       if (g.copyOut) {
-        stagingOf(resident);
+        stagingOf(*g.entry);
         bytesOut += g.bytes;
-      }
-      // The state after this launch.
-      if (stays) {
-        if (in)
-          resident.deviceCurrent = true;
-        if (out) {
-          resident.deviceCurrent = true;
-          resident.hostCurrent = false;
-        }
-      } else {
-        // Copied out now, and the host may change it unannounced.
-        resident.hostCurrent = true;
-        resident.deviceCurrent = false;
       }
     }
     table.uploads += std::count_if(groups.begin(), groups.end(),
-                                   [](const Group &g) { return g.upload; });
+                                   [](const residency::Group &g) { return g.upload; });
     table.uploadBytes += bytesIn;
     table.downloads += std::count_if(groups.begin(), groups.end(),
-                                     [](const Group &g) { return g.copyOut; });
+                                     [](const residency::Group &g) { return g.copyOut; });
     table.downloadBytes += bytesOut;
   }
   if (!deferred)
@@ -759,7 +639,8 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
     switch (arg.kind) {
     case Argument::Memref: {
       if (groupOf[i] != SIZE_MAX) {
-        bindings.push_back(groups[groupOf[i]].entry->device.get());
+        bindings.push_back(
+            vulkanResident(*groups[groupOf[i]].entry).device.get());
         break;
       }
       if (!launch.empty)
@@ -802,17 +683,19 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
   }
 
   size_t copiesIn = 0, copiesOut = 0;
-  for (const Group &g : groups)
+  for (const residency::Group &g : groups)
     if (g.upload) {
-      stream.copy(*g.entry->staging, 0, *g.entry->device, 0, g.bytes);
+      Resident &entry = vulkanResident(*g.entry);
+      stream.copy(*entry.staging, 0, *entry.device, 0, g.bytes);
       ++copiesIn;
     }
   const uint64_t grid[3] = {gx, gy, gz};
   std::vector<std::byte> push = pushConstants(launch);
   stream.dispatch(*cached.kernel, bindings, push, grid);
-  for (const Group &g : groups)
+  for (const residency::Group &g : groups)
     if (g.copyOut) {
-      stream.copy(*g.entry->device, 0, *g.entry->staging, 0, g.bytes);
+      Resident &entry = vulkanResident(*g.entry);
+      stream.copy(*entry.device, 0, *entry.staging, 0, g.bytes);
       ++copiesOut;
     }
   if (deferred) {
@@ -852,9 +735,9 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
   // In argument order: of two transient ranges that overlap, the later
   // argument's bytes win where both were written.
   auto hostOutStart = Clock::now();
-  for (const Group &g : groups)
+  for (const residency::Group &g : groups)
     if (g.copyOut)
-      copyBytes(g.host, g.entry->staging->data(), g.bytes);
+      copyBytes(g.host, stagingOf(*g.entry).data(), g.bytes);
   auto hostOut = Clock::now() - hostOutStart;
 
   if (global().timing) {
@@ -888,45 +771,33 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
 }
 
 void sluice_rt_vk_host_access(void *data, uint64_t bytes, uint64_t access) {
-  if (access & ~uint64_t(SLUICE_HOST_READ | SLUICE_HOST_WRITE |
-                         SLUICE_HOST_FREE) ||
-      access == 0 ||
-      ((access & SLUICE_HOST_FREE) && access != SLUICE_HOST_FREE))
-    fatal("sluice_rt_vk_host_access with access " + std::to_string(access) +
-          "; expected SLUICE_HOST_READ (1), SLUICE_HOST_WRITE (2), both, or "
-          "SLUICE_HOST_FREE (4) alone");
-  ResidencyTable &table = residency();
+  if (std::string problem = residency::checkHostAccess(access);
+      !problem.empty())
+    fatal("sluice_rt_vk_host_access with " + problem);
+  ResidencyTable &table = residencyTable();
   std::lock_guard<std::mutex> lock(table.mutex);
   // Nothing resident (no launch yet, the CPU backend): never touch Vulkan.
   if (table.entries.empty() || bytes == 0)
     return;
-  std::vector<std::shared_ptr<Resident>> touched =
-      overlapping(table, reinterpret_cast<uintptr_t>(data), bytes);
+  std::vector<ResidentPtr> touched =
+      table.overlapping(reinterpret_cast<uintptr_t>(data), bytes);
   // The recorded launches may read or write these ranges' device copies.
   if (!touched.empty())
     flushBatch(table);
-  if (access == SLUICE_HOST_FREE) {
-    for (const std::shared_ptr<Resident> &resident : touched)
-      table.entries.erase(reinterpret_cast<uintptr_t>(resident->host));
-    return;
-  }
-  const char *what = access == SLUICE_HOST_READ    ? "host read"
-                     : access == SLUICE_HOST_WRITE ? "host write"
-                                                   : "host read+write";
-  flush(table, touched, what, /*erase=*/false);
-  if (access & SLUICE_HOST_WRITE)
-    for (const std::shared_ptr<Resident> &resident : touched)
-      resident->deviceCurrent = false;
+  if (access != SLUICE_HOST_FREE)
+    flush(table, touched, residency::hostAccessReason(access),
+          /*erase=*/false);
+  residency::finishHostAccess(table, touched, access);
 }
 
 void sluice_rt_vk_synchronize(void) {
-  ResidencyTable &table = residency();
+  ResidencyTable &table = residencyTable();
   std::lock_guard<std::mutex> lock(table.mutex);
   flushBatch(table);
 }
 
 void sluice_rt_vk_transfer_counts(struct sluice_rt_vk_transfers *out) {
-  ResidencyTable &table = residency();
+  ResidencyTable &table = residencyTable();
   std::lock_guard<std::mutex> lock(table.mutex);
   out->uploads = table.uploads;
   out->upload_bytes = table.uploadBytes;

@@ -57,12 +57,12 @@ struct BackendAdapter {
 std::span<const BackendAdapter> backendAdapters();
 // The adapter named `name`, or null.
 const BackendAdapter *findBackendAdapter(std::string_view name);
-// "cpu, vulkan": for messages.
+// "cpu, cpu-staged, vulkan, hip": for messages.
 std::string backendAdapterNames();
 // The artifact backend adapter `adapter` runs (itself when unknown).
 std::string_view backendKernels(std::string_view adapter);
 
-// The adapters (runtime/device/cpu, runtime/device/vulkan).
+// The adapters (runtime/device/cpu, runtime/device/vulkan, runtime/device/hip).
 Status loadCpuProgram(const Artifact &artifact, const BackendOptions &options,
                       std::unique_ptr<LoadedProgram> &out);
 Status loadCpuStagedProgram(const Artifact &artifact,
@@ -71,6 +71,8 @@ Status loadCpuStagedProgram(const Artifact &artifact,
 Status loadVulkanProgram(const Artifact &artifact,
                          const BackendOptions &options,
                          std::unique_ptr<LoadedProgram> &out);
+Status loadHipProgram(const Artifact &artifact, const BackendOptions &options,
+                      std::unique_ptr<LoadedProgram> &out);
 
 } // namespace sluice::runtime
 

@@ -93,6 +93,14 @@ struct CompiledBinding {
 struct CompiledBackend {
   std::string section;        // the artifact section holding the kernels
   uint32_t blockLanes = SLUICE_KERNEL_BLOCK_LANES; // lanes per block/workgroup
+  // Kernel name (as in the descriptor) -> the symbol the section's code
+  // exports, where they differ (hip: the extern "C" names).
+  std::map<std::string, std::string, std::less<>> symbols;
+  // The symbol of kernel `name`: symbols[name], else `name` itself.
+  const std::string &symbolOf(const std::string &name) const {
+    auto found = symbols.find(name);
+    return found == symbols.end() ? name : found->second;
+  }
 };
 
 struct CompiledProgram {
