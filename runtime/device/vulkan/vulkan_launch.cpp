@@ -384,7 +384,9 @@ void flushBatch(ResidencyTable &table) {
 // caller holds the table's mutex).
 Stream &batchStream(ResidencyTable &table) {
   if (!table.batch) {
-    Status status = context().createStream(table.batch);
+    // Timestamps only for the timing lines: an untimed batch runs without
+    // the two queries per launch.
+    Status status = context().createStream(table.batch, global().timing);
     if (!status.ok())
       fatal("cannot create a stream: " + status.describe());
   }
@@ -600,9 +602,11 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
     deferred = plan.deferred;
     if (!deferred)
       flushBatch(table); // this launch waits: everything before it first
-    std::string what = "before @" + launch.entry;
-    flush(table, plan.drop, what, /*erase=*/true);
-    flush(table, plan.sync, what, /*erase=*/false);
+    if (!plan.drop.empty() || !plan.sync.empty()) {
+      std::string what = "before @" + launch.entry;
+      flush(table, plan.drop, what, /*erase=*/true);
+      flush(table, plan.sync, what, /*erase=*/false);
+    }
     residency::settle(table, plan, [](const residency::Group &g) {
       auto entry = std::make_shared<Resident>();
       entry->device = makeBuffer(g.bytes, Placement::DeviceOnly, "device");

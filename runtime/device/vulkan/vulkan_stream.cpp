@@ -170,6 +170,14 @@ struct StreamState {
   Segment *current = nullptr;       // recording (or null)
   std::vector<Segment *> submitted; // queued, in submission order
   std::vector<Segment *> idle;
+  // The descriptor set of the last dispatch and what it binds: a dispatch of
+  // the same kernel on the same buffers binds it again instead of writing a
+  // new one. Valid until the segments are reset (its pool with them).
+  struct {
+    const void *kernel = nullptr;
+    std::vector<Buffer *> buffers;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+  } lastSet;
   bool timestamps = false;
   // Set when a wait failed: the work may still be in flight, so no command
   // buffer can be reset or reused.
@@ -221,6 +229,7 @@ struct StreamState {
 
   // Returns the current segment to idle without submitting it.
   void dropCurrent() {
+    lastSet.set = VK_NULL_HANDLE;
     if (!current)
       return;
     if (current->recording)
@@ -384,6 +393,7 @@ struct StreamState {
       idle.push_back(s);
     }
     submitted.clear();
+    lastSet.set = VK_NULL_HANDLE;
     return status;
   }
 
@@ -417,7 +427,7 @@ struct StreamState {
 
 struct Stream::State : StreamState {};
 
-Status Context::createStream(std::unique_ptr<Stream> &out) {
+Status Context::createStream(std::unique_ptr<Stream> &out, bool timestamps) {
   out.reset();
   State &state = *state_;
   const Functions &fn = state.fn;
@@ -425,7 +435,7 @@ Status Context::createStream(std::unique_ptr<Stream> &out) {
   stream->state_ = std::make_unique<Stream::State>();
   StreamState &s = *stream->state_;
   s.context = &state;
-  s.timestamps = state.timestampValidBits > 0;
+  s.timestamps = timestamps && state.timestampValidBits > 0;
 
   VkCommandPoolCreateInfo poolCreate{};
   poolCreate.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
@@ -524,7 +534,12 @@ void Stream::dispatch(const Kernel &kernel, std::span<Buffer *const> bindings,
 
   VkDescriptorSet set = VK_NULL_HANDLE;
   const std::vector<uint32_t> &used = kernel.usedBindings_;
-  if (!used.empty()) {
+  auto &last = s.lastSet;
+  if (!used.empty() && last.set != VK_NULL_HANDLE && last.kernel == &kernel &&
+      std::equal(bindings.begin(), bindings.end(), last.buffers.begin(),
+                 last.buffers.end())) {
+    set = last.set;
+  } else if (!used.empty()) {
     if (Status status =
             segment.allocateSet(toHandle<VkDescriptorSetLayout>(kernel.setLayout_),
                           static_cast<uint32_t>(used.size()), set);
@@ -546,6 +561,9 @@ void Stream::dispatch(const Kernel &kernel, std::span<Buffer *const> bindings,
     fn.vkUpdateDescriptorSets(context.device,
                               static_cast<uint32_t>(writes.size()),
                               writes.data(), 0, nullptr);
+    last.kernel = &kernel;
+    last.buffers.assign(bindings.begin(), bindings.end());
+    last.set = set;
   }
 
   VkQueryPool queries = VK_NULL_HANDLE;
