@@ -45,15 +45,25 @@ render() { # name backend extra-options...
 }
 ratio() { awk -v a="$(cat "$out/$1.mrays")" -v b="$(cat "$out/$2.mrays")" -v t="$3" \
   'BEGIN { if (b > 0) printf "%s: %.2fx\n", t, a / b; else print t ": n/a" }'; }
+# Warm-up: the driver compiles the pipelines (the megakernel's takes about
+# 0.6 s) into its shader cache once, not inside the first timed render.
+for schedule in wavefront state-machine; do
+  ./sluice-render --artifact pathtracer.sluice --scene scenes/cornell-box.json --backend vulkan \
+    --width 16 --height 16 --spp 1 --schedule $schedule > /dev/null 2>&1
+done
 for octaves in 0 8; do
   tag=plain; [ "$octaves" != 0 ] && tag=octaves$octaves
   echo "== cornell box $size, $tag, frame pool $pool, vulkan"
   render "$tag-wavefront" vulkan --texture-octaves "$octaves" --sort off
   render "$tag-sorted" vulkan --texture-octaves "$octaves" --sort on
   render "$tag-megakernel" vulkan --texture-octaves "$octaves" --schedule state-machine
+  # All samples in one pass: the per-pass host work (machine words, film)
+  # once instead of 16 times.
+  render "$tag-megakernel-1pass" vulkan --texture-octaves "$octaves" --schedule state-machine --pass-spp "$spp"
   ratio "$tag-sorted" "$tag-wavefront" "sorted / unsorted"
   ratio "$tag-wavefront" "$tag-megakernel" "wavefront / megakernel"
-  for other in sorted megakernel; do
+  ratio "$tag-megakernel-1pass" "$tag-wavefront" "megakernel (one pass) / wavefront"
+  for other in sorted megakernel megakernel-1pass; do
     if cmp -s "$films/$tag-wavefront.npy" "$films/$tag-$other.npy"; then
       echo "film $tag-$other == $tag-wavefront (byte-identical)"
     else

@@ -22,6 +22,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$build/bin
 mkdir -p "$out"
 libs=("$build/runtime/libSluiceRuntimeBackends.a" "$build/runtime/libSluiceRuntimeVulkan.a"
+      "$build/runtime/libSluiceRuntimeHip.a" "$build/runtime/libSluiceLaunchResidency.a"
       "$build/runtime/launch/libSluiceLaunch.a" "$build/runtime/libSluiceRuntime.a")
 # The barrier examples, and the Integration programs with floats, scalar
 # push constants and scratch memory.

@@ -21,12 +21,16 @@ for name in reduction scan transpose data_dependent_loop big_state; do
   echo "vulkan: $(./$name-vulkan | tr '\n' ' ')"
   echo "cpu timing:    $(SLUICE_BENCH_REPS=$reps ./$name-cpu 2>&1 | grep sluice-time)"
   SLUICE_BENCH_REPS=$reps SLUICE_VULKAN_TIMING=1 ./$name-vulkan > /dev/null 2> $name-vulkan.timing
-  grep sluice-time $name-vulkan.timing | tr '\n' ' '; echo
-  # "sluice-time 8": 256 back-to-back launches (one upload, one download) / 256,
-  # against the mean GPU time of the launches.
-  # Launch lines only (not the batch lines, which sum their launches).
-  awk '/sluice-time 8/ {e2e = $3 / 1000} /^sluice: vulkan: @.* gpu [0-9.]+ us/ {for (i = 1; i <= NF; ++i) if ($i == "gpu") {sum += $(i + 1); n++}}
-       END {if (n && e2e) printf "back to back: %.3f us per launch end to end, kernel %.3f us (mean of %d), ratio %.2f\n", e2e, sum / n, n, e2e / (sum / n)}' $name-vulkan.timing
+  # End to end without the timing instrumentation (no timestamp queries), for
+  # sequences of N = 256 and 1024 back-to-back launches (SLUICE_BENCH_SEQUENCE):
+  # "sluice-time 8" is a sequence (one upload, N launches, one download) / N,
+  # against the mean GPU time of the launches (launch lines only, not the
+  # batch lines, which sum their launches).
+  for n in 256 1024; do
+    SLUICE_BENCH_SEQUENCE=$n SLUICE_BENCH_REPS=$reps ./$name-vulkan > /dev/null 2> $name-vulkan.untimed
+    awk -v n=$n 'FILENAME ~ /untimed$/ && /sluice-time 8/ {e2e = $3 / 1000} /^sluice: vulkan: @.* gpu [0-9.]+ us/ {for (i = 1; i <= NF; ++i) if ($i == "gpu") {sum += $(i + 1); k++}}
+         END {if (k && e2e) printf "back to back, N = %d: %.3f us per launch end to end, kernel %.3f us (mean of %d), ratio %.2f\n", n, e2e, sum / k, k, e2e / (sum / k)}' $name-vulkan.untimed $name-vulkan.timing
+  done
   grep "batch of 256 launches" $name-vulkan.timing | tail -1
 done
 # Residency: 64 back-to-back launches on one 4 MiB array (examples/barrier/

@@ -11,6 +11,7 @@ module attributes {gpu.container_module} {
   func.func private @sluice_print_i64(i64)
   func.func private @sluice_rt_now_ns() -> i64
   func.func private @sluice_rt_bench_reps() -> i64
+  func.func private @sluice_rt_bench_sequence() -> i64
   func.func private @sluice_rt_report_time(i64, i64, i64)
   func.func private @sluice_rt_synchronize()
 
@@ -73,17 +74,17 @@ module attributes {gpu.container_module} {
     func.call @sluice_rt_report_time(%id, %best, %reps) : (i64, i64, i64) -> ()
 
     // Back to back: the host writes the input (so the first launch uploads
-    // it again), 256 launches (batched: one submit), the host reads the
-    // output (its download). "sluice-time 8" is the fastest such sequence
-    // divided by 256: the end-to-end cost of one launch, one upload and one
-    // download included.
-    %c256seq = arith.constant 256 : index
-    %n256seq = arith.constant 256 : i64
+    // it again), N launches (SLUICE_BENCH_SEQUENCE, default 256; batched:
+    // one wait), the host reads the output (its download). "sluice-time 8"
+    // is the fastest such sequence divided by N: the end-to-end cost of one
+    // launch, one upload and one download included.
+    %nseq = func.call @sluice_rt_bench_sequence() : () -> i64
+    %cseq = arith.index_cast %nseq : i64 to index
     %bestSeq = scf.for %r = %c0 to %repsIndex step %c1 iter_args(%fastest = %never) -> (i64) {
       %keep = memref.load %in[%c0, %c0] : memref<4096x4096xi32>
       memref.store %keep, %in[%c0, %c0] : memref<4096x4096xi32>
       %t0 = func.call @sluice_rt_now_ns() : () -> i64
-      scf.for %k = %c0 to %c256seq step %c1 {
+      scf.for %k = %c0 to %cseq step %c1 {
         gpu.launch_func @kernels::@transpose blocks in (%c256, %c256, %c1) threads in (%c16, %c16, %c1)
             args(%in : memref<4096x4096xi32>, %out : memref<4096x4096xi32>)
       }
@@ -94,7 +95,7 @@ module attributes {gpu.container_module} {
       %faster = arith.minsi %fastest, %took : i64
       scf.yield %faster : i64
     }
-    %perLaunch = arith.divsi %bestSeq, %n256seq : i64
+    %perLaunch = arith.divsi %bestSeq, %nseq : i64
     %idSeq = arith.constant 8 : i64
     func.call @sluice_rt_report_time(%idSeq, %perLaunch, %reps) : (i64, i64, i64) -> ()
 

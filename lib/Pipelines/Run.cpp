@@ -60,6 +60,8 @@ static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner
   add(SLUICE_RT_SYM_BARRIER_DIVERGENCE, reinterpret_cast<void *>(&sluice_rt_barrier_divergence));
   add("sluice_rt_now_ns", reinterpret_cast<void *>(&sluice_rt_now_ns));
   add("sluice_rt_bench_reps", reinterpret_cast<void *>(&sluice_rt_bench_reps));
+  add("sluice_rt_bench_sequence",
+      reinterpret_cast<void *>(&sluice_rt_bench_sequence));
   add("sluice_rt_report_time", reinterpret_cast<void *>(&sluice_rt_report_time));
   add("sluice_rt_synchronize", reinterpret_cast<void *>(&sluice_rt_synchronize));
   add(SLUICE_RT_SYM_LAUNCH_BEGIN, reinterpret_cast<void *>(&sluice_rt_launch_begin));

@@ -120,6 +120,12 @@ int64_t sluice_rt_bench_reps(void) {
   return std::strtoll(text, nullptr, 10);
 }
 
+int64_t sluice_rt_bench_sequence(void) {
+  const char *text = std::getenv("SLUICE_BENCH_SEQUENCE");
+  long long launches = text && *text ? std::strtoll(text, nullptr, 10) : 256;
+  return launches < 1 ? 1 : launches;
+}
+
 void sluice_rt_report_time(int64_t id, int64_t best_ns, int64_t reps) {
   if (reps <= 0)
     return;

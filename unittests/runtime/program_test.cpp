@@ -346,7 +346,7 @@ TEST(ProgramLoadTest, LoadErrors) {
 
   status = Program::loadFile(SLUICE_TEST_SHADOW_ARTIFACT, "metal", program);
   EXPECT_EQ(status.message(),
-            "unknown backend 'metal'; the backends are: cpu, cpu-staged, vulkan");
+            "unknown backend 'metal'; the backends are: cpu, cpu-staged, vulkan, hip");
   status = Program::loadFile(SLUICE_TEST_SHADOW_ARTIFACT, "cpu", program,
                              LoadOptions{0, 0});
   EXPECT_EQ(status.message(),

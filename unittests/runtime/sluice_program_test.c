@@ -279,12 +279,12 @@ static void check_load_errors(void) {
                                        &program),
               SLUICE_INVALID_ARGUMENT,
               "invalid argument: unknown backend 'metal'; the backends are: "
-              "cpu, cpu-staged, vulkan");
+              "cpu, cpu-staged, vulkan, hip");
   CHECK(program != NULL);
   CHECK_ERROR(sluice_program_set_uniform_i32(program, "lights", 1),
               SLUICE_INVALID_STATE,
               "invalid state: this program failed to load: invalid argument: "
-              "unknown backend 'metal'; the backends are: cpu, cpu-staged, vulkan");
+              "unknown backend 'metal'; the backends are: cpu, cpu-staged, vulkan, hip");
   CHECK(sluice_program_binding_count(program) == 0);
   CHECK(strcmp(sluice_program_name(program), "") == 0);
   CHECK(sluice_program_run(program, 1, NULL, NULL) == SLUICE_INVALID_STATE);
@@ -337,7 +337,7 @@ int main(void) {
   for (int l = 0; l < LIGHTS; ++l)
     occluders[l] = (l * 5 + 1) % 3 == 0;
 
-  CHECK(strcmp(sluice_backend_names(), "cpu, cpu-staged, vulkan") == 0);
+  CHECK(strcmp(sluice_backend_names(), "cpu, cpu-staged, vulkan, hip") == 0);
   CHECK(strcmp(sluice_status_name(SLUICE_DEVICE_UNAVAILABLE),
                "device unavailable") == 0);
   CHECK(strcmp(sluice_status_name((sluice_status)99), "unknown status") == 0);

@@ -43,6 +43,9 @@ uint32_t sluice_rt_launch_default_workers(void);
 int64_t sluice_rt_now_ns(void);
 /* Extra timed repetitions a program should run: SLUICE_BENCH_REPS, else 0. */
 int64_t sluice_rt_bench_reps(void);
+/* Launches of a timed back-to-back sequence (the barrier examples' "sluice-time
+ * 8"): SLUICE_BENCH_SEQUENCE, else 256; at least 1. */
+int64_t sluice_rt_bench_sequence(void);
 /* Prints "sluice-time <id> <nanoseconds>" to stderr (the fastest of `reps`
  * repetitions); nothing when `reps` is 0. */
 void sluice_rt_report_time(int64_t id, int64_t best_ns, int64_t reps);
