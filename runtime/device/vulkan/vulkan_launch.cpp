@@ -314,6 +314,8 @@ ResidencyTable &residencyTable() {
 constexpr size_t kMaxBatchedLaunches = 1024;
 // Recorded launches at most per submit of a batch's piece.
 constexpr size_t kLaunchesPerSubmit = 32;
+// Bytes of one piece of an upload (the last may be shorter).
+constexpr uint64_t kUploadPiece = uint64_t(16) << 20;
 
 // Submits the recorded launches and waits for them (the caller holds the
 // table's mutex); prints their timing lines under SLUICE_VULKAN_TIMING.
@@ -615,9 +617,7 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
     for (residency::Group &g : groups) {
       if (g.upload) {
         flushBatch(table); // a recorded copy may still read this staging
-        auto start = Clock::now();
-        copyBytes(stagingOf(*g.entry).data(), g.host, g.bytes);
-        hostIn += Clock::now() - start;
+        stagingOf(*g.entry);
         bytesIn += g.bytes;
       }
       if (g.copyOut) {
@@ -686,13 +686,31 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
     }
   }
 
+  // Uploads in pieces of kUploadPiece bytes: the device copies one piece
+  // from staging while the host fills the staging of the next.
   size_t copiesIn = 0, copiesOut = 0;
-  for (const residency::Group &g : groups)
-    if (g.upload) {
-      Resident &entry = vulkanResident(*g.entry);
-      stream.copy(*entry.staging, 0, *entry.device, 0, g.bytes);
+  for (const residency::Group &g : groups) {
+    if (!g.upload)
+      continue;
+    Resident &entry = vulkanResident(*g.entry);
+    for (uint64_t at = 0; at < g.bytes; at += kUploadPiece) {
+      uint64_t bytes = std::min(kUploadPiece, g.bytes - at);
+      auto start = Clock::now();
+      copyBytes(static_cast<char *>(entry.staging->data()) + at, g.host + at,
+                bytes);
+      hostIn += Clock::now() - start;
+      stream.copy(*entry.staging, at, *entry.device, at, bytes);
       ++copiesIn;
+      if (at + bytes == g.bytes)
+        continue;
+      (void)stream.submit(); // errors surface at the wait
+      if (deferred) {
+        ++table.batchSubmits;
+        ++table.pieces;
+        table.queued = table.pending.size();
+      }
     }
+  }
   const uint64_t grid[3] = {gx, gy, gz};
   std::vector<std::byte> push = pushConstants(launch);
   stream.dispatch(*cached.kernel, bindings, push, grid);
