@@ -169,9 +169,10 @@ Status CompiledKernels::getResident(uint32_t index,
 
 Status CompiledKernels::allocate(const HostRouter &router,
                                  KernelBuffer *frames) {
-  device_ = PerDispatch{};
-  if (unified_)
+  if (unified_) {
+    device_ = PerDispatch{};
     return Status::success();
+  }
   const GpuKernelLayout &layout = shape_.layout;
   uint64_t owners = layout.ownerCapacity.size();
   uint64_t maxInvocations = router.invocations.size();
@@ -183,10 +184,15 @@ Status CompiledKernels::allocate(const HostRouter &router,
   // only a few words of, stays in device memory: the field offsets (once),
   // the counters and the admission windows. The per-invocation arrays the
   // host fills or reads whole are transfers.
+  // The buffers of the previous run are kept where they are large enough:
+  // a renderer's passes allocate once.
   auto make = [&](uint64_t bytes, std::unique_ptr<KernelBuffer> &out,
                   KernelBufferUse use = KernelBufferUse::Transfer) {
-    if (status.ok())
-      status = create(std::max<uint64_t>(bytes, 4), use, out);
+    bytes = std::max<uint64_t>(bytes, 4);
+    if (status.ok() && (!out || out->bytes() < bytes)) {
+      out.reset();
+      status = create(bytes, use, out);
+    }
   };
   constexpr KernelBufferUse kResident = KernelBufferUse::Resident;
   make(maxInvocations * 4, device_.invocations);
@@ -375,7 +381,9 @@ Status CompiledKernels::runMegakernel(const HostRouter &router,
   make(kGpuFaultWords * 4, m.fault);
   make(words * 4, m.machine, KernelBufferUse::Resident);
   try {
-    m.words.assign(words, 0);
+    // The kernel writes every thread's words; only the header is set here.
+    m.words.resize(words);
+    std::fill(m.words.begin(), m.words.begin() + threadBase, 0u);
   } catch (const std::bad_alloc &) {
     return Status::error(ErrorKind::OutOfMemory,
                          primitives_->label() + ": cannot allocate the " +
@@ -520,13 +528,19 @@ class KernelMemory final : public HostRouter::Memory {
 public:
   explicit KernelMemory(KernelPrimitives &primitives)
       : primitives(primitives) {}
+  // The frames of the previous run are kept when they are large enough (a
+  // renderer's passes allocate once); like a new buffer's, their bytes are
+  // unspecified until the kernels write them.
   unsigned char *allocateFrames(uint64_t bytes) override {
-    frames.reset();
-    if (!primitives
-             .createBuffer(std::max<uint64_t>(bytes, 4),
-                           KernelBufferUse::Resident, frames)
-             .ok())
-      return nullptr;
+    bytes = std::max<uint64_t>(bytes, 4);
+    if (!frames || frames->bytes() < bytes) {
+      frames.reset();
+      if (!primitives.createBuffer(bytes, KernelBufferUse::Resident, frames)
+               .ok()) {
+        frames.reset();
+        return nullptr;
+      }
+    }
     if (void *host = primitives.hostAddress(*frames))
       return static_cast<unsigned char *>(host);
     return reinterpret_cast<unsigned char *>(frames.get());
