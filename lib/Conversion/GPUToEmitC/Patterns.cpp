@@ -614,6 +614,30 @@ struct IndexConstantLowering : OpConversionPattern<arith::ConstantOp> {
   }
 };
 
+/// Unsigned division and remainder on the converted operands (upstream's
+/// pattern casts the original, index-typed operands).
+template <typename Op, typename EmitCOp>
+struct UnsignedBinaryLowering : OpConversionPattern<Op> {
+  UnsignedBinaryLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern<Op>(converter, ctx, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(Op op, typename Op::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = this->getTypeConverter()->convertType(op.getType());
+    auto integer = dyn_cast_or_null<IntegerType>(type);
+    if (!integer || integer.getWidth() == 1)
+      return failure();
+    Location loc = op.getLoc();
+    Type unsignedType = IntegerType::get(op.getContext(), integer.getWidth(),
+                                         IntegerType::Unsigned);
+    Value lhs = castIfNeeded(rewriter, loc, unsignedType, adaptor.getLhs());
+    Value rhs = castIfNeeded(rewriter, loc, unsignedType, adaptor.getRhs());
+    Value result = EmitCOp::create(rewriter, loc, unsignedType, lhs, rhs);
+    rewriter.replaceOp(op, castIfNeeded(rewriter, loc, type, result));
+    return success();
+  }
+};
+
 /// An undefined value of the CFG lifting: zero.
 struct PoisonLowering : OpConversionPattern<ub::PoisonOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -677,6 +701,9 @@ void populateSluiceGPUToHIPPatterns(const TypeConverter &converter,
                AtomicRMWLowering, GenericAtomicRMWLowering, BitcastLowering,
                MulUIExtendedLowering, PoisonLowering, IndexConstantLowering>(
       converter, ctx);
+  patterns.add<UnsignedBinaryLowering<arith::DivUIOp, emitc::DivOp>,
+               UnsignedBinaryLowering<arith::RemUIOp, emitc::RemOp>>(converter,
+                                                                     ctx);
   patterns.add<GPUIdLowering<gpu::ThreadIdOp>>(converter, ctx, "threadIdx");
   patterns.add<GPUIdLowering<gpu::BlockIdOp>>(converter, ctx, "blockIdx");
   patterns.add<GPUIdLowering<gpu::BlockDimOp>>(converter, ctx, "blockDim");

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/CFGToSCF.h"
@@ -328,6 +329,71 @@ void expandCallOperands(func::CallOp call) {
   call->setOperands(operands);
 }
 
+/// scf.while carries index values as i64: upstream's scf.while lowering
+/// assigns the loop variables from the op's original operands, whose index
+/// type no longer matches the int64_t variables.
+void whileCarriesI64(scf::WhileOp loop) {
+  auto isIndex = [](Type type) { return type.isIndex(); };
+  if (llvm::none_of(loop->getOperandTypes(), isIndex) &&
+      llvm::none_of(loop->getResultTypes(), isIndex))
+    return;
+  MLIRContext *ctx = loop.getContext();
+  Type i64 = IntegerType::get(ctx, 64);
+  auto widen = [&](OpBuilder &b, Location loc, ValueRange values) {
+    SmallVector<Value> out;
+    for (Value value : values)
+      out.push_back(value.getType().isIndex()
+                        ? Value(arith::IndexCastOp::create(b, loc, i64, value))
+                        : value);
+    return out;
+  };
+  auto retype = [&](TypeRange types) {
+    SmallVector<Type> out;
+    for (Type type : types)
+      out.push_back(type.isIndex() ? i64 : type);
+    return out;
+  };
+  // Block arguments become i64, cast back to index for their uses.
+  auto narrowArguments = [&](Block &block) {
+    OpBuilder b(&block, block.begin());
+    for (BlockArgument argument : block.getArguments()) {
+      if (!argument.getType().isIndex())
+        continue;
+      argument.setType(i64);
+      auto cast = arith::IndexCastOp::create(b, argument.getLoc(),
+                                             IndexType::get(ctx), argument);
+      argument.replaceAllUsesExcept(cast, cast);
+    }
+  };
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  SmallVector<Value> inits = widen(b, loc, loop.getInits());
+  auto replacement = scf::WhileOp::create(
+      b, loc, retype(loop.getResultTypes()), inits);
+  replacement.getBefore().takeBody(loop.getBefore());
+  replacement.getAfter().takeBody(loop.getAfter());
+  narrowArguments(replacement.getBefore().front());
+  narrowArguments(replacement.getAfter().front());
+  scf::ConditionOp condition = replacement.getConditionOp();
+  OpBuilder cb(condition);
+  condition.getArgsMutable().assign(
+      widen(cb, condition.getLoc(), condition.getArgs()));
+  scf::YieldOp yield = replacement.getYieldOp();
+  OpBuilder yb(yield);
+  yield.getResultsMutable().assign(
+      widen(yb, yield.getLoc(), yield.getResults()));
+  b.setInsertionPointAfter(replacement);
+  SmallVector<Value> results;
+  for (auto [old, now] :
+       llvm::zip(loop.getResults(), replacement.getResults()))
+    results.push_back(old.getType().isIndex()
+                          ? Value(arith::IndexCastOp::create(
+                                b, loc, IndexType::get(ctx), now))
+                          : Value(now));
+  loop.replaceAllUsesWith(results);
+  loop.erase();
+}
+
 } // namespace
 
 LogicalResult prepareForHIP(gpu::GPUModuleOp module,
@@ -364,6 +430,11 @@ LogicalResult prepareForHIP(gpu::GPUModuleOp module,
   config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
   if (failed(applyPatternsGreedily(module, std::move(patterns), config)))
     return module.emitOpError("arith expansion for HIP did not converge");
+
+  SmallVector<scf::WhileOp> loops;
+  module.walk([&](scf::WhileOp loop) { loops.push_back(loop); });
+  for (scf::WhileOp loop : loops)
+    whileCarriesI64(loop);
 
   if (failed(checkLayouts(module)))
     return failure();
