@@ -356,8 +356,14 @@ def ConvertGPULaunchToRuntime : Pass<"convert-gpu-launch-to-runtime", "::mlir::M
   let summary = "Compile gpu.modules for a GPU backend and turn gpu.launch_func into the host-launch ABI";
   let description = [{
     The host side of the GPU backends for programs that launch kernels
-    themselves (barrier kernels, examples/barrier). With `backend=vulkan`
-    (the only GPU backend today) it runs the `sluice-to-spirv` pipeline on the
+    themselves (barrier kernels, examples/barrier). With `backend=hip` it
+    runs `sluice-gpu-to-hip` and embeds each gpu.module's HIP C++ source (the
+    prelude and the module's kernels, NUL-terminated) as the kernel handle,
+    with the kernel's extern "C" symbol `<module>_<kernel>` as the kernel
+    name of begin (include/sluice/ABI/HIPABI.h); `index` operands are 8
+    bytes, there are no workgroup-memory or scratch calls (shared memory is
+    static in the source, private arrays are local). With `backend=vulkan`
+    it runs the `sluice-to-spirv` pipeline on the
     module, serializes every `spirv.module` into an `llvm.mlir.global`
     constant of 32-bit words, and rewrites each `gpu.launch_func` into the
     one host-launch ABI of every backend
@@ -410,7 +416,7 @@ def ConvertGPULaunchToRuntime : Pass<"convert-gpu-launch-to-runtime", "::mlir::M
   }];
   let options = [
     Option<"backend", "backend", "std::string", /*default=*/"\"vulkan\"",
-           "The GPU backend whose kernels the launches run: vulkan">,
+           "The GPU backend whose kernels the launches run: vulkan | hip">,
     Option<"workgroupSize", "workgroup-size", "unsigned", /*default=*/"64",
            "Workgroup size x of kernels without a known block size">,
     Option<"maxPrivateBytes", "max-private-bytes", "unsigned", /*default=*/"16384",

@@ -164,14 +164,14 @@ void HostLaunchLowering::passScalar(OpBuilder &b, Location loc, Value operand,
 void HostLaunchLowering::lower(
     gpu::LaunchFuncOp launch, const HostLaunchTarget &target,
     llvm::function_ref<Value(OpBuilder &, Location)> handle,
-    uint64_t handleBytes, const LaunchKernelInfo &kernel) {
+    uint64_t handleBytes, const LaunchKernelInfo &kernel, StringRef symbol) {
   OpBuilder b(launch);
   Location loc = launch.getLoc();
-  StringRef name = launch.getKernelName().getValue();
+  StringRef name = symbol.empty() ? launch.getKernelName().getValue() : symbol;
   Value kernelName = runtime.stringAddress(
       b, loc,
       ("__sluice_kernel_" + launch.getKernelModuleName().getValue() + "_" +
-       name)
+       launch.getKernelName().getValue())
           .str(),
       name);
   Value backend =
