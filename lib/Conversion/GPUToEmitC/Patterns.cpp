@@ -224,20 +224,31 @@ struct ViewLowering : OpConversionPattern<memref::ViewOp> {
   }
 };
 
-/// Prepare.cpp's 1-D views of N-D memrefs, and memref.cast: the same pointer.
+/// Prepare.cpp's 1-D views of N-D memrefs (offset 0: the same pointer) and
+/// contiguous subviews (the pointer moved by the element offset).
 struct ReinterpretCastLowering
     : OpConversionPattern<memref::ReinterpretCastOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(memref::ReinterpretCastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (op.getMixedOffsets().size() != 1 ||
-        getConstantIntValue(op.getMixedOffsets()[0]) != 0)
-      return op.emitOpError("with a non-zero offset is not lowered to HIP");
     Type result = getTypeConverter()->convertType(op.getType());
-    if (!result || result != adaptor.getSource().getType())
-      return op.emitOpError("changes the element type; not lowered to HIP");
-    rewriter.replaceOp(op, adaptor.getSource());
+    if (!result || result != adaptor.getSource().getType() ||
+        op.getMixedOffsets().size() != 1)
+      return op.emitOpError("is not lowered to HIP (a contiguous view of the "
+                            "same element type only)");
+    Value pointer = adaptor.getSource();
+    OpFoldResult offset = op.getMixedOffsets()[0];
+    if (getConstantIntValue(offset) == 0) {
+      rewriter.replaceOp(op, pointer);
+      return success();
+    }
+    Value elements = adaptor.getOffsets().empty()
+                         ? constantI64(rewriter, op.getLoc(),
+                                       *getConstantIntValue(offset))
+                         : adaptor.getOffsets().front();
+    rewriter.replaceOpWithNewOp<emitc::AddOp>(op, pointer.getType(), pointer,
+                                              elements);
     return success();
   }
 };
@@ -660,6 +671,24 @@ struct PoisonLowering : OpConversionPattern<ub::PoisonOp> {
 
 namespace sluice {
 
+bool isContiguousMemRef(MemRefType type) {
+  if (type.getLayout().isIdentity())
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  int64_t expected = 1;
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    if (type.getDimSize(d) != 1 && strides[d] != expected)
+      return false;
+    if (d > 0 && type.isDynamicDim(d))
+      return false;
+    expected *= type.getDimSize(d);
+  }
+  return true;
+}
+
 void populateHIPTypeConversions(TypeConverter &converter) {
   converter.addConversion([](Type type) -> std::optional<Type> {
     if (isa<emitc::EmitCDialect>(type.getDialect()))
@@ -679,7 +708,7 @@ void populateHIPTypeConversions(TypeConverter &converter) {
     return IntegerType::get(type.getContext(), 64);
   });
   converter.addConversion([&converter](MemRefType type) -> Type {
-    if (!type.getLayout().isIdentity())
+    if (!isContiguousMemRef(type))
       return Type();
     Type element = type.getElementType();
     if (element.isInteger(1))

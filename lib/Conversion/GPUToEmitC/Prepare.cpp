@@ -16,6 +16,7 @@
 #include "mlir/Conversion/ControlFlowToSCF/ControlFlowToSCF.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -138,20 +139,77 @@ void linearize(Access access) {
   access.indices.assign(ValueRange{linear});
 }
 
-/// Every memref value must have an identity layout: the C form is a plain
-/// row-major pointer.
+/// The row-major element offset of `offsets` into a contiguous `memref`.
+Value linearOffset(OpBuilder &b, Location loc, Value memref,
+                   ArrayRef<OpFoldResult> offsets) {
+  auto type = cast<MemRefType>(memref.getType());
+  Value linear = arith::ConstantIndexOp::create(b, loc, 0);
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    Value offset = getValueOrCreateConstantIndexOp(b, loc, offsets[d]);
+    Value size = d == 0 ? Value()
+                 : type.isDynamicDim(d)
+                     ? Value(memref::DimOp::create(b, loc, memref, d))
+                     : Value(arith::ConstantIndexOp::create(
+                           b, loc, type.getDimSize(d)));
+    if (size)
+      linear = arith::MulIOp::create(b, loc, linear, size);
+    linear = arith::AddIOp::create(b, loc, linear, offset);
+  }
+  return linear;
+}
+
+/// A contiguous memref.subview as a reinterpret_cast whose offset is the
+/// element offset from the source's first element (the C pointer moves by
+/// it); anything else is not a row-major pointer.
+LogicalResult rewriteSubviews(Operation *root) {
+  SmallVector<memref::SubViewOp> subviews;
+  root->walk([&](memref::SubViewOp op) { subviews.push_back(op); });
+  for (memref::SubViewOp op : subviews) {
+    MemRefType result = op.getType();
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (!sluice::isContiguousMemRef(op.getSource().getType()) ||
+        !sluice::isContiguousMemRef(result) ||
+        failed(result.getStridesAndOffset(strides, offset)) ||
+        llvm::any_of(strides, ShapedType::isDynamic))
+      return op.emitOpError("of type ")
+             << result
+             << " is not a contiguous row-major view; the HIP lowering "
+                "passes memrefs as row-major pointers";
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value start = linearOffset(b, loc, op.getSource(), op.getMixedOffsets());
+    SmallVector<OpFoldResult> sizes;
+    llvm::SmallBitVector dropped = op.getDroppedDims();
+    for (auto [d, size] : llvm::enumerate(op.getMixedSizes()))
+      if (!dropped.test(d))
+        sizes.push_back(size);
+    SmallVector<OpFoldResult> strideValues;
+    for (int64_t stride : strides)
+      strideValues.push_back(b.getIndexAttr(stride));
+    Value view = memref::ReinterpretCastOp::create(
+        b, loc, result, op.getSource(), OpFoldResult(start), sizes,
+        strideValues);
+    op.replaceAllUsesWith(view);
+    op.erase();
+  }
+  return success();
+}
+
+/// Every memref value must be contiguous and row-major: the C form is a
+/// plain pointer.
 LogicalResult checkLayouts(Operation *root) {
   auto bad = [](Type type) {
     auto memref = dyn_cast<MemRefType>(type);
-    return memref && !memref.getLayout().isIdentity();
+    return memref && !sluice::isContiguousMemRef(memref);
   };
   WalkResult walk = root->walk([&](Operation *op) {
     for (Value result : op->getResults())
       if (bad(result.getType())) {
         op->emitOpError("result of type ")
             << result.getType()
-            << " has a non-identity layout; the HIP lowering passes memrefs "
-               "as row-major pointers (identity layouts only)";
+            << " is not contiguous and row-major; the HIP lowering passes "
+               "memrefs as row-major pointers";
         return WalkResult::interrupt();
       }
     for (Region &region : op->getRegions())
@@ -160,8 +218,8 @@ LogicalResult checkLayouts(Operation *root) {
           if (bad(argument.getType())) {
             op->emitOpError("argument #")
                 << argument.getArgNumber() << " of type " << argument.getType()
-                << " has a non-identity layout; the HIP lowering passes "
-                   "memrefs as row-major pointers (identity layouts only)";
+                << " is not contiguous and row-major; the HIP lowering "
+                   "passes memrefs as row-major pointers";
             return WalkResult::interrupt();
           }
     return WalkResult::advance();
@@ -230,7 +288,7 @@ Value resolveDim(Value memref, int64_t d,
   if (auto alloca = dyn_cast_or_null<memref::AllocaOp>(def))
     return alloca.getDynamicSizes()[dynamicPosition(d)];
   if (auto cast = dyn_cast_or_null<memref::ReinterpretCastOp>(def))
-    return cast.getSizes()[dynamicPosition(d)];
+    return getValueOrCreateConstantIndexOp(b, loc, cast.getMixedSizes()[d]);
   return Value();
 }
 
@@ -436,7 +494,7 @@ LogicalResult prepareForHIP(gpu::GPUModuleOp module,
   for (scf::WhileOp loop : loops)
     whileCarriesI64(loop);
 
-  if (failed(checkLayouts(module)))
+  if (failed(rewriteSubviews(module)) || failed(checkLayouts(module)))
     return failure();
   SmallVector<Access> accesses;
   module.walk([&](Operation *op) {

@@ -26,6 +26,11 @@ std::string hipFileId(llvm::StringRef gpuModule);
 /// `<gpu.module>_<gpu.func>`: the extern "C" symbol of a kernel.
 std::string hipKernelSymbol(llvm::StringRef gpuModule, llvm::StringRef kernel);
 
+/// Whether `type` is a row-major array in C: the identity layout, or a
+/// strided one whose strides are those of its shape (any offset: the
+/// pointer points at the first element).
+bool isContiguousMemRef(mlir::MemRefType type);
+
 /// The Sluice patterns of sluice-gpu-to-hip-emitc (gpu ops, memrefs as
 /// pointers, atomics, the math and arith ops upstream's EmitC conversions
 /// lack). `converter` maps index to i64 and memrefs to `!emitc.ptr`.
