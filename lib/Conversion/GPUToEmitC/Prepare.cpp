@@ -21,7 +21,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/Iterators.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/CFGToSCF.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -509,7 +511,15 @@ LogicalResult prepareForHIP(gpu::GPUModuleOp module,
     if (auto func = dyn_cast<FunctionOpInterface>(op))
       expandDynamicDims(func, dims);
   module.walk([](func::CallOp call) { expandCallOperands(call); });
-  return resolveDims(module, dims);
+  if (failed(resolveDims(module, dims)))
+    return failure();
+  // What the rewrites left unused (dimension indices, replaced values) would
+  // be unused C variables.
+  module.walk<WalkOrder::PostOrder, ::mlir::ReverseIterator>([](Operation *op) {
+    if (isOpTriviallyDead(op))
+      op->erase();
+  });
+  return success();
 }
 
 } // namespace sluice
