@@ -2,7 +2,8 @@
 //
 // sluice-nvrtc-check [--arch=sm_90] [-I dir ...] FILE: compiles the HIP C++
 // that --sluice-to-hip prints with NVRTC, loaded with dlopen from
-// $CUDA_HOME/lib64 or /usr/local/cuda/lib64 (no CUDA headers or libraries
+// $SLUICE_NVRTC (the library itself), else $CUDA_HOME/lib64 or
+// /usr/local/cuda/lib64 (no CUDA headers or libraries
 // are needed to build it), and prints the compile log. Exit status: 0 when
 // it compiles, 1 when it does not, 2 when NVRTC is not found (`--probe`
 // only looks for it). A test tool: lit's `nvrtc` feature.
@@ -31,6 +32,10 @@ using DestroyFn = int (*)(nvrtcProgram *);
 using ErrorStringFn = const char *(*)(int);
 
 void *openNVRTC(std::string &tried) {
+  if (const char *exact = std::getenv("SLUICE_NVRTC")) {
+    tried = exact;
+    return dlopen(exact, RTLD_NOW | RTLD_LOCAL);
+  }
   std::vector<std::string> dirs;
   if (const char *home = std::getenv("CUDA_HOME"))
     dirs.push_back(std::string(home) + "/lib64");

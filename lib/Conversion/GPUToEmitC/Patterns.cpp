@@ -151,9 +151,7 @@ struct GPUBarrierLowering : OpConversionPattern<gpu::BarrierOp> {
   LogicalResult
   matchAndRewrite(gpu::BarrierOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (op->getNumOperands() != 0 || op->getAttrs().size() != 0)
-      return op.emitOpError("with address spaces is not lowered to HIP "
-                            "(__syncthreads fences every space)");
+    // __syncthreads fences every address space, whichever the op names.
     emitc::CallOpaqueOp::create(rewriter, op.getLoc(), TypeRange{},
                                 "__syncthreads", ValueRange{});
     rewriter.eraseOp(op);
@@ -235,8 +233,7 @@ struct ReinterpretCastLowering
     Type result = getTypeConverter()->convertType(op.getType());
     if (!result || result != adaptor.getSource().getType() ||
         op.getMixedOffsets().size() != 1)
-      return op.emitOpError("is not lowered to HIP (a contiguous view of the "
-                            "same element type only)");
+      return rewriter.notifyMatchFailure(op, "not a view of the same pointer");
     Value pointer = adaptor.getSource();
     OpFoldResult offset = op.getMixedOffsets()[0];
     if (getConstantIntValue(offset) == 0) {
@@ -498,9 +495,9 @@ struct MathCallLowering : OpConversionPattern<Op> {
   matchAndRewrite(Op op, typename Op::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type type = op->getResult(0).getType();
+    // Other float types have no C type here: their producers are refused.
     if (!type.isF32() && !type.isF64())
-      return op->emitOpError("on ")
-             << type << " is not lowered to HIP (f32 and f64 only)";
+      return rewriter.notifyMatchFailure(op, "not f32 or f64");
     std::string callee = name + (type.isF32() ? "f" : "");
     rewriter.replaceOpWithNewOp<emitc::CallOpaqueOp>(
         op, TypeRange{type}, callee, adaptor.getOperands());
@@ -593,7 +590,7 @@ struct MulUIExtendedLowering : OpConversionPattern<arith::MulUIExtendedOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Type type = op.getLhs().getType();
     if (!type.isInteger(64))
-      return op.emitOpError("on ") << type << " is not lowered to HIP";
+      return rewriter.notifyMatchFailure(op, "wider than 64 bits");
     Location loc = op.getLoc();
     Type u64 = emitc::OpaqueType::get(op.getContext(), "unsigned long long");
     Value lhs = castIfNeeded(rewriter, loc, u64, adaptor.getLhs());

@@ -33,8 +33,8 @@ LogicalResult sluice::printHIPSource(ModuleOp module, llvm::raw_ostream &os,
       files.push_back(file);
   }
   if (!prelude)
-    return module.emitError("no HIP source in the module; run "
-                            "--sluice-gpu-to-hip first");
+    return module.emitError("no HIP source in the module: it has no "
+                            "gpu.module, or sluice-gpu-to-hip has not run");
   if (!gpuModule.empty() && files.empty())
     return module.emitError("no HIP source for gpu.module @") << gpuModule;
   if (failed(emitc::translateToCpp(prelude, os, /*declareVariablesAtTop=*/false,
