@@ -41,7 +41,8 @@ void *openNVRTC(std::string &tried) {
     dirs.push_back(std::string(home) + "/lib64");
   dirs.push_back("/usr/local/cuda/lib64");
   for (const std::string &dir : dirs)
-    for (const char *name : {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"}) {
+    for (const char *name :
+         {"libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12"}) {
       std::string path = dir + "/" + name;
       tried += (tried.empty() ? "" : ", ") + path;
       if (void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL))
@@ -106,8 +107,8 @@ int main(int argc, char **argv) {
   std::string text = source.str();
 
   nvrtcProgram program = nullptr;
-  if (int status = create(&program, text.c_str(), file.c_str(), 0, nullptr,
-                          nullptr)) {
+  if (int status =
+          create(&program, text.c_str(), file.c_str(), 0, nullptr, nullptr)) {
     std::cerr << "sluice-nvrtc-check: nvrtcCreateProgram: "
               << errorString(status) << "\n";
     return 1;

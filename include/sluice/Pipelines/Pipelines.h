@@ -82,7 +82,8 @@ void buildWaveToHIPPipeline(mlir::OpPassManager &pm);
 struct HostToLLVMOptions : public mlir::PassPipelineOptions<HostToLLVMOptions> {
   Option<std::string> backend{
       *this, "backend",
-      llvm::cl::desc("Where the kernels of gpu.launch_func run: cpu | vulkan | hip"),
+      llvm::cl::desc(
+          "Where the kernels of gpu.launch_func run: cpu | vulkan | hip"),
       llvm::cl::init("cpu")};
   Option<bool> forceCoroutines{
       *this, "force-coroutines",

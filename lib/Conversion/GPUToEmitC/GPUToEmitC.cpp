@@ -43,10 +43,17 @@ namespace {
 /// The names of the kernel ABI's arguments (KernelABI.h) for the program of
 /// descriptor `program`.
 SmallVector<std::string> stageArgumentNames(DictionaryAttr program) {
-  SmallVector<std::string> names{
-      "count",           "invocations",      "lane_ids",     "frames",
-      "field_offsets",   "next_stage",       "counters",     "published_slots",
-      "published_counts", "alloc_limits",    "fault"};
+  SmallVector<std::string> names{"count",
+                                 "invocations",
+                                 "lane_ids",
+                                 "frames",
+                                 "field_offsets",
+                                 "next_stage",
+                                 "counters",
+                                 "published_slots",
+                                 "published_counts",
+                                 "alloc_limits",
+                                 "fault"};
   if (auto owners = program.getAs<ArrayAttr>("owners"))
     for (auto owner : owners.getAsRange<DictionaryAttr>()) {
       std::string name = "owner";
@@ -72,8 +79,8 @@ SmallVector<std::string> stageArgumentNames(DictionaryAttr program) {
 void collectKernelRefs(Attribute attr, llvm::StringSet<> &out) {
   if (auto ref = dyn_cast<SymbolRefAttr>(attr)) {
     if (!ref.getNestedReferences().empty())
-      out.insert((ref.getRootReference().getValue() + "::" +
-                  ref.getLeafReference().getValue())
+      out.insert((ref.getRootReference().getValue() +
+                  "::" + ref.getLeafReference().getValue())
                      .str());
     return;
   }
@@ -113,8 +120,8 @@ SmallVector<std::string> parameterComment(gpu::GPUFuncOp kernel,
                                           bool hasBody) {
   SmallVector<std::string> lines;
   auto module = kernel->getParentOfType<gpu::GPUModuleOp>();
-  lines.push_back(("// " + symbol + ": gpu.func @" + module.getName() +
-                   "::@" + kernel.getName() + "; parameters:")
+  lines.push_back(("// " + symbol + ": gpu.func @" + module.getName() + "::@" +
+                   kernel.getName() + "; parameters:")
                       .str());
   unsigned parameter = 0;
   for (auto [i, type] : llvm::enumerate(kernel.getArgumentTypes())) {
@@ -127,9 +134,8 @@ SmallVector<std::string> parameterComment(gpu::GPUFuncOp kernel,
     if (auto memref = dyn_cast<MemRefType>(type))
       for (int64_t d = 0; d < memref.getRank(); ++d)
         if (memref.isDynamicDim(d))
-          lines.push_back("//   " + std::to_string(parameter++) +
-                          ": int64_t " + name + " dimension " +
-                          std::to_string(d));
+          lines.push_back("//   " + std::to_string(parameter++) + ": int64_t " +
+                          name + " dimension " + std::to_string(d));
   }
   if (hasBody)
     lines.push_back(("// The body is " + symbol + SLUICE_HIP_BODY_SUFFIX +
@@ -144,8 +150,8 @@ llvm::StringMap<int64_t> launchBlockSizes(ModuleOp module) {
   llvm::StringMap<int64_t> sizes;
   llvm::StringSet<> unknown;
   module.walk([&](gpu::LaunchFuncOp launch) {
-    std::string key = (launch.getKernelModuleName().getValue() + "::" +
-                       launch.getKernelName().getValue())
+    std::string key = (launch.getKernelModuleName().getValue() +
+                       "::" + launch.getKernelName().getValue())
                           .str();
     gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
     int64_t total = 1;
@@ -228,8 +234,8 @@ struct ConvertSluiceGPUToHIPEmitCPass
     ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diagnostic) {
       if (diagnostic.getSeverity() != DiagnosticSeverity::Error)
         return failure();
-      if (refused && StringRef(diagnostic.str()).starts_with(
-                         "failed to legalize"))
+      if (refused &&
+          StringRef(diagnostic.str()).starts_with("failed to legalize"))
         return success();
       refused = true;
       return failure();
@@ -247,15 +253,15 @@ struct ConvertSluiceGPUToHIPEmitCPass
     llvm::StringSet<> stageKernels;
     SmallVector<std::string> stageNames;
     std::string megakernel;
-    if (auto program =
-            module->getAttrOfType<DictionaryAttr>(sluice::kProgramDescriptorAttrName)) {
+    if (auto program = module->getAttrOfType<DictionaryAttr>(
+            sluice::kProgramDescriptorAttrName)) {
       for (StringRef key : {"main_stages", "owners"})
         if (Attribute stages = program.get(key))
           collectKernelRefs(stages, stageKernels);
       if (auto mega = program.getAs<DictionaryAttr>("megakernel"))
         if (auto ref = mega.getAs<SymbolRefAttr>("kernel"))
-          megakernel = (ref.getRootReference().getValue() + "::" +
-                        ref.getLeafReference().getValue())
+          megakernel = (ref.getRootReference().getValue() +
+                        "::" + ref.getLeafReference().getValue())
                            .str();
       stageNames = stageArgumentNames(program);
     }
@@ -325,8 +331,7 @@ struct ConvertSluiceGPUToHIPEmitCPass
         if (!func)
           continue;
         if (!func.getSpecifiers() || func.getSpecifiersAttr().empty())
-          func.setSpecifiersAttr(
-              fb.getStrArrayAttr({"__device__"}));
+          func.setSpecifiersAttr(fb.getStrArrayAttr({"__device__"}));
         if (auto it = comments.find(func.getName()); it != comments.end())
           for (const std::string &line : it->second)
             emitc::VerbatimOp::create(fb, func.getLoc(), line);

@@ -112,8 +112,7 @@ struct GPUReturnLowering : OpConversionPattern<gpu::ReturnOp> {
 };
 
 /// threadIdx.x and friends: `unsigned int` builtins, as int64_t (index).
-template <typename Op>
-struct GPUIdLowering : OpConversionPattern<Op> {
+template <typename Op> struct GPUIdLowering : OpConversionPattern<Op> {
   GPUIdLowering(const TypeConverter &converter, MLIRContext *ctx,
                 StringRef builtin)
       : OpConversionPattern<Op>(converter, ctx), builtin(builtin) {}
@@ -137,9 +136,8 @@ struct GPULaneIdLowering : OpConversionPattern<gpu::LaneIdOp> {
   matchAndRewrite(gpu::LaneIdOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type u32 = IntegerType::get(op.getContext(), 32, IntegerType::Unsigned);
-    auto call = emitc::CallOpaqueOp::create(rewriter, op.getLoc(),
-                                            TypeRange{u32}, "SLUICE_LANE_ID",
-                                            ValueRange{});
+    auto call = emitc::CallOpaqueOp::create(
+        rewriter, op.getLoc(), TypeRange{u32}, "SLUICE_LANE_ID", ValueRange{});
     rewriter.replaceOpWithNewOp<emitc::CastOp>(op, rewriter.getI64Type(),
                                                call.getResult(0));
     return success();
@@ -172,9 +170,8 @@ struct LoadLowering : OpConversionPattern<memref::LoadOp> {
     Type result = getTypeConverter()->convertType(op.getType());
     if (!result || !isa<emitc::PointerType>(adaptor.getMemref().getType()))
       return rewriter.notifyMatchFailure(op, "unconverted type");
-    Value lvalue =
-        element(rewriter, loc, adaptor.getMemref(),
-                linearIndex(rewriter, loc, adaptor.getIndices()));
+    Value lvalue = element(rewriter, loc, adaptor.getMemref(),
+                           linearIndex(rewriter, loc, adaptor.getIndices()));
     Type stored = cast<emitc::LValueType>(lvalue.getType()).getValueType();
     Value value = emitc::LoadOp::create(rewriter, loc, stored, lvalue);
     if (stored != result)
@@ -192,9 +189,8 @@ struct StoreLowering : OpConversionPattern<memref::StoreOp> {
     Location loc = op.getLoc();
     if (!isa<emitc::PointerType>(adaptor.getMemref().getType()))
       return rewriter.notifyMatchFailure(op, "unconverted type");
-    Value lvalue =
-        element(rewriter, loc, adaptor.getMemref(),
-                linearIndex(rewriter, loc, adaptor.getIndices()));
+    Value lvalue = element(rewriter, loc, adaptor.getMemref(),
+                           linearIndex(rewriter, loc, adaptor.getIndices()));
     Type stored = cast<emitc::LValueType>(lvalue.getType()).getValueType();
     Value value = adaptor.getValue();
     if (value.getType() != stored)
@@ -240,10 +236,10 @@ struct ReinterpretCastLowering
       rewriter.replaceOp(op, pointer);
       return success();
     }
-    Value elements = adaptor.getOffsets().empty()
-                         ? constantI64(rewriter, op.getLoc(),
-                                       *getConstantIntValue(offset))
-                         : adaptor.getOffsets().front();
+    Value elements =
+        adaptor.getOffsets().empty()
+            ? constantI64(rewriter, op.getLoc(), *getConstantIntValue(offset))
+            : adaptor.getOffsets().front();
     rewriter.replaceOpWithNewOp<emitc::AddOp>(op, pointer.getType(), pointer,
                                               elements);
     return success();
@@ -301,8 +297,8 @@ struct AllocaLowering : OpConversionPattern<memref::AllocaOp> {
     }
     // `(T *)&shared[0]` as one expression: a variable of the shared
     // element's pointer type would itself be declared __shared__.
-    auto expression = emitc::ExpressionOp::create(rewriter, loc, pointer,
-                                                  ValueRange{first});
+    auto expression =
+        emitc::ExpressionOp::create(rewriter, loc, pointer, ValueRange{first});
     Block *body = rewriter.createBlock(&expression.getRegion(), {},
                                        TypeRange{first.getType()}, {loc});
     rewriter.setInsertionPointToStart(body);
@@ -320,7 +316,9 @@ struct AllocaLowering : OpConversionPattern<memref::AllocaOp> {
 /// (pointer element, value), or null when neither has that atomic.
 Type atomicOperandType(arith::AtomicRMWKind kind, Type element) {
   MLIRContext *ctx = element.getContext();
-  auto opaque = [&](StringRef name) { return emitc::OpaqueType::get(ctx, name); };
+  auto opaque = [&](StringRef name) {
+    return emitc::OpaqueType::get(ctx, name);
+  };
   bool is64 = element.getIntOrFloatBitWidth() == 64;
   switch (kind) {
   case arith::AtomicRMWKind::addf:
@@ -407,15 +405,15 @@ struct AtomicRMWLowering : OpConversionPattern<memref::AtomicRMWOp> {
                 "32- and 64-bit integers, atomicAdd on f32/f64, atomicExch "
                 "on f32)";
     Location loc = op.getLoc();
-    Value address =
-        atomicAddress(rewriter, loc, adaptor.getMemref(),
-                      linearIndex(rewriter, loc, adaptor.getIndices()), operand);
+    Value address = atomicAddress(
+        rewriter, loc, adaptor.getMemref(),
+        linearIndex(rewriter, loc, adaptor.getIndices()), operand);
     Value value = castIfNeeded(rewriter, loc, operand, adaptor.getValue());
     auto call = emitc::CallOpaqueOp::create(rewriter, loc, TypeRange{operand},
                                             atomicFunction(op.getKind()),
                                             ValueRange{address, value});
-    rewriter.replaceOp(op, castIfNeeded(rewriter, loc, element,
-                                        call.getResult(0)));
+    rewriter.replaceOp(op,
+                       castIfNeeded(rewriter, loc, element, call.getResult(0)));
     return success();
   }
 };
@@ -468,15 +466,15 @@ struct GenericAtomicRMWLowering
     Type operand = emitc::OpaqueType::get(
         op.getContext(),
         element.isInteger(64) ? "unsigned long long" : "unsigned int");
-    Value address =
-        atomicAddress(rewriter, loc, adaptor.getMemref(),
-                      linearIndex(rewriter, loc, adaptor.getIndices()), operand);
+    Value address = atomicAddress(
+        rewriter, loc, adaptor.getMemref(),
+        linearIndex(rewriter, loc, adaptor.getIndices()), operand);
     auto call = emitc::CallOpaqueOp::create(
         rewriter, loc, TypeRange{operand}, "atomicCAS",
         ValueRange{address, castIfNeeded(rewriter, loc, operand, expectedValue),
                    castIfNeeded(rewriter, loc, operand, desiredValue)});
-    rewriter.replaceOp(op, castIfNeeded(rewriter, loc, element,
-                                        call.getResult(0)));
+    rewriter.replaceOp(op,
+                       castIfNeeded(rewriter, loc, element, call.getResult(0)));
     return success();
   }
 };
@@ -486,8 +484,7 @@ struct GenericAtomicRMWLowering
 //===----------------------------------------------------------------------===//
 
 /// A call of the C function `name` (`namef` on f32) on the operands.
-template <typename Op>
-struct MathCallLowering : OpConversionPattern<Op> {
+template <typename Op> struct MathCallLowering : OpConversionPattern<Op> {
   MathCallLowering(const TypeConverter &converter, MLIRContext *ctx,
                    StringRef name)
       : OpConversionPattern<Op>(converter, ctx, /*benefit=*/2), name(name) {}
@@ -507,8 +504,7 @@ struct MathCallLowering : OpConversionPattern<Op> {
 };
 
 /// Integer math as the device intrinsics HIP and CUDA share.
-template <typename Op>
-struct IntegerMathLowering : OpConversionPattern<Op> {
+template <typename Op> struct IntegerMathLowering : OpConversionPattern<Op> {
   IntegerMathLowering(const TypeConverter &converter, MLIRContext *ctx,
                       StringRef name32, StringRef name64)
       : OpConversionPattern<Op>(converter, ctx), name32(name32),
@@ -522,15 +518,15 @@ struct IntegerMathLowering : OpConversionPattern<Op> {
              << type << " is not lowered to HIP (i32 and i64 only)";
     bool is64 = type.isInteger(64);
     Location loc = op.getLoc();
-    Type operand = emitc::OpaqueType::get(
-        op.getContext(), is64 ? "long long" : "int");
+    Type operand =
+        emitc::OpaqueType::get(op.getContext(), is64 ? "long long" : "int");
     Value argument =
         castIfNeeded(rewriter, loc, operand, adaptor.getOperands().front());
-    auto call = emitc::CallOpaqueOp::create(
-        rewriter, loc, TypeRange{operand}, is64 ? name64 : name32,
-        ValueRange{argument});
-    rewriter.replaceOp(op, castIfNeeded(rewriter, loc, type,
-                                        call.getResult(0)));
+    auto call = emitc::CallOpaqueOp::create(rewriter, loc, TypeRange{operand},
+                                            is64 ? name64 : name32,
+                                            ValueRange{argument});
+    rewriter.replaceOp(op,
+                       castIfNeeded(rewriter, loc, type, call.getResult(0)));
     return success();
   }
   std::string name32, name64;
@@ -598,9 +594,9 @@ struct MulUIExtendedLowering : OpConversionPattern<arith::MulUIExtendedOp> {
     Value low = emitc::MulOp::create(rewriter, loc, u64, lhs, rhs);
     auto high = emitc::CallOpaqueOp::create(rewriter, loc, TypeRange{u64},
                                             "__umul64hi", ValueRange{lhs, rhs});
-    rewriter.replaceOp(op, {castIfNeeded(rewriter, loc, type, low),
-                            castIfNeeded(rewriter, loc, type,
-                                         high.getResult(0))});
+    rewriter.replaceOp(op,
+                       {castIfNeeded(rewriter, loc, type, low),
+                        castIfNeeded(rewriter, loc, type, high.getResult(0))});
     return success();
   }
 };
@@ -764,10 +760,10 @@ void populateSluiceGPUToHIPPatterns(const TypeConverter &converter,
   patterns.add<MathCallLowering<math::ExpOp>>(converter, ctx, "exp");
   patterns.add<MathCallLowering<math::PowFOp>>(converter, ctx, "pow");
   patterns.add<MathCallLowering<arith::RemFOp>>(converter, ctx, "fmod");
-  patterns.add<IntegerMathLowering<math::CountLeadingZerosOp>>(converter, ctx,
-                                                              "__clz", "__clzll");
+  patterns.add<IntegerMathLowering<math::CountLeadingZerosOp>>(
+      converter, ctx, "__clz", "__clzll");
   patterns.add<IntegerMathLowering<math::CtPopOp>>(converter, ctx, "__popc",
-                                                  "__popcll");
+                                                   "__popcll");
 }
 
 std::string hipFileId(StringRef gpuModule) {

@@ -72,8 +72,8 @@ struct NarrowMulUIExtended : OpRewritePattern<arith::MulUIExtendedOp> {
     Value lhs = arith::ExtUIOp::create(rewriter, loc, i64, op.getLhs());
     Value rhs = arith::ExtUIOp::create(rewriter, loc, i64, op.getRhs());
     Value product = arith::MulIOp::create(rewriter, loc, lhs, rhs);
-    Value shift = arith::ConstantIntOp::create(rewriter, loc, i64,
-                                               type.getWidth());
+    Value shift =
+        arith::ConstantIntOp::create(rewriter, loc, i64, type.getWidth());
     Value high = arith::TruncIOp::create(
         rewriter, loc, type,
         arith::ShRUIOp::create(rewriter, loc, product, shift));
@@ -127,9 +127,9 @@ void linearize(Access access) {
                    ? ShapedType::kDynamic
                    : elements * type.getDimSize(d);
   }
-  auto flat = MemRefType::get({elements}, type.getElementType(),
-                              MemRefLayoutAttrInterface(),
-                              type.getMemorySpace());
+  auto flat =
+      MemRefType::get({elements}, type.getElementType(),
+                      MemRefLayoutAttrInterface(), type.getMemorySpace());
   // The C pointer has no size: a dynamic one is never read, any value does.
   OpFoldResult size = ShapedType::isDynamic(elements)
                           ? OpFoldResult(linear)
@@ -148,11 +148,11 @@ Value linearOffset(OpBuilder &b, Location loc, Value memref,
   Value linear = arith::ConstantIndexOp::create(b, loc, 0);
   for (int64_t d = 0; d < type.getRank(); ++d) {
     Value offset = getValueOrCreateConstantIndexOp(b, loc, offsets[d]);
-    Value size = d == 0 ? Value()
-                 : type.isDynamicDim(d)
-                     ? Value(memref::DimOp::create(b, loc, memref, d))
-                     : Value(arith::ConstantIndexOp::create(
-                           b, loc, type.getDimSize(d)));
+    Value size =
+        d == 0 ? Value()
+        : type.isDynamicDim(d)
+            ? Value(memref::DimOp::create(b, loc, memref, d))
+            : Value(arith::ConstantIndexOp::create(b, loc, type.getDimSize(d)));
     if (size)
       linear = arith::MulIOp::create(b, loc, linear, size);
     linear = arith::AddIOp::create(b, loc, linear, offset);
@@ -428,8 +428,8 @@ void whileCarriesI64(scf::WhileOp loop) {
   Location loc = loop.getLoc();
   OpBuilder b(loop);
   SmallVector<Value> inits = widen(b, loc, loop.getInits());
-  auto replacement = scf::WhileOp::create(
-      b, loc, retype(loop.getResultTypes()), inits);
+  auto replacement =
+      scf::WhileOp::create(b, loc, retype(loop.getResultTypes()), inits);
   replacement.getBefore().takeBody(loop.getBefore());
   replacement.getAfter().takeBody(loop.getAfter());
   narrowArguments(replacement.getBefore().front());
@@ -444,8 +444,7 @@ void whileCarriesI64(scf::WhileOp loop) {
       widen(yb, yield.getLoc(), yield.getResults()));
   b.setInsertionPointAfter(replacement);
   SmallVector<Value> results;
-  for (auto [old, now] :
-       llvm::zip(loop.getResults(), replacement.getResults()))
+  for (auto [old, now] : llvm::zip(loop.getResults(), replacement.getResults()))
     results.push_back(old.getType().isIndex()
                           ? Value(arith::IndexCastOp::create(
                                 b, loc, IndexType::get(ctx), now))

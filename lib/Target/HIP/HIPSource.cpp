@@ -29,7 +29,8 @@ LogicalResult sluice::printHIPSource(ModuleOp module, llvm::raw_ostream &os,
     if (file.getId().getValue() == kHIPPreludeFileId)
       prelude = file;
     else if (file.getId().getValue().starts_with(prefix) &&
-             (gpuModule.empty() || file.getId().getValue() == hipFileId(gpuModule)))
+             (gpuModule.empty() ||
+              file.getId().getValue() == hipFileId(gpuModule)))
       files.push_back(file);
   }
   if (!prelude)
