@@ -388,12 +388,78 @@ Value castIfNeeded(OpBuilder &b, Location loc, Type type, Value value) {
                                  : emitc::CastOp::create(b, loc, type, value);
 }
 
+/// Signed 64-bit max/min as a compare-and-swap loop (HIP has no
+/// atomicMax/Min on long long; CUDA has):
+///   do { assumed = *p; desired = assumed <op> v ? assumed : v;
+///        again = atomicCAS(p, assumed, desired) != assumed; } while (again);
+/// The result is the last `assumed`, the value the swap replaced.
+Value signedMinMax64(ConversionPatternRewriter &rewriter, Location loc,
+                     Value pointer, Value index, Value value, bool max) {
+  MLIRContext *ctx = rewriter.getContext();
+  Type u64 = emitc::OpaqueType::get(ctx, "unsigned long long");
+  Type i64 = rewriter.getI64Type();
+  Type i1 = rewriter.getI1Type();
+  Value address = atomicAddress(rewriter, loc, pointer, index, u64);
+  auto uninitialized = emitc::OpaqueAttr::get(ctx, "");
+  Value replaced = emitc::VariableOp::create(
+      rewriter, loc, emitc::LValueType::get(u64), uninitialized);
+  Value again = emitc::VariableOp::create(
+      rewriter, loc, emitc::LValueType::get(i1), uninitialized);
+  auto loop = emitc::DoOp::create(rewriter, loc);
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.createBlock(&loop.getBodyRegion());
+    Value zero = constantI64(rewriter, loc, 0);
+    Value assumed = emitc::LoadOp::create(
+        rewriter, loc, u64, element(rewriter, loc, address, zero));
+    Value signedAssumed = emitc::CastOp::create(rewriter, loc, i64, assumed);
+    Value keep = emitc::CmpOp::create(rewriter, loc, i1,
+                                      max ? emitc::CmpPredicate::gt
+                                          : emitc::CmpPredicate::lt,
+                                      signedAssumed, value);
+    Value desired = emitc::ConditionalOp::create(rewriter, loc, i64, keep,
+                                                 signedAssumed, value);
+    auto swap = emitc::CallOpaqueOp::create(
+        rewriter, loc, TypeRange{u64}, "atomicCAS",
+        ValueRange{address, assumed,
+                   emitc::CastOp::create(rewriter, loc, u64, desired)});
+    Value changed = emitc::CmpOp::create(
+        rewriter, loc, i1, emitc::CmpPredicate::ne, swap.getResult(0), assumed);
+    emitc::AssignOp::create(rewriter, loc, replaced, assumed);
+    emitc::AssignOp::create(rewriter, loc, again, changed);
+
+    rewriter.createBlock(&loop.getConditionRegion());
+    auto condition =
+        emitc::ExpressionOp::create(rewriter, loc, i1, ValueRange{again});
+    Block *body = rewriter.createBlock(&condition.getRegion(), {},
+                                       TypeRange{again.getType()}, {loc});
+    rewriter.setInsertionPointToStart(body);
+    Value loaded =
+        emitc::LoadOp::create(rewriter, loc, i1, body->getArgument(0));
+    emitc::YieldOp::create(rewriter, loc, loaded);
+    rewriter.setInsertionPointAfter(condition);
+    emitc::YieldOp::create(rewriter, loc, condition.getResult());
+  }
+  Value result = emitc::LoadOp::create(rewriter, loc, u64, replaced);
+  return emitc::CastOp::create(rewriter, loc, i64, result);
+}
+
 struct AtomicRMWLowering : OpConversionPattern<memref::AtomicRMWOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(memref::AtomicRMWOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type element = op.getType();
+    if (element.isInteger(64) && (op.getKind() == arith::AtomicRMWKind::maxs ||
+                                  op.getKind() == arith::AtomicRMWKind::mins)) {
+      Location loc = op.getLoc();
+      rewriter.replaceOp(
+          op, signedMinMax64(rewriter, loc, adaptor.getMemref(),
+                             linearIndex(rewriter, loc, adaptor.getIndices()),
+                             adaptor.getValue(),
+                             op.getKind() == arith::AtomicRMWKind::maxs));
+      return success();
+    }
     Type operand = element.isIntOrFloat()
                        ? atomicOperandType(op.getKind(), element)
                        : Type();

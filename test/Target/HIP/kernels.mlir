@@ -124,6 +124,32 @@ module attributes {gpu.container_module} {
       gpu.return
     }
 
+    // HIP has no signed 64-bit atomicMax/Min: a compare-and-swap loop. The
+    // lane id is of any warp size.
+    // CHECK-LABEL: void lib_atomics64(
+    // CHECK: do {
+    // CHECK: bool [[KEEP:v[0-9]+]] = {{v[0-9]+}} > {{v[0-9]+}};
+    // CHECK: unsigned long long {{v[0-9]+}} = atomicCAS(
+    // CHECK: } while (
+    // CHECK: bool {{v[0-9]+}} = {{v[0-9]+}} < {{v[0-9]+}};
+    // CHECK: unsigned long long {{v[0-9]+}} = atomicCAS(
+    // CHECK: SLUICE_LANE_ID()
+    // CHECK: (int64_t) gridDim.y;
+    gpu.func @atomics64(%l: memref<4xi64>, %i: memref<4xi32>) kernel {
+      %c0 = arith.constant 0 : index
+      %v = arith.constant 5 : i64
+      %0 = memref.atomic_rmw maxs %v, %l[%c0] : (i64, memref<4xi64>) -> i64
+      %1 = memref.atomic_rmw mins %v, %l[%c0] : (i64, memref<4xi64>) -> i64
+      %s = arith.addi %0, %1 : i64
+      memref.store %s, %l[%c0] : memref<4xi64>
+      %lane = gpu.lane_id
+      %g = gpu.grid_dim y
+      %t = arith.addi %lane, %g : index
+      %ti = arith.index_cast %t : index to i32
+      memref.store %ti, %i[%c0] : memref<4xi32>
+      gpu.return
+    }
+
     // A private array and a loop of unknown trip count.
     // CHECK-LABEL: void lib_private_loop(
     // CHECK: int32_t [[ARR:v[0-9]+]][16];
