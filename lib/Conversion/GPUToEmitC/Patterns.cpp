@@ -144,6 +144,42 @@ struct GPULaneIdLowering : OpConversionPattern<gpu::LaneIdOp> {
   }
 };
 
+/// blockIdx * blockDim + threadIdx, in int64_t.
+struct GPUGlobalIdLowering : OpConversionPattern<gpu::GlobalIdOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(gpu::GlobalIdOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    StringRef dim = stringifyDimension(op.getDimension());
+    Type u32 = IntegerType::get(op.getContext(), 32, IntegerType::Unsigned);
+    Type i64 = rewriter.getI64Type();
+    auto builtin = [&](StringRef name) -> Value {
+      Value value = emitc::LiteralOp::create(rewriter, loc, u32,
+                                             (name + "." + dim).str());
+      return emitc::CastOp::create(rewriter, loc, i64, value);
+    };
+    Value block = emitc::MulOp::create(rewriter, loc, i64, builtin("blockIdx"),
+                                       builtin("blockDim"));
+    rewriter.replaceOpWithNewOp<emitc::AddOp>(op, i64, block,
+                                              builtin("threadIdx"));
+    return success();
+  }
+};
+
+/// The wavefront or warp size: the `warpSize` builtin.
+struct GPUSubgroupSizeLowering : OpConversionPattern<gpu::SubgroupSizeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(gpu::SubgroupSizeOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value size = emitc::LiteralOp::create(rewriter, op.getLoc(),
+                                          rewriter.getI32Type(), "warpSize");
+    rewriter.replaceOpWithNewOp<emitc::CastOp>(op, rewriter.getI64Type(), size);
+    return success();
+  }
+};
+
 struct GPUBarrierLowering : OpConversionPattern<gpu::BarrierOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -784,7 +820,8 @@ void populateSluiceGPUToHIPPatterns(const TypeConverter &converter,
                                     RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<GPUFuncLowering, GPUReturnLowering, GPUBarrierLowering,
-               GPULaneIdLowering, LoadLowering, StoreLowering, ViewLowering,
+               GPUGlobalIdLowering, GPUSubgroupSizeLowering, GPULaneIdLowering,
+               LoadLowering, StoreLowering, ViewLowering,
                ReinterpretCastLowering, CastLowering, AllocaLowering,
                AtomicRMWLowering, GenericAtomicRMWLowering, BitcastLowering,
                MulUIExtendedLowering, PoisonLowering, IndexConstantLowering>(

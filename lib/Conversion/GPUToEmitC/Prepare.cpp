@@ -32,6 +32,11 @@ using namespace mlir;
 namespace sluice {
 namespace {
 
+bool isWorkgroup(MemRefType type) {
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
 /// Attributions as allocas at the start of the body: workgroup ones keep
 /// their memory space (the lowering makes them `__shared__`).
 void attributionsToAllocas(gpu::GPUFuncOp func) {
@@ -45,6 +50,38 @@ void attributionsToAllocas(gpu::GPUFuncOp func) {
   };
   replace(func.getWorkgroupAttributions());
   replace(func.getPrivateAttributions());
+}
+
+/// A `memref.global` in workgroup memory is a `__shared__` array of each
+/// function that uses it: every `memref.get_global` of it becomes one
+/// workgroup alloca at the start of the function.
+LogicalResult workgroupGlobalsToAllocas(gpu::GPUModuleOp module) {
+  DenseMap<std::pair<Operation *, Operation *>, Value> allocas;
+  SmallVector<memref::GetGlobalOp> uses;
+  module.walk([&](memref::GetGlobalOp use) { uses.push_back(use); });
+  for (memref::GetGlobalOp use : uses) {
+    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+        use, use.getNameAttr());
+    MemRefType type = use.getType();
+    if (!global || !isWorkgroup(type) || global.getInitialValue())
+      return use.emitOpError("of @")
+             << use.getName()
+             << " is not lowered to HIP (only uninitialized globals in "
+                "workgroup memory, as __shared__ arrays)";
+    auto func = use->getParentOfType<FunctionOpInterface>();
+    Value &alloca = allocas[{func, global}];
+    if (!alloca) {
+      Block &entry = func.getFunctionBody().front();
+      OpBuilder b(&entry, entry.begin());
+      alloca = memref::AllocaOp::create(b, use.getLoc(), type);
+    }
+    use.replaceAllUsesWith(alloca);
+    use.erase();
+  }
+  for (auto global :
+       llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+    global.erase();
+  return success();
 }
 
 LogicalResult liftControlFlow(Region &body, Operation *func) {
@@ -476,6 +513,8 @@ LogicalResult prepareForHIP(gpu::GPUModuleOp module,
                                  .str());
   }
 
+  if (failed(workgroupGlobalsToAllocas(module)))
+    return failure();
   for (Operation &op : module.getBody()->getOperations())
     if (auto func = dyn_cast<FunctionOpInterface>(op))
       if (failed(liftControlFlow(func.getFunctionBody(), func)))

@@ -147,3 +147,17 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+gpu.module @m {
+  memref.global "private" constant @table : memref<4xi32> = dense<[1, 2, 3, 4]>
+  gpu.func @k(%out: memref<4xi32>) kernel {
+    // expected-error @+1 {{'memref.get_global' op of @table is not lowered to HIP (only uninitialized globals in workgroup memory, as __shared__ arrays)}}
+    %t = memref.get_global @table : memref<4xi32>
+    %c0 = arith.constant 0 : index
+    %v = memref.load %t[%c0] : memref<4xi32>
+    memref.store %v, %out[%c0] : memref<4xi32>
+    gpu.return
+  }
+}

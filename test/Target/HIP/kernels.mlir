@@ -150,6 +150,28 @@ module attributes {gpu.container_module} {
       gpu.return
     }
 
+    // A memref.global in workgroup memory is a __shared__ array of the
+    // kernel that uses it.
+    // CHECK-LABEL: void lib_global_shared(
+    // CHECK: __shared__ int32_t [[G:v[0-9]+]][64];
+    // CHECK: (int64_t) warpSize;
+    // CHECK: int64_t [[GID:v[0-9]+]] = {{v[0-9]+}} + {{v[0-9]+}};
+    gpu.func @global_shared(%out: memref<64xi32>) kernel {
+      %g = memref.get_global @scratch : memref<64xi32, #gpu.address_space<workgroup>>
+      %w = gpu.subgroup_size : index
+      %i = gpu.global_id x
+      %t = gpu.thread_id x
+      %wi = arith.index_cast %w : index to i32
+      memref.store %wi, %g[%t] : memref<64xi32, #gpu.address_space<workgroup>>
+      gpu.barrier
+      %v = memref.load %g[%t] : memref<64xi32, #gpu.address_space<workgroup>>
+      %c63 = arith.constant 63 : index
+      %m = arith.andi %i, %c63 : index
+      memref.store %v, %out[%m] : memref<64xi32>
+      gpu.return
+    }
+    memref.global "private" @scratch : memref<64xi32, #gpu.address_space<workgroup>>
+
     // A private array and a loop of unknown trip count.
     // CHECK-LABEL: void lib_private_loop(
     // CHECK: int32_t [[ARR:v[0-9]+]][16];
