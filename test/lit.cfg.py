@@ -80,10 +80,61 @@ if vulkan_problem:
 else:
     config.available_features.add("vulkan")
 
+# The HIP backend's compile checks (test/Target/HIP):
+#   hipcc: hipcc compiles a kernel offline for gfx90a (scripts/install-deps
+#          installs it, so CI must have it);
+#   nvrtc: libnvrtc loads (CUDA; optional: its tests are UNSUPPORTED without
+#          it, also in CI).
+config.substitutions.append(
+    ("%hip-compile",
+     "%s %s" % (sys.executable,
+                os.path.join(config.test_source_root, "lit-tools", "hip-compile"))))
+
+def hipcc_problem():
+    hipcc = shutil.which("hipcc", path=config.environment["PATH"])
+    if not hipcc:
+        return "hipcc not found (package hipcc)"
+    probe_dir = os.path.join(config.sluice_obj_root, "test", "hipcc-probe")
+    os.makedirs(probe_dir, exist_ok=True)
+    source = os.path.join(probe_dir, "probe.hip")
+    with open(source, "w") as out:
+        out.write('#include <hip/hip_runtime.h>\nextern "C" __global__ void probe(int *p) { p[threadIdx.x] = 1; }\n')
+    try:
+        probe = subprocess.run([hipcc, "--genco", "--offload-arch=gfx90a", source, "-o",
+                                os.path.join(probe_dir, "probe.co")],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300,
+                               env=dict(os.environ, HCC_AMDGPU_TARGET="gfx90a"))
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return "hipcc --genco: %s" % error
+    if probe.returncode != 0:
+        return "hipcc --genco --offload-arch=gfx90a fails: %s" % probe.stdout.decode("utf-8", "replace").strip()[-300:]
+    return None
+
+hipcc_reason = hipcc_problem()
+if hipcc_reason:
+    missing_features["hipcc"] = hipcc_reason
+else:
+    config.available_features.add("hipcc")
+
+optional_missing = {}
+nvrtc_check = os.path.join(config.sluice_tools_dir, "sluice-nvrtc-check")
+if not os.path.exists(nvrtc_check):
+    optional_missing["nvrtc"] = "sluice-nvrtc-check is not built"
+else:
+    probe = subprocess.run([nvrtc_check, "--probe"], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT)
+    if probe.returncode != 0:
+        optional_missing["nvrtc"] = probe.stdout.decode("utf-8", "replace").strip()
+    else:
+        config.available_features.add("nvrtc")
+        llvm_config.add_tool_substitutions(["sluice-nvrtc-check"], [config.sluice_tools_dir])
+
 with open(os.path.join(config.sluice_obj_root, "test", "lit-missing-features.txt"), "w") as out:
+    for feature, reason in sorted(optional_missing.items()):
+        out.write("%s: %s\n" % (feature, reason))
     for feature, reason in sorted(missing_features.items()):
         out.write("%s: %s\n" % (feature, reason))
-for feature, reason in sorted(missing_features.items()):
+for feature, reason in sorted(list(missing_features.items()) + list(optional_missing.items())):
     lit_config.note("feature '%s' is missing (%s): tests that require it are UNSUPPORTED"
                     % (feature, reason))
 if missing_features and os.environ.get("CI", "").lower() in ("true", "1", "yes"):

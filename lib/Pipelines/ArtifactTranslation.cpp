@@ -22,7 +22,7 @@ void sluice::registerArtifactTranslation() {
   static llvm::cl::list<std::string> backends(
       "sluice-backends",
       llvm::cl::desc("--sluice-to-artifact: the backends to compile kernels "
-                     "for (cpu, vulkan; default cpu)"),
+                     "for (cpu, vulkan, hip; default cpu)"),
       llvm::cl::CommaSeparated, llvm::cl::cat(category));
   static llvm::cl::opt<std::string> layout(
       "sluice-layout",

@@ -5,7 +5,8 @@
 // writes is what every runner will accept); the stage kernels' signatures
 // are checked against the kernel ABI; then per backend a clone of the gpu
 // hand-off is lowered (sluice-wave-to-cpu + object code + lld, or
-// sluice-wave-to-spirv + spirv::serialize) and the artifact is written.
+// sluice-wave-to-spirv + spirv::serialize, or sluice-wave-to-hip + the C++
+// printer) and the artifact is written.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,7 @@
 
 #include "CPUObject.h"
 
+#include "sluice/Conversion/GPUToEmitC/HIPBackend.h"
 #include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
 #include "sluice/Conversion/Passes.h"
 #include "sluice/Conversion/WaveToGPU/ProgramDescriptor.h"
@@ -21,6 +23,7 @@
 #include "sluice/Dialect/Wave/IR/WaveOps.h"
 #include "sluice/Dialect/Wave/Transforms/Passes.h"
 #include "sluice/InitAll.h"
+#include "sluice/Target/HIP/HIPSource.h"
 #include "sluice/Target/SPIRV/SPIRVBinary.h"
 #include "sluice/runtime/program/artifact.h"
 
@@ -94,6 +97,10 @@ void buildWaveToSPIRVPipeline(OpPassManager &pm) {
   buildSluiceToSPIRVPipeline(pm, spirv);
 }
 
+void buildWaveToHIPPipeline(OpPassManager &pm) {
+  buildSluiceGPUToHIPPipeline(pm, SLUICE_KERNEL_BLOCK_LANES);
+}
+
 void buildHostToLLVMPipeline(OpPassManager &pm,
                              const HostToLLVMOptions &options) {
   pm.addPass(createConvertCohortToLLVM());
@@ -136,9 +143,14 @@ void registerSluicePipelines() {
   PassPipelineRegistration<HostToLLVMOptions>(
       "sluice-host-to-llvm",
       "A host program (gpu.launch_func, cohort graphs) to the LLVM dialect, "
-      "its kernels compiled for backend=cpu|vulkan and its launches on the "
+      "its kernels compiled for backend=cpu|vulkan|hip and its launches on the "
       "host-launch ABI",
       buildHostToLLVMPipeline);
+  PassPipelineRegistration<>(
+      "sluice-wave-to-hip",
+      "The gpu hand-off's stage kernels to HIP C++ in EmitC (sluice-gpu-to-hip "
+      "with __launch_bounds__ of the kernel ABI's block size)",
+      buildWaveToHIPPipeline);
   PassPipelineRegistration<>(
       "sluice-wave-to-spirv",
       "The gpu hand-off's stage kernels to spirv.modules (workgroups of the "
@@ -147,7 +159,7 @@ void registerSluicePipelines() {
 }
 
 llvm::ArrayRef<llvm::StringRef> waveBackends() {
-  static const llvm::StringRef names[] = {"cpu", "vulkan"};
+  static const llvm::StringRef names[] = {"cpu", "vulkan", "hip"};
   return names;
 }
 
@@ -156,6 +168,26 @@ namespace {
 /// The sections each backend's kernels live in.
 constexpr llvm::StringLiteral kCPUSection = "cpu.so";
 constexpr llvm::StringLiteral kSPIRVSection = "spirv";
+constexpr llvm::StringLiteral kHIPSection = SLUICE_HIP_SECTION;
+
+llvm::StringRef sectionOf(llvm::StringRef backend) {
+  if (backend == "cpu")
+    return kCPUSection;
+  if (backend == "hip")
+    return kHIPSection;
+  return kSPIRVSection;
+}
+
+/// Each kernel's extern "C" symbol in the HIP source, by kernel name.
+llvm::json::Object hipSymbols(ModuleOp module) {
+  llvm::json::Object symbols;
+  for (auto gpuModule : module.getOps<gpu::GPUModuleOp>())
+    for (auto kernel : gpuModule.getOps<gpu::GPUFuncOp>())
+      if (kernel.isKernel())
+        symbols[kernel.getName()] =
+            hipKernelSymbol(gpuModule.getName(), kernel.getName());
+  return symbols;
+}
 
 /// The types of the kernel ABI (KernelABI.h) for a program whose owners have
 /// `payloads` and whose coroutine takes `inputs`.
@@ -294,6 +326,24 @@ LogicalResult lowerToSPIRV(ModuleOp module, const WaveCompileOptions &options,
   return success();
 }
 
+/// The stage kernels as HIP C++ source, one translation unit (UTF-8).
+LogicalResult lowerToHIP(ModuleOp module, const WaveCompileOptions &options,
+                         rt::ArtifactSection &out) {
+  PassManager pm(module.getContext());
+  buildWaveToHIPPipeline(pm);
+  if (failed(pm.run(module)))
+    return failure();
+  std::string source;
+  llvm::raw_string_ostream os(source);
+  if (failed(printHIPSource(module, os)))
+    return failure();
+  if (options.printLowered)
+    *options.printLowered << source;
+  out.name = kHIPSection.str();
+  out.bytes.assign(source.begin(), source.end());
+  return success();
+}
+
 /// The stage kernels as a shared object of block functions.
 LogicalResult lowerToCPU(ModuleOp module, const WaveCompileOptions &options,
                          rt::ArtifactSection &out) {
@@ -338,10 +388,13 @@ LogicalResult compileWaveProgram(ModuleOp module,
   if (failed(json))
     return failure();
   llvm::json::Object backends;
-  for (const std::string &backend : options.backends)
-    backends[backend] = llvm::json::Object{
-        {"section", backend == "cpu" ? kCPUSection : kSPIRVSection},
-        {"block_lanes", SLUICE_KERNEL_BLOCK_LANES}};
+  for (const std::string &backend : options.backends) {
+    llvm::json::Object entry{{"section", sectionOf(backend)},
+                             {"block_lanes", SLUICE_KERNEL_BLOCK_LANES}};
+    if (backend == "hip")
+      entry["symbols"] = hipSymbols(module);
+    backends[backend] = std::move(entry);
+  }
   (*json)["backends"] = std::move(backends);
   std::string text =
       llvm::formatv("{0:2}", llvm::json::Value(std::move(*json))).str();
@@ -357,8 +410,11 @@ LogicalResult compileWaveProgram(ModuleOp module,
   for (const std::string &backend : options.backends) {
     OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
     rt::ArtifactSection &section = sections.emplace_back();
-    if (failed(backend == "cpu" ? lowerToCPU(*copy, options, section)
-                                : lowerToSPIRV(*copy, options, section)))
+    LogicalResult lowered =
+        backend == "cpu"   ? lowerToCPU(*copy, options, section)
+        : backend == "hip" ? lowerToHIP(*copy, options, section)
+                           : lowerToSPIRV(*copy, options, section);
+    if (failed(lowered))
       return failure();
   }
   if (rt::Status status = rt::writeArtifact(text, sections, artifact);

@@ -3,6 +3,7 @@
 #include "sluice/InitAll.h"
 
 #include "sluice/Config.h"
+#include "sluice/Conversion/GPUToEmitC/HIPBackend.h"
 #include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
 #include "sluice/Conversion/Passes.h"
 #include "sluice/Dialect/Cohort/IR/CohortOps.h"
@@ -25,6 +26,7 @@ void sluice::registerSluicePasses() {
   wave::registerWavePasses();
   registerSluiceConversionPasses();
   registerSluiceToSPIRVPipeline();
+  registerSluiceGPUToHIPPipeline();
   registerSluicePipelines();
 }
 

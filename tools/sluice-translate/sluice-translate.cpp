@@ -3,6 +3,7 @@
 #include "sluice/Conversion/WaveToGPU/ProgramDescriptor.h"
 #include "sluice/InitAll.h"
 #include "sluice/Pipelines/Pipelines.h"
+#include "sluice/Target/HIP/HIPSource.h"
 #include "sluice/Target/SPIRV/SPIRVBinary.h"
 
 #include "mlir/InitAllTranslations.h"
@@ -14,6 +15,7 @@ int main(int argc, char **argv) {
   mlir::registerAllTranslations();
   sluice::registerProgramDescriptorTranslation();
   sluice::registerSPIRVBinaryTranslation();
+  sluice::registerHIPSourceTranslation();
   sluice::registerArtifactTranslation();
   llvm::cl::AddExtraVersionPrinter(sluice::printVersion);
   return mlir::failed(mlir::mlirTranslateMain(argc, argv, "Sluice translation driver\n"));

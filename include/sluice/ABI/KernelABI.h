@@ -11,7 +11,8 @@
  * buffer (a uniform: a one-element buffer) in descriptor order, then the
  * binding extents: an i64 array holding, per binding, the element count of
  * its dynamic extent (what memref.dim and check-bounds read; unused for a
- * static binding) (docs/compiler.md).
+ * static binding) (docs/compiler.md). How the HIP backend passes these
+ * (a pointer plus one int64_t per dynamic dimension) is HIPABI.h.
  *
  *===--------------------------------------------------------------------===*/
 #ifndef SLUICE_ABI_KERNELABI_H

@@ -23,8 +23,15 @@
  * - CPU: the block function `void (*)(void *record, int64_t block)` of
  *   convert-gpu-to-cpu, handle bytes 0;
  * - VULKAN: the SPIR-V words of the kernel's module, handle bytes = 4 * words;
- * - HIP: the NUL-terminated HIP C++ source of the kernel's module, handle
- *   bytes = strlen + 1; the kernel name is its extern "C" symbol. */
+ * - HIP: the NUL-terminated HIP C++ source of the kernel's gpu.module (the
+ *   prelude and every kernel of the module, --sluice-to-hip's text), handle
+ *   bytes = strlen + 1; the kernel name of begin is then the kernel's
+ *   extern "C" symbol `<gpu.module>_<gpu.func>` (HIPABI.h). A memref
+ *   operand is passed to the kernel as the pointer aligned + offset *
+ *   element_bytes followed by the sizes (int64_t) of the dimensions its
+ *   access flags mark SLUICE_LAUNCH_DYNAMIC_DIM, a scalar by value (index
+ *   as int64_t); workgroup memory is static in the source (no
+ *   workgroup_memory call), private arrays are local (no scratch calls). */
 enum sluice_launch_backend {
   SLUICE_LAUNCH_CPU = 1,
   SLUICE_LAUNCH_VULKAN = 2,

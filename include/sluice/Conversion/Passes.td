@@ -311,12 +311,59 @@ def SluiceSPIRVPushConstants : Pass<"sluice-spirv-push-constants", "::mlir::spir
   let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
 }
 
+def ConvertSluiceGPUToHIPEmitC : Pass<"sluice-gpu-to-hip-emitc", "::mlir::ModuleOp"> {
+  let summary = "Lower Sluice's gpu hand-off (stage, handler and barrier kernels) to EmitC for HIP C++";
+  let description = [{
+    Converts a copy of every `gpu.module` into an `emitc.file
+    "sluice.hip.<module>"` of HIP C++ (the gpu.module, the host code and the
+    program descriptor stay) and adds the prelude file `"sluice.hip"`
+    (`#include <hip/hip_runtime.h>` under hipcc, fixed-width integer typedefs
+    under NVRTC, `<stdint.h>` otherwise). `--sluice-to-hip` prints the
+    prelude and every module file as one translation unit.
+
+    Every kernel becomes `extern "C" __global__ void <module>_<kernel>(...)`
+    on the parameter ABI of include/sluice/ABI/HIPABI.h (index: int64_t;
+    memref: a pointer followed by one int64_t per dynamic dimension), with
+    `__launch_bounds__` of its `known_block_size`, else of the constant block
+    size of its launches, else of `block-size` (0: none), and a comment naming
+    its parameters. The body of a wave stage kernel is also a `__device__`
+    function `<symbol>_body(..., int64_t invocation)` that the kernel calls.
+
+    Upstream patterns: Arith, SCF, Func and Math (C99) to EmitC, after
+    `arith-expand` and with multi-block regions lifted to `scf`. Sluice
+    patterns: gpu.func, thread/block/grid ids, barriers, memref loads and
+    stores on linearized indices, `memref.view`, `memref.alloca` (local
+    arrays; `__shared__` in workgroup memory, as workgroup attributions),
+    `memref.atomic_rmw` (atomicAdd, atomicMax, ...), the compare-and-swap form
+    of `memref.generic_atomic_rmw` (atomicCAS), the math functions C99 EmitC
+    lacks, `arith.bitcast`, `arith.remf` and `arith.mului_extended`.
+    What HIP cannot express or what is not lowered is an error at the op
+    (docs/hip-backend.md).
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "unsigned", /*default=*/"0",
+           "__launch_bounds__ of kernels without a known block size (0: none)">
+  ];
+  let statistics = [
+    Statistic<"numKernels", "kernels", "Kernels converted">
+  ];
+  let dependentDialects = ["::mlir::emitc::EmitCDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::ub::UBDialect"];
+}
+
 def ConvertGPULaunchToRuntime : Pass<"convert-gpu-launch-to-runtime", "::mlir::ModuleOp"> {
   let summary = "Compile gpu.modules for a GPU backend and turn gpu.launch_func into the host-launch ABI";
   let description = [{
     The host side of the GPU backends for programs that launch kernels
-    themselves (barrier kernels, examples/barrier). With `backend=vulkan`
-    (the only GPU backend today) it runs the `sluice-to-spirv` pipeline on the
+    themselves (barrier kernels, examples/barrier). With `backend=hip` it
+    runs `sluice-gpu-to-hip` and embeds each gpu.module's HIP C++ source (the
+    prelude and the module's kernels, NUL-terminated) as the kernel handle,
+    with the kernel's extern "C" symbol `<module>_<kernel>` as the kernel
+    name of begin (include/sluice/ABI/HIPABI.h); `index` operands are 8
+    bytes, there are no workgroup-memory or scratch calls (shared memory is
+    static in the source, private arrays are local). With `backend=vulkan`
+    it runs the `sluice-to-spirv` pipeline on the
     module, serializes every `spirv.module` into an `llvm.mlir.global`
     constant of 32-bit words, and rewrites each `gpu.launch_func` into the
     one host-launch ABI of every backend
@@ -369,7 +416,7 @@ def ConvertGPULaunchToRuntime : Pass<"convert-gpu-launch-to-runtime", "::mlir::M
   }];
   let options = [
     Option<"backend", "backend", "std::string", /*default=*/"\"vulkan\"",
-           "The GPU backend whose kernels the launches run: vulkan">,
+           "The GPU backend whose kernels the launches run: vulkan | hip">,
     Option<"workgroupSize", "workgroup-size", "unsigned", /*default=*/"64",
            "Workgroup size x of kernels without a known block size">,
     Option<"maxPrivateBytes", "max-private-bytes", "unsigned", /*default=*/"16384",

@@ -12,6 +12,7 @@
 //                         scf-to-cf, convert-to-llvm (stage kernels as block
 //                         functions in the LLVM dialect)
 //   sluice-wave-to-spirv  sluice-to-spirv with the stage kernels' workgroup
+//   sluice-wave-to-hip    sluice-gpu-to-hip with the stage kernels' block size
 //   sluice-host-to-llvm   a host program with gpu.launch_func and cohort
 //                         graphs to the LLVM dialect, for a backend
 //
@@ -75,10 +76,14 @@ void buildWaveToCPUPipeline(mlir::OpPassManager &pm,
 /// sluice-to-spirv with workgroups of SLUICE_KERNEL_BLOCK_LANES lanes.
 void buildWaveToSPIRVPipeline(mlir::OpPassManager &pm);
 
+/// sluice-gpu-to-hip with __launch_bounds__(SLUICE_KERNEL_BLOCK_LANES).
+void buildWaveToHIPPipeline(mlir::OpPassManager &pm);
+
 struct HostToLLVMOptions : public mlir::PassPipelineOptions<HostToLLVMOptions> {
   Option<std::string> backend{
       *this, "backend",
-      llvm::cl::desc("Where the kernels of gpu.launch_func run: cpu | vulkan"),
+      llvm::cl::desc(
+          "Where the kernels of gpu.launch_func run: cpu | vulkan | hip"),
       llvm::cl::init("cpu")};
   Option<bool> forceCoroutines{
       *this, "force-coroutines",
@@ -105,7 +110,7 @@ void registerSluicePipelines();
 struct WaveCompileOptions {
   std::string layout = "soa";          // soa | aos
   std::vector<std::string> capacities; // NAME=N overrides
-  std::vector<std::string> backends{"cpu"}; // cpu, vulkan
+  std::vector<std::string> backends{"cpu"}; // cpu, vulkan, hip
   // Bounds-check every access to a buffer binding: an index outside it
   // stops the run with an error naming the binding, index, lane and stage.
   bool checkBounds = false;

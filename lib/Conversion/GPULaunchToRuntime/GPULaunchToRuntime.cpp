@@ -1,7 +1,7 @@
 //===- GPULaunchToRuntime.cpp - gpu.launch_func to the host-launch ABI ----===//
 //
 // convert-gpu-launch-to-runtime: the host half of the GPU backends for
-// programs that launch their own kernels (backend=vulkan today). The device
+// programs that launch their own kernels (backend=vulkan or hip). The device
 // half is the sluice-to-spirv pipeline, run here on the whole module; its
 // binaries become constants of the host code, and every launch becomes the
 // one host-launch ABI (LaunchLowering.h) with the SPIR-V words as the kernel
@@ -16,11 +16,14 @@
 
 #include "sluice/Conversion/GPULaunchToRuntime/HostAccess.h"
 #include "sluice/Conversion/GPULaunchToRuntime/LaunchLowering.h"
+#include "sluice/Conversion/GPUToEmitC/HIPBackend.h"
 #include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
 #include "sluice/Conversion/Passes.h"
 #include "sluice/Conversion/RuntimeCalls.h"
+#include "sluice/Target/HIP/HIPSource.h"
 #include "sluice/Target/SPIRV/SPIRVBinary.h"
 
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
@@ -73,6 +76,49 @@ LogicalResult checkLaunch(gpu::LaunchFuncOp launch) {
   return success();
 }
 
+/// What the HIP backend cannot launch: memref operands are passed as
+/// row-major pointers in the default memory space.
+LogicalResult checkHIPLaunch(gpu::LaunchFuncOp launch) {
+  if (failed(sluice::checkLaunchForm(launch, "HIP")))
+    return failure();
+  for (auto [position, operand] : llvm::enumerate(launch.getKernelOperands())) {
+    Type type = operand.getType();
+    if (auto memref = dyn_cast<MemRefType>(type)) {
+      if (!memref.getLayout().isIdentity() || memref.getMemorySpace())
+        return launch.emitError("operand #")
+               << position << " of type " << memref
+               << " needs an identity layout in the default memory space to "
+                  "be passed to a HIP kernel as a pointer";
+      if (sluice::hostElementBytes(memref.getElementType(), 8) == 0)
+        return launch.emitError("operand #")
+               << position << " has element type " << memref.getElementType()
+               << ", which a HIP kernel does not take (integers of 1 to 64 "
+                  "bits, f32, f64, index)";
+      continue;
+    }
+    if (!type.isIndex() && !type.isF32() && !type.isF64() &&
+        !(type.isInteger() && sluice::hostElementBytes(type, 8)))
+      return launch.emitError("operand #")
+             << position << " of type " << type
+             << " cannot be passed to a HIP kernel (scalars: integers, f32, "
+                "f64 and index)";
+  }
+  return success();
+}
+
+/// `source` as an internal constant NUL-terminated string.
+LLVM::GlobalOp embedSource(ModuleOp module, StringRef gpuModule,
+                           StringRef source) {
+  OpBuilder builder(module.getContext());
+  builder.setInsertionPointToStart(module.getBody());
+  std::string data = (source + Twine('\0')).str();
+  return LLVM::GlobalOp::create(
+      builder, module.getLoc(),
+      LLVM::LLVMArrayType::get(builder.getI8Type(), data.size()),
+      /*isConstant=*/true, LLVM::Linkage::Internal,
+      ("__sluice_hip_" + gpuModule).str(), builder.getStringAttr(data));
+}
+
 /// The words of `spv` as an internal constant global.
 LLVM::GlobalOp embed(ModuleOp module, spirv::ModuleOp spv,
                      ArrayRef<uint32_t> words) {
@@ -97,11 +143,81 @@ struct ConvertGPULaunchToRuntimePass
     Base::getDependentDialects(registry);
     OpPassManager pm(ModuleOp::getOperationName());
     sluice::buildSluiceToSPIRVPipeline(pm, {});
+    sluice::buildSluiceGPUToHIPPipeline(pm);
     pm.getDependentDialects(registry);
+  }
+
+  /// backend=hip: the HIP source of each gpu.module is the kernel handle.
+  void lowerForHIP(ModuleOp module) {
+    WalkResult checked = module.walk([](gpu::LaunchFuncOp launch) {
+      return failed(checkHIPLaunch(launch)) ? WalkResult::interrupt()
+                                            : WalkResult::advance();
+    });
+    if (checked.wasInterrupted())
+      return signalPassFailure();
+    llvm::StringMap<sluice::LaunchKernelInfo> kernels;
+    module.walk([&](gpu::GPUFuncOp kernel) {
+      auto gpuModule = kernel->getParentOfType<gpu::GPUModuleOp>();
+      if (kernel.isKernel() && gpuModule)
+        kernels[(gpuModule.getName() + "::" + kernel.getName()).str()] =
+            sluice::launchKernelInfo(kernel);
+    });
+    OpPassManager pm(ModuleOp::getOperationName());
+    sluice::buildSluiceGPUToHIPPipeline(pm);
+    if (failed(runPipeline(pm, module)))
+      return signalPassFailure();
+
+    SymbolTable symbols(module);
+    if (resident) {
+      sluice::RuntimeCalls runtime(module, symbols);
+      numHostAccessCalls += sluice::insertHostAccessCalls(module, runtime);
+    }
+    sluice::HostLaunchLowering host(module, symbols);
+    llvm::StringMap<std::pair<LLVM::GlobalOp, uint64_t>> sources;
+    for (auto gpuModule : module.getOps<gpu::GPUModuleOp>()) {
+      std::string source;
+      llvm::raw_string_ostream os(source);
+      if (failed(sluice::printHIPSource(module, os, gpuModule.getName())))
+        return signalPassFailure();
+      sources[gpuModule.getName()] = {
+          embedSource(module, gpuModule.getName(), source), source.size() + 1};
+    }
+    sluice::HostLaunchTarget target;
+    target.backend = SLUICE_LAUNCH_HIP;
+    target.indexBytes = 8; // index is int64_t in the HIP kernel
+    target.resident = resident;
+    SmallVector<gpu::LaunchFuncOp> launches;
+    module.walk([&](gpu::LaunchFuncOp launch) { launches.push_back(launch); });
+    for (gpu::LaunchFuncOp launch : launches) {
+      StringRef moduleName = launch.getKernelModuleName().getValue();
+      auto found = sources.find(moduleName);
+      if (found == sources.end()) {
+        launch.emitError("no HIP source was produced for @") << moduleName;
+        return signalPassFailure();
+      }
+      std::string kernel =
+          (moduleName + "::" + launch.getKernelName().getValue()).str();
+      LLVM::GlobalOp text = found->second.first;
+      host.lower(
+          launch, target,
+          [&](OpBuilder &b, Location loc) -> Value {
+            return LLVM::AddressOfOp::create(b, loc, text);
+          },
+          found->second.second, kernels[kernel],
+          sluice::hipKernelSymbol(moduleName,
+                                  launch.getKernelName().getValue()));
+      ++numLaunches;
+    }
+    for (Operation &op : llvm::make_early_inc_range(*module.getBody()))
+      if (isa<gpu::GPUModuleOp, emitc::FileOp>(op))
+        op.erase();
+    module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
   }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (backend == "hip")
+      return lowerForHIP(module);
     WalkResult checked = module.walk([](gpu::LaunchFuncOp launch) {
       return failed(checkLaunch(launch)) ? WalkResult::interrupt()
                                          : WalkResult::advance();
@@ -110,7 +226,7 @@ struct ConvertGPULaunchToRuntimePass
       return signalPassFailure();
     if (backend != "vulkan") {
       module.emitError("convert-gpu-launch-to-runtime: backend must be "
-                       "'vulkan', got '")
+                       "'vulkan' or 'hip', got '")
           << backend
           << "' (the CPU backend's launches are lowered by convert-gpu-to-cpu)";
       return signalPassFailure();

@@ -164,14 +164,14 @@ void HostLaunchLowering::passScalar(OpBuilder &b, Location loc, Value operand,
 void HostLaunchLowering::lower(
     gpu::LaunchFuncOp launch, const HostLaunchTarget &target,
     llvm::function_ref<Value(OpBuilder &, Location)> handle,
-    uint64_t handleBytes, const LaunchKernelInfo &kernel) {
+    uint64_t handleBytes, const LaunchKernelInfo &kernel, StringRef symbol) {
   OpBuilder b(launch);
   Location loc = launch.getLoc();
-  StringRef name = launch.getKernelName().getValue();
+  StringRef name = symbol.empty() ? launch.getKernelName().getValue() : symbol;
   Value kernelName = runtime.stringAddress(
       b, loc,
       ("__sluice_kernel_" + launch.getKernelModuleName().getValue() + "_" +
-       name)
+       launch.getKernelName().getValue())
           .str(),
       name);
   Value backend =
@@ -196,6 +196,13 @@ void HostLaunchLowering::lower(
                             : SLUICE_LAUNCH_READ | SLUICE_LAUNCH_WRITE;
       if (target.resident)
         access |= SLUICE_LAUNCH_RESIDENT;
+      // A HIP kernel takes the sizes of its dynamic dimensions only.
+      auto type = cast<MemRefType>(operand.getType());
+      if (target.backend == SLUICE_LAUNCH_HIP)
+        for (int64_t d = 0, rank = std::min<int64_t>(type.getRank(), 32);
+             d < rank; ++d)
+          if (type.isDynamicDim(d))
+            access |= SLUICE_LAUNCH_DYNAMIC_DIM(d);
       passMemRef(b, loc, operand, access);
     } else {
       passScalar(b, loc, operand, target.indexBytes);

@@ -1,7 +1,7 @@
 // Only GPU backends have a host half here; the CPU's is convert-gpu-to-cpu,
 // which lowers its launches to the same ABI.
 // RUN: %expect-exit 1 sluice-opt --convert-gpu-launch-to-runtime=backend=cpu %s 2>&1 | FileCheck %s
-// CHECK: error: convert-gpu-launch-to-runtime: backend must be 'vulkan', got 'cpu' (the CPU backend's launches are lowered by convert-gpu-to-cpu){{$}}
+// CHECK: error: convert-gpu-launch-to-runtime: backend must be 'vulkan' or 'hip', got 'cpu' (the CPU backend's launches are lowered by convert-gpu-to-cpu){{$}}
 
 module attributes {gpu.container_module} {
   gpu.module @kernels {

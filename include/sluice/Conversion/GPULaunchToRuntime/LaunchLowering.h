@@ -52,10 +52,12 @@ public:
 
   /// Replaces `launch` with the host-launch calls. `handle` builds the
   /// kernel handle (an !llvm.ptr) at the launch; `handleBytes` is its size.
-  void lower(mlir::gpu::LaunchFuncOp launch, const HostLaunchTarget &target,
-             llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location)>
-                 handle,
-             uint64_t handleBytes, const LaunchKernelInfo &kernel);
+  /// The kernel name of begin is `symbol`, or the gpu.func's name if empty.
+  void lower(
+      mlir::gpu::LaunchFuncOp launch, const HostLaunchTarget &target,
+      llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location)> handle,
+      uint64_t handleBytes, const LaunchKernelInfo &kernel,
+      llvm::StringRef symbol = "");
 
 private:
   void passMemRef(mlir::OpBuilder &b, mlir::Location loc, mlir::Value operand,

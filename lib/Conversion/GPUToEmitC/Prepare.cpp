@@ -1,0 +1,562 @@
+//===- Prepare.cpp - The gpu hand-off made ready for EmitC ----------------===//
+//
+// What sluice-gpu-to-hip-emitc does at the gpu/memref level before the
+// dialect conversion, on the copy of each gpu.module: attributions become
+// memref.alloca (workgroup ones in workgroup memory: `__shared__` arrays),
+// multi-block regions are lifted to scf, N-D accesses are linearized onto a
+// 1-D view of their memref, memref arguments get one index argument per
+// dynamic dimension (the HIP parameter ABI) and every memref.dim is resolved
+// to a value, and a wave stage kernel's body is split into a function of
+// the kernel's parameters and the invocation index.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Prepare.h"
+
+#include "mlir/Conversion/ControlFlowToSCF/ControlFlowToSCF.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Iterators.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/CFGToSCF.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace sluice {
+namespace {
+
+bool isWorkgroup(MemRefType type) {
+  auto space = dyn_cast_or_null<gpu::AddressSpaceAttr>(type.getMemorySpace());
+  return space && space.getValue() == gpu::AddressSpace::Workgroup;
+}
+
+/// Attributions as allocas at the start of the body: workgroup ones keep
+/// their memory space (the lowering makes them `__shared__`).
+void attributionsToAllocas(gpu::GPUFuncOp func) {
+  OpBuilder b(&func.getBody().front(), func.getBody().front().begin());
+  auto replace = [&](ArrayRef<BlockArgument> attributions) {
+    for (BlockArgument attribution : attributions) {
+      auto type = cast<MemRefType>(attribution.getType());
+      Value alloca = memref::AllocaOp::create(b, attribution.getLoc(), type);
+      attribution.replaceAllUsesWith(alloca);
+    }
+  };
+  replace(func.getWorkgroupAttributions());
+  replace(func.getPrivateAttributions());
+}
+
+/// A `memref.global` in workgroup memory is a `__shared__` array of each
+/// function that uses it: every `memref.get_global` of it becomes one
+/// workgroup alloca at the start of the function.
+LogicalResult workgroupGlobalsToAllocas(gpu::GPUModuleOp module) {
+  DenseMap<std::pair<Operation *, Operation *>, Value> allocas;
+  SmallVector<memref::GetGlobalOp> uses;
+  module.walk([&](memref::GetGlobalOp use) { uses.push_back(use); });
+  for (memref::GetGlobalOp use : uses) {
+    auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+        use, use.getNameAttr());
+    MemRefType type = use.getType();
+    if (!global || !isWorkgroup(type) || global.getInitialValue())
+      return use.emitOpError("of @")
+             << use.getName()
+             << " is not lowered to HIP (only uninitialized globals in "
+                "workgroup memory, as __shared__ arrays)";
+    auto func = use->getParentOfType<FunctionOpInterface>();
+    Value &alloca = allocas[{func, global}];
+    if (!alloca) {
+      Block &entry = func.getFunctionBody().front();
+      OpBuilder b(&entry, entry.begin());
+      alloca = memref::AllocaOp::create(b, use.getLoc(), type);
+    }
+    use.replaceAllUsesWith(alloca);
+    use.erase();
+  }
+  for (auto global :
+       llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+    global.erase();
+  return success();
+}
+
+LogicalResult liftControlFlow(Region &body, Operation *func) {
+  if (body.empty() || body.hasOneBlock())
+    return success();
+  ControlFlowToSCFTransformation transformation;
+  DominanceInfo dominance(func);
+  if (failed(transformCFGToSCF(body, transformation, dominance)))
+    return func->emitOpError(
+        "control flow could not be structured for HIP C++");
+  return success();
+}
+
+/// `arith.mului_extended` of up to 32 bits as a 64-bit product (the i64 form
+/// is `__umul64hi`, a pattern of the conversion).
+struct NarrowMulUIExtended : OpRewritePattern<arith::MulUIExtendedOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::MulUIExtendedOp op,
+                                PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<IntegerType>(op.getLhs().getType());
+    if (!type || type.getWidth() > 32)
+      return failure();
+    Location loc = op.getLoc();
+    Type i64 = rewriter.getI64Type();
+    Value lhs = arith::ExtUIOp::create(rewriter, loc, i64, op.getLhs());
+    Value rhs = arith::ExtUIOp::create(rewriter, loc, i64, op.getRhs());
+    Value product = arith::MulIOp::create(rewriter, loc, lhs, rhs);
+    Value shift =
+        arith::ConstantIntOp::create(rewriter, loc, i64, type.getWidth());
+    Value high = arith::TruncIOp::create(
+        rewriter, loc, type,
+        arith::ShRUIOp::create(rewriter, loc, product, shift));
+    Value low = arith::TruncIOp::create(rewriter, loc, type, product);
+    rewriter.replaceOp(op, {low, high});
+    return success();
+  }
+};
+
+/// The memref operand of an access op and its indices.
+struct Access {
+  Operation *op;
+  OpOperand *memref;
+  MutableOperandRange indices;
+};
+
+std::optional<Access> accessOf(Operation *op) {
+  if (auto load = dyn_cast<memref::LoadOp>(op))
+    return Access{op, &load.getMemrefMutable(), load.getIndicesMutable()};
+  if (auto store = dyn_cast<memref::StoreOp>(op))
+    return Access{op, &store.getMemrefMutable(), store.getIndicesMutable()};
+  if (auto rmw = dyn_cast<memref::AtomicRMWOp>(op))
+    return Access{op, &rmw.getMemrefMutable(), rmw.getIndicesMutable()};
+  if (auto rmw = dyn_cast<memref::GenericAtomicRMWOp>(op))
+    return Access{op, &rmw.getMemrefMutable(), rmw.getIndicesMutable()};
+  return std::nullopt;
+}
+
+/// Row-major linear index of an N-D access, on a 1-D reinterpretation of its
+/// memref (the same pointer in C).
+void linearize(Access access) {
+  auto type = cast<MemRefType>(access.memref->get().getType());
+  if (type.getRank() < 2)
+    return;
+  OpBuilder b(access.op);
+  Location loc = access.op->getLoc();
+  Value memref = access.memref->get();
+  SmallVector<Value> indices;
+  for (OpOperand &operand : access.indices)
+    indices.push_back(operand.get());
+  Value linear = indices[0];
+  int64_t elements = type.getDimSize(0);
+  for (int64_t d = 1; d < type.getRank(); ++d) {
+    Value size =
+        type.isDynamicDim(d)
+            ? Value(memref::DimOp::create(b, loc, memref, d))
+            : Value(arith::ConstantIndexOp::create(b, loc, type.getDimSize(d)));
+    linear = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, linear, size), indices[d]);
+    elements = ShapedType::isDynamic(elements) || type.isDynamicDim(d)
+                   ? ShapedType::kDynamic
+                   : elements * type.getDimSize(d);
+  }
+  auto flat =
+      MemRefType::get({elements}, type.getElementType(),
+                      MemRefLayoutAttrInterface(), type.getMemorySpace());
+  // The C pointer has no size: a dynamic one is never read, any value does.
+  OpFoldResult size = ShapedType::isDynamic(elements)
+                          ? OpFoldResult(linear)
+                          : OpFoldResult(b.getIndexAttr(elements));
+  Value view = memref::ReinterpretCastOp::create(
+      b, loc, flat, memref, b.getIndexAttr(0), ArrayRef<OpFoldResult>{size},
+      ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+  access.memref->set(view);
+  access.indices.assign(ValueRange{linear});
+}
+
+/// The row-major element offset of `offsets` into a contiguous `memref`.
+Value linearOffset(OpBuilder &b, Location loc, Value memref,
+                   ArrayRef<OpFoldResult> offsets) {
+  auto type = cast<MemRefType>(memref.getType());
+  Value linear = arith::ConstantIndexOp::create(b, loc, 0);
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    Value offset = getValueOrCreateConstantIndexOp(b, loc, offsets[d]);
+    Value size =
+        d == 0 ? Value()
+        : type.isDynamicDim(d)
+            ? Value(memref::DimOp::create(b, loc, memref, d))
+            : Value(arith::ConstantIndexOp::create(b, loc, type.getDimSize(d)));
+    if (size)
+      linear = arith::MulIOp::create(b, loc, linear, size);
+    linear = arith::AddIOp::create(b, loc, linear, offset);
+  }
+  return linear;
+}
+
+/// A contiguous memref.subview as a reinterpret_cast whose offset is the
+/// element offset from the source's first element (the C pointer moves by
+/// it); anything else is not a row-major pointer.
+LogicalResult rewriteSubviews(Operation *root) {
+  SmallVector<memref::SubViewOp> subviews;
+  root->walk([&](memref::SubViewOp op) { subviews.push_back(op); });
+  for (memref::SubViewOp op : subviews) {
+    MemRefType result = op.getType();
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (!sluice::isContiguousMemRef(op.getSource().getType()) ||
+        !sluice::isContiguousMemRef(result) ||
+        failed(result.getStridesAndOffset(strides, offset)) ||
+        llvm::any_of(strides, ShapedType::isDynamic))
+      return op.emitOpError("of type ")
+             << result
+             << " is not a contiguous row-major view; the HIP lowering "
+                "passes memrefs as row-major pointers";
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value start = linearOffset(b, loc, op.getSource(), op.getMixedOffsets());
+    SmallVector<OpFoldResult> sizes;
+    llvm::SmallBitVector dropped = op.getDroppedDims();
+    for (auto [d, size] : llvm::enumerate(op.getMixedSizes()))
+      if (!dropped.test(d))
+        sizes.push_back(size);
+    SmallVector<OpFoldResult> strideValues;
+    for (int64_t stride : strides)
+      strideValues.push_back(b.getIndexAttr(stride));
+    Value view = memref::ReinterpretCastOp::create(
+        b, loc, result, op.getSource(), OpFoldResult(start), sizes,
+        strideValues);
+    op.replaceAllUsesWith(view);
+    op.erase();
+  }
+  return success();
+}
+
+/// Every memref value must be contiguous and row-major: the C form is a
+/// plain pointer.
+LogicalResult checkLayouts(Operation *root) {
+  auto bad = [](Type type) {
+    auto memref = dyn_cast<MemRefType>(type);
+    return memref && !sluice::isContiguousMemRef(memref);
+  };
+  WalkResult walk = root->walk([&](Operation *op) {
+    for (Value result : op->getResults())
+      if (bad(result.getType())) {
+        op->emitOpError("result of type ")
+            << result.getType()
+            << " is not contiguous and row-major; the HIP lowering passes "
+               "memrefs as row-major pointers";
+        return WalkResult::interrupt();
+      }
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument argument : block.getArguments())
+          if (bad(argument.getType())) {
+            op->emitOpError("argument #")
+                << argument.getArgNumber() << " of type " << argument.getType()
+                << " is not contiguous and row-major; the HIP lowering "
+                   "passes memrefs as row-major pointers";
+            return WalkResult::interrupt();
+          }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+/// Inserts one index argument after every memref argument per dynamic
+/// dimension; returns, per original memref argument, its dimension values.
+void expandDynamicDims(FunctionOpInterface func,
+                       DenseMap<Value, SmallVector<Value>> &dims) {
+  SmallVector<unsigned> positions;
+  SmallVector<Type> types;
+  SmallVector<DictionaryAttr> attrs;
+  SmallVector<Location> locs;
+  ArrayRef<Type> arguments = func.getArgumentTypes();
+  for (auto [i, type] : llvm::enumerate(arguments)) {
+    auto memref = dyn_cast<MemRefType>(type);
+    if (!memref)
+      continue;
+    for (int64_t d = 0; d < memref.getRank(); ++d)
+      if (memref.isDynamicDim(d)) {
+        positions.push_back(i + 1);
+        types.push_back(IndexType::get(func.getContext()));
+        attrs.push_back(DictionaryAttr::get(func.getContext()));
+        locs.push_back(func.getLoc());
+      }
+  }
+  SmallVector<Value> originals(func.getArguments().begin(),
+                               func.getArguments().end());
+  if (!positions.empty())
+    (void)func.insertArguments(positions, types, attrs, locs);
+  unsigned next = 0;
+  for (Value original : originals) {
+    unsigned at = cast<BlockArgument>(original).getArgNumber();
+    next = at + 1;
+    auto memref = dyn_cast<MemRefType>(original.getType());
+    if (!memref)
+      continue;
+    SmallVector<Value> &values = dims[original];
+    values.assign(memref.getRank(), Value());
+    for (int64_t d = 0; d < memref.getRank(); ++d)
+      if (memref.isDynamicDim(d))
+        values[d] = func.getArgument(next++);
+  }
+}
+
+/// The value of dimension `d` of `memref`, or null.
+Value resolveDim(Value memref, int64_t d,
+                 const DenseMap<Value, SmallVector<Value>> &argumentDims,
+                 OpBuilder &b, Location loc) {
+  auto type = cast<MemRefType>(memref.getType());
+  if (!type.isDynamicDim(d))
+    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(d));
+  auto dynamicPosition = [&](int64_t dim) {
+    unsigned position = 0;
+    for (int64_t i = 0; i < dim; ++i)
+      position += type.isDynamicDim(i);
+    return position;
+  };
+  if (auto it = argumentDims.find(memref); it != argumentDims.end())
+    return it->second[d];
+  Operation *def = memref.getDefiningOp();
+  if (auto view = dyn_cast_or_null<memref::ViewOp>(def))
+    return view.getSizes()[dynamicPosition(d)];
+  if (auto alloca = dyn_cast_or_null<memref::AllocaOp>(def))
+    return alloca.getDynamicSizes()[dynamicPosition(d)];
+  if (auto cast = dyn_cast_or_null<memref::ReinterpretCastOp>(def))
+    return getValueOrCreateConstantIndexOp(b, loc, cast.getMixedSizes()[d]);
+  return Value();
+}
+
+/// Replaces every memref.dim with the value of the dimension.
+LogicalResult resolveDims(Operation *root,
+                          const DenseMap<Value, SmallVector<Value>> &dims) {
+  SmallVector<memref::DimOp> ops;
+  root->walk([&](memref::DimOp op) { ops.push_back(op); });
+  for (memref::DimOp op : ops) {
+    std::optional<int64_t> index = op.getConstantIndex();
+    if (!index)
+      return op.emitOpError("with a non-constant dimension is not lowered to "
+                            "HIP");
+    OpBuilder b(op);
+    Value value = resolveDim(op.getSource(), *index, dims, b, op.getLoc());
+    if (!value)
+      return op.emitOpError("of a memref that is not a kernel argument, a "
+                            "memref.view or a memref.alloca is not lowered "
+                            "to HIP: the C pointer has no extents");
+    op.replaceAllUsesWith(value);
+    op.erase();
+  }
+  return success();
+}
+
+/// The global invocation index `block_id.x * block_dim.x + thread_id.x` of a
+/// stage kernel (convert-wave-to-gpu computes it first), or null.
+Value invocationIndex(Block &entry) {
+  for (Operation &op : entry) {
+    auto add = dyn_cast<arith::AddIOp>(op);
+    if (!add)
+      continue;
+    auto mul = add.getLhs().getDefiningOp<arith::MulIOp>();
+    auto thread = add.getRhs().getDefiningOp<gpu::ThreadIdOp>();
+    if (!mul || !thread || thread.getDimension() != gpu::Dimension::x)
+      continue;
+    auto block = mul.getLhs().getDefiningOp<gpu::BlockIdOp>();
+    auto dim = mul.getRhs().getDefiningOp<gpu::BlockDimOp>();
+    if (block && dim && block.getDimension() == gpu::Dimension::x &&
+        dim.getDimension() == gpu::Dimension::x)
+      return add;
+  }
+  return Value();
+}
+
+/// Moves the body of stage kernel `kernel` into `func.func @<name>_body(<the
+/// kernel's arguments>, %invocation: index)`; the kernel computes the
+/// invocation index and calls it.
+void splitStageBody(gpu::GPUFuncOp kernel, StringRef bodyName) {
+  MLIRContext *ctx = kernel.getContext();
+  Location loc = kernel.getLoc();
+  OpBuilder b(kernel);
+  SmallVector<Type> inputs(kernel.getArgumentTypes());
+  inputs.push_back(IndexType::get(ctx));
+  auto body = func::FuncOp::create(b, loc, bodyName,
+                                   FunctionType::get(ctx, inputs, {}));
+  body.getBody().takeBody(kernel.getBody());
+  Block &entry = body.getBody().front();
+  BlockArgument invocation = entry.addArgument(IndexType::get(ctx), loc);
+  if (Value computed = invocationIndex(entry))
+    computed.replaceAllUsesWith(invocation);
+  body.walk([](gpu::ReturnOp ret) {
+    OpBuilder rb(ret);
+    func::ReturnOp::create(rb, ret.getLoc());
+    ret.erase();
+  });
+
+  Block *launcher = b.createBlock(&kernel.getBody());
+  for (Type type : kernel.getArgumentTypes())
+    launcher->addArgument(type, loc);
+  b.setInsertionPointToStart(launcher);
+  Value blockId = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+  Value blockDim = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
+  Value threadId = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+  Value index = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, blockId, blockDim), threadId);
+  SmallVector<Value> operands(launcher->getArguments());
+  operands.push_back(index);
+  func::CallOp::create(b, loc, body, operands);
+  gpu::ReturnOp::create(b, loc);
+}
+
+/// Call operands that are memrefs get their dynamic dimensions after them
+/// (as memref.dim, resolved with the others).
+void expandCallOperands(func::CallOp call) {
+  SmallVector<Value> operands;
+  OpBuilder b(call);
+  for (Value operand : call.getOperands()) {
+    operands.push_back(operand);
+    if (auto memref = dyn_cast<MemRefType>(operand.getType()))
+      for (int64_t d = 0; d < memref.getRank(); ++d)
+        if (memref.isDynamicDim(d))
+          operands.push_back(
+              memref::DimOp::create(b, call.getLoc(), operand, d));
+  }
+  call->setOperands(operands);
+}
+
+/// scf.while carries index values as i64: upstream's scf.while lowering
+/// assigns the loop variables from the op's original operands, whose index
+/// type no longer matches the int64_t variables.
+void whileCarriesI64(scf::WhileOp loop) {
+  auto isIndex = [](Type type) { return type.isIndex(); };
+  if (llvm::none_of(loop->getOperandTypes(), isIndex) &&
+      llvm::none_of(loop->getResultTypes(), isIndex))
+    return;
+  MLIRContext *ctx = loop.getContext();
+  Type i64 = IntegerType::get(ctx, 64);
+  auto widen = [&](OpBuilder &b, Location loc, ValueRange values) {
+    SmallVector<Value> out;
+    for (Value value : values)
+      out.push_back(value.getType().isIndex()
+                        ? Value(arith::IndexCastOp::create(b, loc, i64, value))
+                        : value);
+    return out;
+  };
+  auto retype = [&](TypeRange types) {
+    SmallVector<Type> out;
+    for (Type type : types)
+      out.push_back(type.isIndex() ? i64 : type);
+    return out;
+  };
+  // Block arguments become i64, cast back to index for their uses.
+  auto narrowArguments = [&](Block &block) {
+    OpBuilder b(&block, block.begin());
+    for (BlockArgument argument : block.getArguments()) {
+      if (!argument.getType().isIndex())
+        continue;
+      argument.setType(i64);
+      auto cast = arith::IndexCastOp::create(b, argument.getLoc(),
+                                             IndexType::get(ctx), argument);
+      argument.replaceAllUsesExcept(cast, cast);
+    }
+  };
+  Location loc = loop.getLoc();
+  OpBuilder b(loop);
+  SmallVector<Value> inits = widen(b, loc, loop.getInits());
+  auto replacement =
+      scf::WhileOp::create(b, loc, retype(loop.getResultTypes()), inits);
+  replacement.getBefore().takeBody(loop.getBefore());
+  replacement.getAfter().takeBody(loop.getAfter());
+  narrowArguments(replacement.getBefore().front());
+  narrowArguments(replacement.getAfter().front());
+  scf::ConditionOp condition = replacement.getConditionOp();
+  OpBuilder cb(condition);
+  condition.getArgsMutable().assign(
+      widen(cb, condition.getLoc(), condition.getArgs()));
+  scf::YieldOp yield = replacement.getYieldOp();
+  OpBuilder yb(yield);
+  yield.getResultsMutable().assign(
+      widen(yb, yield.getLoc(), yield.getResults()));
+  b.setInsertionPointAfter(replacement);
+  SmallVector<Value> results;
+  for (auto [old, now] : llvm::zip(loop.getResults(), replacement.getResults()))
+    results.push_back(old.getType().isIndex()
+                          ? Value(arith::IndexCastOp::create(
+                                b, loc, IndexType::get(ctx), now))
+                          : Value(now));
+  loop.replaceAllUsesWith(results);
+  loop.erase();
+}
+
+} // namespace
+
+LogicalResult prepareForHIP(gpu::GPUModuleOp module,
+                            const llvm::StringSet<> &stageKernels) {
+  MLIRContext *ctx = module.getContext();
+  // Device helpers carry the module's name, as the kernels do.
+  SymbolTable symbols(module);
+  for (auto helper : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    // A clash gets a unique suffix (SymbolTable::rename).
+    (void)symbols.rename(helper,
+                         (module.getName() + "_" + helper.getName()).str());
+
+  for (auto kernel :
+       llvm::make_early_inc_range(module.getOps<gpu::GPUFuncOp>())) {
+    attributionsToAllocas(kernel);
+    if (kernel.isKernel() && stageKernels.contains(kernel.getName()) &&
+        kernel.getWorkgroupAttributions().empty() &&
+        kernel.getPrivateAttributions().empty())
+      splitStageBody(kernel, (module.getName() + "_" + kernel.getName() +
+                              SLUICE_HIP_BODY_SUFFIX)
+                                 .str());
+  }
+
+  if (failed(workgroupGlobalsToAllocas(module)))
+    return failure();
+  for (Operation &op : module.getBody()->getOperations())
+    if (auto func = dyn_cast<FunctionOpInterface>(op))
+      if (failed(liftControlFlow(func.getFunctionBody(), func)))
+        return failure();
+
+  RewritePatternSet patterns(ctx);
+  arith::populateArithExpandOpsPatterns(patterns);
+  patterns.add<NarrowMulUIExtended>(ctx);
+  GreedyRewriteConfig config;
+  config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+  // Not converging leaves ops that the conversion reports by name.
+  (void)applyPatternsGreedily(module, std::move(patterns), config);
+
+  SmallVector<scf::WhileOp> loops;
+  module.walk([&](scf::WhileOp loop) { loops.push_back(loop); });
+  for (scf::WhileOp loop : loops)
+    whileCarriesI64(loop);
+
+  if (failed(rewriteSubviews(module)) || failed(checkLayouts(module)))
+    return failure();
+  SmallVector<Access> accesses;
+  module.walk([&](Operation *op) {
+    if (std::optional<Access> access = accessOf(op))
+      accesses.push_back(*access);
+  });
+  for (Access &access : accesses)
+    linearize(access);
+
+  DenseMap<Value, SmallVector<Value>> dims;
+  for (Operation &op : module.getBody()->getOperations())
+    if (auto func = dyn_cast<FunctionOpInterface>(op))
+      expandDynamicDims(func, dims);
+  module.walk([](func::CallOp call) { expandCallOperands(call); });
+  if (failed(resolveDims(module, dims)))
+    return failure();
+  // What the rewrites left unused (dimension indices, replaced values) would
+  // be unused C variables.
+  module.walk<WalkOrder::PostOrder, ::mlir::ReverseIterator>([](Operation *op) {
+    if (isOpTriviallyDead(op))
+      op->erase();
+  });
+  return success();
+}
+
+} // namespace sluice

@@ -1,0 +1,163 @@
+// What the HIP lowering does not express is an error at the op, naming it
+// and the reason (docs/hip-backend.md, "Unsupported").
+// RUN: sluice-opt --sluice-gpu-to-hip-emitc -split-input-file -verify-diagnostics %s
+
+gpu.module @m {
+  gpu.func @k(%a: memref<4xf32>, %x: f32) kernel {
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{'memref.atomic_rmw' op 'mulf' on 'f32' has no HIP atomic (atomicAdd/Max/Min/And/Or/Xor/Exch on 32- and 64-bit integers, atomicAdd on f32/f64, atomicExch on f32)}}
+    %0 = memref.atomic_rmw mulf %x, %a[%c0] : (f32, memref<4xf32>) -> f32
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%a: memref<4xi32>) kernel {
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{'memref.generic_atomic_rmw' op is lowered to HIP only in compare-and-swap form on 32- or 64-bit integers (yield select(cmpi eq(%old, expected), desired, %old))}}
+    %0 = memref.generic_atomic_rmw %a[%c0] : memref<4xi32> {
+    ^bb0(%old: i32):
+      %sum = arith.addi %old, %old : i32
+      memref.atomic_yield %sum : i32
+    }
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%n: index) kernel {
+    // expected-error @+1 {{'memref.alloca' op with a dynamic shape is not lowered to HIP (local and __shared__ arrays have constant sizes)}}
+    %a = memref.alloca(%n) : memref<?xf32>
+    %x = arith.constant 1.0 : f32
+    memref.store %x, %a[%n] : memref<?xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  // expected-error @+1 {{'gpu.func' op argument #0 of type 'f16' has no HIP parameter type (index, integers of 1 to 64 bits, f32, f64 and memrefs of them)}}
+  gpu.func @k(%h: f16) kernel {
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%a: memref<?xf32>, %d: index) kernel {
+    // expected-error @+1 {{'memref.dim' op with a non-constant dimension is not lowered to HIP}}
+    %n = memref.dim %a, %d : memref<?xf32>
+    %x = arith.constant 1.0 : f32
+    memref.store %x, %a[%n] : memref<?xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%a: memref<?xf32>, %b: memref<?xf32>, %c: i1) kernel {
+    %m = arith.select %c, %a, %b : memref<?xf32>
+    %c0 = arith.constant 0 : index
+    // expected-error @+1 {{'memref.dim' op of a memref that is not a kernel argument, a memref.view or a memref.alloca is not lowered to HIP: the C pointer has no extents}}
+    %n = memref.dim %m, %c0 : memref<?xf32>
+    %x = arith.constant 1.0 : f32
+    memref.store %x, %a[%n] : memref<?xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%a: memref<8x8xf32>) kernel {
+    // expected-error @+1 {{'memref.subview' op of type 'memref<4xf32, strided<[2]>>' is not a contiguous row-major view; the HIP lowering passes memrefs as row-major pointers}}
+    %s = memref.subview %a[0, 0] [1, 4] [1, 2] : memref<8x8xf32> to memref<4xf32, strided<[2]>>
+    %c0 = arith.constant 0 : index
+    %x = memref.load %s[%c0] : memref<4xf32, strided<[2]>>
+    memref.store %x, %a[%c0, %c0] : memref<8x8xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  // expected-error @+1 {{'gpu.func' op argument #0 of type 'memref<4xf32, strided<[2]>>' is not contiguous and row-major; the HIP lowering passes memrefs as row-major pointers}}
+  gpu.func @k(%a: memref<4xf32, strided<[2]>>) kernel {
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%a: memref<8xf32>) kernel {
+    // expected-error @+1 {{'memref.reinterpret_cast' op result of type 'memref<4xf32, strided<[2]>>' is not contiguous and row-major; the HIP lowering passes memrefs as row-major pointers}}
+    %r = memref.reinterpret_cast %a to offset: [0], sizes: [4], strides: [2] : memref<8xf32> to memref<4xf32, strided<[2]>>
+    %c0 = arith.constant 0 : index
+    %x = memref.load %r[%c0] : memref<4xf32, strided<[2]>>
+    memref.store %x, %a[%c0] : memref<8xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%a: memref<4xi16>) kernel {
+    %c0 = arith.constant 0 : index
+    %x = memref.load %a[%c0] : memref<4xi16>
+    // expected-error @+1 {{'math.ctpop' op on 'i16' is not lowered to HIP (i32 and i64 only)}}
+    %y = math.ctpop %x : i16
+    memref.store %y, %a[%c0] : memref<4xi16>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%a: memref<4xi16>, %b: memref<4xi1>) kernel {
+    %c0 = arith.constant 0 : index
+    %x = memref.load %a[%c0] : memref<4xi16>
+    // expected-error @+1 {{'arith.bitcast' op from 'i16' to 'f16' is not lowered to HIP (f32 <-> i32, f64 <-> i64)}}
+    %y = arith.bitcast %x : i16 to f16
+    %z = arith.cmpf oeq, %y, %y : f16
+    memref.store %z, %b[%c0] : memref<4xi1>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%a: memref<4xf32>) kernel {
+    // expected-error @+1 {{'ub.poison' op of type 'memref<4xf32>' is not lowered to HIP}}
+    %p = ub.poison : memref<4xf32>
+    %c0 = arith.constant 0 : index
+    %x = memref.load %p[%c0] : memref<4xf32>
+    memref.store %x, %a[%c0] : memref<4xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+gpu.module @m {
+  memref.global "private" constant @table : memref<4xi32> = dense<[1, 2, 3, 4]>
+  gpu.func @k(%out: memref<4xi32>) kernel {
+    // expected-error @+1 {{'memref.get_global' op of @table is not lowered to HIP (only uninitialized globals in workgroup memory, as __shared__ arrays)}}
+    %t = memref.get_global @table : memref<4xi32>
+    %c0 = arith.constant 0 : index
+    %v = memref.load %t[%c0] : memref<4xi32>
+    memref.store %v, %out[%c0] : memref<4xi32>
+    gpu.return
+  }
+}
