@@ -1,5 +1,5 @@
 # sluice_add_program(<target> <file.mlir>
-#   [BACKENDS <cpu|vulkan>...]      (default: cpu)
+#   [BACKENDS <cpu|vulkan|hip>...]  (default: cpu)
 #   [LAYOUT <soa|aos>]              (default: soa)
 #   [CHECK_BOUNDS]
 #   [CPU <generic|native>]          (default: generic)
@@ -48,9 +48,9 @@ function(sluice_add_program target source)
     set(ARG_BACKENDS cpu)
   endif()
   foreach(backend IN LISTS ARG_BACKENDS)
-    if(NOT backend MATCHES "^(cpu|vulkan)$")
-      message(FATAL_ERROR "sluice_add_program(${target}): BACKENDS takes cpu "
-                          "and vulkan, got '${backend}'")
+    if(NOT backend MATCHES "^(cpu|vulkan|hip)$")
+      message(FATAL_ERROR "sluice_add_program(${target}): BACKENDS takes cpu, "
+                          "vulkan and hip, got '${backend}'")
     endif()
   endforeach()
   if(NOT ARG_LAYOUT)

@@ -7,6 +7,7 @@
 #
 #   OUT/<example>-cpu     kernels through convert-gpu-to-cpu (the CPU backend)
 #   OUT/<example>-vulkan  kernels as SPIR-V, launched through the Vulkan ABI
+#   OUT/<example>-hip     kernels as HIP source, compiled by NVRTC at run time
 #
 # and, for the wave example, OUT/shadow_pool.sluice (the compiled-program
 # artifact with CPU and Vulkan kernels, docs/artifact.md) for
@@ -29,7 +30,7 @@ libs=("$build/runtime/libSluiceRuntimeBackends.a" "$build/runtime/libSluiceRunti
 for example in "$root"/examples/barrier/*.mlir "$root"/test/Integration/vulkan-float-kernel.mlir \
                "$root"/test/Integration/vulkan-push-scratch.mlir; do
   name=$(basename "$example" .mlir)
-  for backend in cpu vulkan; do
+  for backend in cpu vulkan hip; do
     "$bin/sluice-opt" --sluice-verify --sluice-host-to-llvm=backend=$backend "$example" |
       "$bin/sluice-translate" --mlir-to-llvmir |
       sed -e 's/@main(/@sluice_program_main(/g' > "$out/$name-$backend.ll"
