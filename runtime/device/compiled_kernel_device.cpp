@@ -492,7 +492,17 @@ Status CompiledKernels::runMegakernel(const HostRouter &router,
     if (out.fault[SLUICE_FAULT_WORD_CODE] != 0)
       return Status::success();
     // Claims past the end leave the counter beyond it: every lane ran.
-    next = std::min(m.words[SLUICE_MEGAKERNEL_NEXT_LANE], run.lanes);
+    const uint32_t claimed = m.words[SLUICE_MEGAKERNEL_NEXT_LANE];
+    if (claimed <= next)
+      return Status::error(
+          ErrorKind::NoProgress,
+          "pass " +
+              std::to_string(out.launches) + " of " +
+              std::to_string(run.threads) + " threads claimed no lane (lane " +
+              "counter " + std::to_string(claimed) + ", lanes " +
+              std::to_string(next) + " to " + std::to_string(run.lanes) +
+              " left): the kernel did not run");
+    next = std::min(claimed, run.lanes);
   }
   return Status::success();
 }

@@ -105,6 +105,10 @@ public:
   // its first lane instead.
   Status runMegakernel(std::span<const LaunchArgument> arguments,
                        uint32_t count) {
+    if (!megakernelRuns) {
+      ++launches;
+      return Status::success();
+    }
     EXPECT_EQ(arguments.size(), 13u) << "the stage arguments + machine words";
     int32_t *counts = words<int32_t>(arguments[10]);
     int32_t *fault = words<int32_t>(arguments[9]);
@@ -139,6 +143,7 @@ public:
   std::vector<uint32_t> order; // the lanes launched, in invocation order
   uint32_t launches = 0;
   uint32_t faultThread = UINT32_MAX;
+  bool megakernelRuns = true; // false: a launch that does nothing
 };
 
 class FakeDevice final : public CompiledKernelDevice {
@@ -431,6 +436,22 @@ TEST_F(MegakernelTest, AFaultNamesTheStageTheThreadAndItsLane) {
             std::string::npos)
       << status.message();
   EXPECT_EQ(device.fakes->launches, 1u) << "a fault stops the run";
+}
+
+TEST_F(MegakernelTest, ALaunchThatClaimsNoLaneIsNoProgress) {
+  // A megakernel that never ran (or returned at once) leaves the lane
+  // counter where the host set it: the run stops instead of relaunching
+  // forever.
+  setBindings();
+  ASSERT_TRUE(device.allocate(program, shape, 4).ok());
+  device.fakes->megakernelRuns = false;
+  StateMachineReport report;
+  Status status = device.runStateMachine(kCounts, report);
+  EXPECT_EQ(status.kind(), ErrorKind::NoProgress) << status.describe();
+  EXPECT_EQ(status.message(),
+            "fake device: megakernel: pass 1 of 4 threads claimed no lane "
+            "(lane counter 0, lanes 0 to 16 left): the kernel did not run");
+  EXPECT_EQ(device.fakes->launches, 1u);
 }
 
 } // namespace

@@ -490,6 +490,55 @@ void whileCarriesI64(scf::WhileOp loop) {
   loop.erase();
 }
 
+/// A do-while `scf.while` (its "after" region only forwards its arguments)
+/// as a while loop whose "before" region only tests a flag. LLVM 22's
+/// scf.while lowering to emitc.do drops the assignment of the loop
+/// variables when the "after" region is empty, so such a loop would run its
+/// first iteration forever (the megakernel's stage loop did: #13). The
+/// general form, with the work in the "after" region, lowers correctly:
+///
+///   scf.while (%go = true, %x = inits) {
+///     scf.condition(%go) %x        // the results: the last condargs
+///   } do { ^bb(%x): <before body on %x>; scf.yield %c, %condargs }
+void doWhileAsWhile(scf::WhileOp loop) {
+  Block &after = loop.getAfter().front();
+  scf::YieldOp yield = loop.getYieldOp();
+  if (&after.front() != yield.getOperation() ||
+      yield.getResults().size() != after.getNumArguments() ||
+      !llvm::equal(yield.getResults(), after.getArguments()) ||
+      loop.getBefore().front().getArgumentTypes() != loop.getResultTypes())
+    return;
+  MLIRContext *ctx = loop.getContext();
+  Location loc = loop.getLoc();
+  Type i1 = IntegerType::get(ctx, 1);
+  OpBuilder b(loop);
+  SmallVector<Value> inits{arith::ConstantIntOp::create(b, loc, 1, 1)};
+  llvm::append_range(inits, loop.getInits());
+  auto replacement =
+      scf::WhileOp::create(b, loc, loop.getResultTypes(), inits);
+  SmallVector<Type> tested{i1};
+  llvm::append_range(tested, loop.getResultTypes());
+  SmallVector<Location> locs(tested.size(), loc);
+  Block *test = b.createBlock(&replacement.getBefore(), {}, tested, locs);
+  scf::ConditionOp::create(b, loc, test->getArgument(0),
+                           test->getArguments().drop_front());
+
+  // The old "before" block, on the forwarded values, is the new "after"
+  // block; its scf.condition becomes the yield of the flag and the values.
+  Block *body = &loop.getBefore().front();
+  replacement.getAfter().getBlocks().splice(replacement.getAfter().end(),
+                                            loop.getBefore().getBlocks());
+  auto condition = cast<scf::ConditionOp>(body->getTerminator());
+  b.setInsertionPoint(condition);
+  SmallVector<Value> next{condition.getCondition()};
+  llvm::append_range(next, condition.getArgs());
+  scf::YieldOp::create(b, condition.getLoc(), next);
+  condition.erase();
+
+  loop.replaceAllUsesWith(replacement.getResults());
+  loop.erase();
+}
+
 } // namespace
 
 LogicalResult prepareForHIP(gpu::GPUModuleOp module,
@@ -529,6 +578,10 @@ LogicalResult prepareForHIP(gpu::GPUModuleOp module,
   (void)applyPatternsGreedily(module, std::move(patterns), config);
 
   SmallVector<scf::WhileOp> loops;
+  module.walk([&](scf::WhileOp loop) { loops.push_back(loop); });
+  for (scf::WhileOp loop : loops)
+    doWhileAsWhile(loop);
+  loops.clear();
   module.walk([&](scf::WhileOp loop) { loops.push_back(loop); });
   for (scf::WhileOp loop : loops)
     whileCarriesI64(loop);
