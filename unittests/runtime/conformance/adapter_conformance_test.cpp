@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <regex>
@@ -36,7 +37,11 @@ namespace sluice::runtime {
 namespace {
 
 std::string artifactPath(const std::string &name) {
-  return std::string(SLUICE_CONFORMANCE_ARTIFACT_DIR) + "/" + name + ".sluice";
+  // SLUICE_CONFORMANCE_ARTIFACT_DIR in the environment: the artifacts carried
+  // to another machine (the GPU machine runs this binary without a build).
+  const char *dir = std::getenv("SLUICE_CONFORMANCE_ARTIFACT_DIR");
+  return std::string(dir && *dir ? dir : SLUICE_CONFORMANCE_ARTIFACT_DIR) + "/" +
+         name + ".sluice";
 }
 
 //===----------------------------------------------------------------------===//
