@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The H200 run of the Vulkan backend (closing-note figures). Expects the
+# The H200 run of the Vulkan and hip backends (closing-note figures). Expects the
 # executables of bench/vulkan/aot.sh in $1 (default .aot) and the Vulkan
 # loader unpacked (.gl, see /work/.library/device/README.md). For each barrier
 # example: the printed values of the CPU and the Vulkan executable, then
@@ -15,22 +15,39 @@ reps=${SLUICE_BENCH_REPS:-5}
 cd "$aot"
 echo "== devices"; ./sluice-run-artifact --list-devices
 nproc
-for name in reduction scan transpose data_dependent_loop big_state; do
-  echo "== $name"
-  echo "cpu:    $(./$name-cpu | tr '\n' ' ')"
-  echo "vulkan: $(./$name-vulkan | tr '\n' ' ')"
-  echo "cpu timing:    $(SLUICE_BENCH_REPS=$reps ./$name-cpu 2>&1 | grep sluice-time)"
-  SLUICE_BENCH_REPS=$reps SLUICE_VULKAN_TIMING=1 ./$name-vulkan > /dev/null 2> $name-vulkan.timing
-  # End to end without the timing instrumentation (no timestamp queries), for
-  # sequences of N = 256 and 1024 back-to-back launches (SLUICE_BENCH_SEQUENCE):
-  # "sluice-time 8" is a sequence (one upload, N launches, one download) / N,
-  # against the mean GPU time of the launches (launch lines only, not the
-  # batch lines, which sum their launches).
+# End to end without the timing instrumentation (no timestamp queries, no
+# per-launch events), for sequences of N = 256 and 1024 back-to-back launches
+# (SLUICE_BENCH_SEQUENCE): "sluice-time 8" is a sequence (one upload, N
+# launches, one download) / N, against the mean GPU time of the launches of
+# a timed run (launch lines only, not the batch lines, which sum their
+# launches). The hip executables compile their kernels with NVRTC (CUDA's
+# libraries on LD_LIBRARY_PATH).
+export LD_LIBRARY_PATH=/usr/local/cuda/lib64:/usr/local/nvidia/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export SLUICE_HIP_CACHE_DIR=${SLUICE_HIP_CACHE_DIR:-$(mktemp -d)}
+back_to_back() { # name backend
+  local name=$1 backend=$2 timing=SLUICE_VULKAN_TIMING
+  [ "$backend" = hip ] && timing=SLUICE_HIP_TIMING
+  env SLUICE_BENCH_REPS=$reps $timing=1 ./$name-$backend > /dev/null 2> $name-$backend.timing
+  echo "$backend timing: $(grep sluice-time $name-$backend.timing | tr '\n' ' ')"
   for n in 256 1024; do
-    SLUICE_BENCH_SEQUENCE=$n SLUICE_BENCH_REPS=$reps ./$name-vulkan > /dev/null 2> $name-vulkan.untimed
-    awk -v n=$n 'FILENAME ~ /untimed$/ && /sluice-time 8/ {e2e = $3 / 1000} /^sluice: vulkan: @.* gpu [0-9.]+ us/ {for (i = 1; i <= NF; ++i) if ($i == "gpu") {sum += $(i + 1); k++}}
-         END {if (k && e2e) printf "back to back, N = %d: %.3f us per launch end to end, kernel %.3f us (mean of %d), ratio %.2f\n", n, e2e, sum / k, k, e2e / (sum / k)}' $name-vulkan.untimed $name-vulkan.timing
+    SLUICE_BENCH_SEQUENCE=$n SLUICE_BENCH_REPS=$reps ./$name-$backend > /dev/null 2> $name-$backend.untimed
+    awk -v n=$n -v b=$backend 'FILENAME ~ /untimed$/ && /sluice-time 8/ {e2e = $3 / 1000}
+         $0 ~ "^sluice: " b ": @.* gpu [0-9.]+ us" {for (i = 1; i <= NF; ++i) if ($i == "gpu") {sum += $(i + 1); k++}}
+         END {if (k && e2e) printf "%s back to back, N = %d: %.3f us per launch end to end, kernel %.3f us (mean of %d), ratio %.2f\n", b, n, e2e, sum / k, k, e2e / (sum / k)}' \
+      $name-$backend.untimed $name-$backend.timing
   done
+}
+for name in reduction scan transpose data_dependent_loop big_state iterate; do
+  echo "== $name"
+  cpu=$(env -u SLUICE_BENCH_REPS ./$name-cpu | tr '\n' ' ')
+  echo "cpu:    $cpu"
+  for backend in vulkan hip; do
+    out=$(env -u SLUICE_BENCH_REPS ./$name-$backend | tr '\n' ' ')
+    verdict=DIFFERS; [ "$out" = "$cpu" ] && verdict="equal to cpu"
+    echo "$backend: $out($verdict)"
+  done
+  echo "cpu timing:    $(SLUICE_BENCH_REPS=$reps ./$name-cpu 2>&1 | grep sluice-time | tr '\n' ' ')"
+  for backend in vulkan hip; do back_to_back $name $backend; done
   grep "batch of 256 launches" $name-vulkan.timing | tail -1
 done
 # Residency: 64 back-to-back launches on one 4 MiB array (examples/barrier/

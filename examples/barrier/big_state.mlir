@@ -8,8 +8,17 @@
 //   sluice-run examples/barrier/big_state.mlir
 //
 // Prints the sum of all results, then the same sum by a serial host loop.
+//
+// SLUICE_BENCH_REPS=n times n more launches: "sluice-time 1 <ns>" is the
+// fastest launch with its read of the results (one download), and
+// "sluice-time 8 <ns>" the fastest back-to-back sequence of N launches
+// (SLUICE_BENCH_SEQUENCE, default 256) and one download, divided by N.
 module attributes {gpu.container_module} {
   func.func private @sluice_print_i64(i64)
+  func.func private @sluice_rt_now_ns() -> i64
+  func.func private @sluice_rt_bench_reps() -> i64
+  func.func private @sluice_rt_bench_sequence() -> i64
+  func.func private @sluice_rt_report_time(i64, i64, i64)
 
   gpu.module @kernels {
     gpu.func @state(%out: memref<?xi64>)
@@ -59,6 +68,41 @@ module attributes {gpu.container_module} {
     %out = memref.alloc(%n) : memref<?xi64>
     gpu.launch_func @kernels::@state blocks in (%blocks, %c1, %c1) threads in (%c256, %c1, %c1)
         args(%out : memref<?xi64>)
+
+    // Timed: one launch and the host's read (its download), then N launches
+    // back to back and one read. Every launch writes the same results.
+    %reps = func.call @sluice_rt_bench_reps() : () -> i64
+    %repsIndex = arith.index_cast %reps : i64 to index
+    %never = arith.constant 9223372036854775807 : i64
+    %nseq = func.call @sluice_rt_bench_sequence() : () -> i64
+    %cseq = arith.index_cast %nseq : i64 to index
+    %best:2 = scf.for %r = %c0 to %repsIndex step %c1
+        iter_args(%one = %never, %many = %never) -> (i64, i64) {
+      %t0 = func.call @sluice_rt_now_ns() : () -> i64
+      gpu.launch_func @kernels::@state blocks in (%blocks, %c1, %c1) threads in (%c256, %c1, %c1)
+          args(%out : memref<?xi64>)
+      %peek = memref.load %out[%c0] : memref<?xi64>
+      memref.store %peek, %out[%c0] : memref<?xi64>
+      %t1 = func.call @sluice_rt_now_ns() : () -> i64
+      scf.for %k = %c0 to %cseq step %c1 {
+        gpu.launch_func @kernels::@state blocks in (%blocks, %c1, %c1) threads in (%c256, %c1, %c1)
+            args(%out : memref<?xi64>)
+      }
+      %peek2 = memref.load %out[%c0] : memref<?xi64>
+      memref.store %peek2, %out[%c0] : memref<?xi64>
+      %t2 = func.call @sluice_rt_now_ns() : () -> i64
+      %took1 = arith.subi %t1, %t0 : i64
+      %tookN = arith.subi %t2, %t1 : i64
+      %one2 = arith.minsi %one, %took1 : i64
+      %many2 = arith.minsi %many, %tookN : i64
+      scf.yield %one2, %many2 : i64, i64
+    }
+    %idOne = arith.constant 1 : i64
+    func.call @sluice_rt_report_time(%idOne, %best#0, %reps) : (i64, i64, i64) -> ()
+    %perLaunch = arith.divsi %best#1, %nseq : i64
+    %idSeq = arith.constant 8 : i64
+    func.call @sluice_rt_report_time(%idSeq, %perLaunch, %reps) : (i64, i64, i64) -> ()
+
     %zero = arith.constant 0 : i64
     %total = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (i64) {
       %o = memref.load %out[%i] : memref<?xi64>

@@ -72,8 +72,17 @@ struct Kernel {
 struct Global {
   std::mutex mutex;
   residency::Table table;
-  void *stream = nullptr, *start = nullptr, *end = nullptr;
+  void *stream = nullptr;
   bool timing = false;
+  // SLUICE_HIP_TIMING: an event before and after each launch, read when
+  // the host next waits, so that timed launches still run back to back (a
+  // wait per launch would time the host's launch latency too).
+  struct Timed {
+    std::string line; // "@kernel grid ... block ..."
+    uint64_t bytesIn = 0, bytesOut = 0;
+  };
+  std::vector<std::pair<void *, void *>> events; // grows to the longest batch
+  std::vector<Timed> timed;                      // launches since the last wait
   bool pending = false; // launches or copies not waited for
   // Modules by source address; the same text at another address shares
   // the module.
@@ -95,8 +104,6 @@ void *streamOf(Global &g) {
   if (!g.stream) {
     Driver &d = driver();
     check(d.createStream(g.stream), "cannot create a stream");
-    check(d.createEvent(g.start), "cannot create an event");
-    check(d.createEvent(g.end), "cannot create an event");
     const char *timing = std::getenv("SLUICE_HIP_TIMING");
     g.timing = timing && *timing && std::strcmp(timing, "0") != 0;
   }
@@ -108,6 +115,29 @@ void waitAll(Global &g, const std::string &what) {
     return;
   g.pending = false;
   check(driver().synchronize(g.stream), what);
+  if (g.timed.empty())
+    return;
+  // One line per timed launch, then the batch from the first launch's start
+  // to the last one's end (the launches and the gaps between them).
+  auto elapsed = [&](void *from, void *to) {
+    float ms = 0;
+    check(driver().elapsedMilliseconds(from, to, ms), "cannot time a launch");
+    return double(ms) * 1000.0;
+  };
+  for (size_t k = 0; k < g.timed.size(); ++k)
+    std::fprintf(stderr,
+                 "sluice: hip: %s: gpu %.3f us, copies in %llu bytes / out "
+                 "%llu bytes\n",
+                 g.timed[k].line.c_str(),
+                 elapsed(g.events[k].first, g.events[k].second),
+                 (unsigned long long)g.timed[k].bytesIn,
+                 (unsigned long long)g.timed[k].bytesOut);
+  if (g.timed.size() > 1)
+    std::fprintf(stderr, "sluice: hip: batch of %zu launches: gpu %.3f us\n",
+                 g.timed.size(),
+                 elapsed(g.events.front().first,
+                         g.events[g.timed.size() - 1].second));
+  g.timed.clear();
 }
 
 // Brings the host bytes of the stale entries up to date (mutex held).
@@ -354,25 +384,31 @@ void sluice_rt_hip_launch_end(uint64_t gx, uint64_t gy, uint64_t gz,
     return; // an empty grid runs nothing
   const uint32_t grid[3] = {uint32_t(gx), uint32_t(gy), uint32_t(gz)};
   const uint32_t block[3] = {uint32_t(bx), uint32_t(by), uint32_t(bz)};
-  if (g.timing)
-    check(d.record(g.start, stream), "cannot time " + name);
+  std::pair<void *, void *> *events = nullptr;
+  if (g.timing) {
+    if (g.timed.size() == g.events.size()) {
+      std::pair<void *, void *> pair;
+      check(d.createEvent(pair.first), "cannot create an event");
+      check(d.createEvent(pair.second), "cannot create an event");
+      g.events.push_back(pair);
+    }
+    events = &g.events[g.timed.size()];
+    check(d.record(events->first, stream), "cannot time " + name);
+  }
   check(d.launch(kernel.function, grid, block, 0, stream,
                  launch.pointers.data()),
         "cannot launch " + name);
   g.pending = true;
-  if (g.timing) {
-    check(d.record(g.end, stream), "cannot time " + name);
-    waitAll(g, name + " failed");
-    float ms = 0;
-    check(d.elapsedMilliseconds(g.start, g.end, ms), "cannot time " + name);
-    std::fprintf(stderr,
-                 "sluice: hip: @%s grid %llux%llux%llu block %llux%llux%llu: "
-                 "gpu %.3f us, copies in %llu bytes / out %llu bytes\n",
-                 launch.kernel.c_str(), (unsigned long long)gx,
-                 (unsigned long long)gy, (unsigned long long)gz,
-                 (unsigned long long)bx, (unsigned long long)by,
-                 (unsigned long long)bz, double(ms) * 1000.0,
-                 (unsigned long long)bytesIn, (unsigned long long)bytesOut);
+  if (events) {
+    check(d.record(events->second, stream), "cannot time " + name);
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "@%s grid %llux%llux%llu block %llux%llux%llu",
+                  launch.kernel.c_str(), (unsigned long long)gx,
+                  (unsigned long long)gy, (unsigned long long)gz,
+                  (unsigned long long)bx, (unsigned long long)by,
+                  (unsigned long long)bz);
+    g.timed.push_back({line, bytesIn, bytesOut});
   }
   if (plan.deferred) {
     ++g.deferredLaunches;
