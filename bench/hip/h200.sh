@@ -26,16 +26,28 @@ echo "== wave artifacts (bench/hip/smoke.sh)"
 bash ./hip-smoke.sh . 2>&1 | tail -12
 films=$(mktemp -d)
 echo "== path tracer 512x512x64"
-for config in "hip wavefront" "hip state-machine --pass-spp 64" "vulkan state-machine --pass-spp 64"; do
+for config in "hip wavefront" "hip state-machine --pass-spp 64" "vulkan wavefront" "vulkan state-machine --pass-spp 64"; do
   set -- $config
   backend=$1 schedule=$2; shift 2
   tag=$backend-$schedule
   ./sluice-render --artifact pathtracer.sluice --scene scenes/cornell-box.json --backend $backend \
     --width 512 --height 512 --spp 64 --frame-pool 262144 --schedule $schedule --stats "$@" \
-    --film "$films/$tag.npy" > "$films/$tag.log" 2>&1
-  echo "$tag (exit $?): $(awk '/^Mrays\/s:/ {print $2}' "$films/$tag.log") Mrays/s; $(grep -E "device '|device \(" "$films/$tag.log" | tail -1)"
+    --film "$films/$tag.npy" --pfm "$films/$tag.pfm" > "$films/$tag.log" 2>&1
+  echo "$tag (exit $?): $(awk '/^Mrays\/s:/ {print $2}' "$films/$tag.log") Mrays/s; $(grep -E "device '|device \(|hip device" "$films/$tag.log" | tail -1)"
   grep -E "^(error|sluice-render:.*(error|failed|unavailable))" "$films/$tag.log" | head -3
 done
-for tag in hip-wavefront hip-state-machine; do
-  if cmp -s "$films/$tag.npy" "$films/vulkan-state-machine.npy"; then echo "film $tag == vulkan (byte-identical)"; else echo "film $tag != vulkan"; fi
+# One backend, two schedules: byte-identical films (integer film, the same
+# paths). Two backends: the bounds test/pathtracer states for CPU against
+# Vulkan (paths may diverge where the backends' sin, cos or sqrt differ).
+for backend in hip vulkan; do
+  if cmp -s "$films/$backend-wavefront.npy" "$films/$backend-state-machine.npy"; then
+    echo "film $backend state-machine == $backend wavefront (byte-identical)"
+  else
+    echo "film $backend state-machine != $backend wavefront"
+  fi
 done
+if cmp -s "$films/hip-wavefront.npy" "$films/vulkan-wavefront.npy"; then
+  echo "film hip wavefront == vulkan wavefront (byte-identical)"
+else
+  echo "film hip wavefront vs vulkan wavefront: $(./compare-images "$films/hip-wavefront.pfm" "$films/vulkan-wavefront.pfm" --epsilon 0.01 --max-differing-percent 3 --max-mae 2e-3 2>&1 | tr '\n' ' ') (exit $?)"
+fi

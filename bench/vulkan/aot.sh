@@ -40,15 +40,10 @@ for example in "$root"/examples/barrier/*.mlir "$root"/test/Integration/vulkan-f
     rm "$out/$name-$backend.ll"
   done
 done
-# The artifacts carry hip kernels too once sluice-translate has the hip
-# lowering (bench/hip/smoke.sh runs them with --backend=hip; the runtime
-# compiles the HIP source with NVRTC there, so nothing more is carried).
-backends=cpu,vulkan
-if "$bin/sluice-translate" --help 2>/dev/null | grep -q -- '--sluice-backends' &&
-   "$bin/sluice-translate" --sluice-to-artifact --sluice-backends=cpu,vulkan,hip \
-     "$root/bench/inputs/shadow_pool_stats.mlir" -o /dev/null 2>/dev/null; then
-  backends=cpu,vulkan,hip
-fi
+# The artifacts carry hip kernels too (bench/hip/smoke.sh runs them with
+# --backend=hip; the runtime compiles the HIP source with NVRTC there, so
+# nothing more is carried).
+backends=cpu,vulkan,hip
 "$bin/sluice-translate" --sluice-to-artifact --sluice-backends=$backends \
   "$root/bench/inputs/shadow_pool_stats.mlir" -o "$out/shadow_pool.sluice"
 # Programs with bindings and their inputs (NumPy), for outputs compared with
@@ -65,7 +60,7 @@ cp "$bin/sluice-run-artifact" "$out/"
 cp "$root/bench/hip/smoke.sh" "$out/hip-smoke.sh"
 # The path tracer, runtime-only: sluice-render, its artifact, the scenes, and
 # libpng (the device machine may lack it).
-cp "$bin/sluice-render" "$build/examples/pathtracer/pathtracer.sluice" "$out/"
+cp "$bin/sluice-render" "$build/examples/pathtracer/pathtracer.sluice" "$bin/compare-images" "$out/"
 cp -r "$root/examples/pathtracer/scenes" "$out/"
 mkdir -p "$out/lib"
 cp -L "$(ldd "$bin/sluice-render" | awk '/libpng/ {print $3}')" "$out/lib/"

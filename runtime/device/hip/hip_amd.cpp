@@ -362,7 +362,8 @@ protected:
     return status;
   }
   std::vector<std::string> compileOptions() const override {
-    std::vector<std::string> out = {"-std=c++17", "-O3"};
+    // No contraction of a multiply and an add (see hip_nvidia.cpp).
+    std::vector<std::string> out = {"-std=c++17", "-O3", "-ffp-contract=off"};
     if (!info_.architecture.empty())
       out.push_back("--offload-arch=" + info_.architecture);
     else // the cache key must still tell devices apart

@@ -129,8 +129,11 @@ public:
   const std::string &name() const { return name_; }
 
   std::vector<std::string> options(const std::string &architecture) const {
+    // --fmad=false: an arith.mulf feeding an arith.addf without the
+    // `contract` flag must not fuse (the CPU and SPIR-V lowerings keep them
+    // apart); math.fma is an explicit fmaf.
     std::vector<std::string> out = {"--gpu-architecture=" + architecture,
-                                    "-std=c++17"};
+                                    "-std=c++17", "--fmad=false"};
     if (!includeDir_.empty()) {
       out.push_back("-I" + includeDir_ + "/cccl");
       out.push_back("-I" + includeDir_);
