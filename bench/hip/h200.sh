@@ -14,8 +14,8 @@ cd "$aot" || exit 2
 export LD_LIBRARY_PATH=$PWD/lib:/usr/local/cuda/lib64:/usr/local/nvidia/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export SLUICE_HIP_CACHE_DIR=${SLUICE_HIP_CACHE_DIR:-$(mktemp -d)}
 for name in reduction scan transpose data_dependent_loop big_state iterate vulkan-float-kernel vulkan-push-scratch; do
-  cpu=$(./$name-cpu 2>&1 | tr '\n' ' ')
-  hip=$(./$name-hip 2>&1 | tr '\n' ' ')
+  cpu=$(env -u SLUICE_BENCH_REPS ./$name-cpu 2>&1 | tr '\n' ' ')
+  hip=$(env -u SLUICE_BENCH_REPS ./$name-hip 2>&1 | tr '\n' ' ')
   verdict=DIFFERS; [ "$cpu" = "$hip" ] && verdict=equal
   echo "== $name: hip $verdict to cpu: $hip"
   for backend in hip vulkan; do

@@ -23,8 +23,8 @@ failed=0 compared=0
 cases=(
   "shadow_pool.sluice|--lanes=4096 --stats"
   "shadow_pool.sluice|--lanes=4096 --schedule=state-machine --stats"
-  "shadow_film.sluice|--lanes=4096 --bind=occluders=$dir/occluders.npy"
-  "bindings_compute.sluice|--lanes=300"
+  "shadow_film.sluice|--lanes=4096 --bind=occluders=$dir/occluders.npy --set=lights=61 --set=shift=5 --print=film"
+  "bindings_compute.sluice|--lanes=300 --bind=x=$dir/compute/x.npy --bind=y=$dir/compute/y.npy --bind=d=$dir/compute/d.npy --set=scale=1.5 --print=grid --print=peak --print=hist"
 )
 for case in "${cases[@]}"; do
   artifact=${case%%|*}
@@ -44,7 +44,7 @@ for case in "${cases[@]}"; do
   compared=$((compared + 1))
   # The per-stage table and results; device lines (stderr) differ.
   if [ $status -eq 0 ] && [ "$cpu" == "$hip" ]; then
-    printf -- "-- %s %s: hip == cpu (%.2f s)\n" "$artifact" "$options" "$(echo "$end - $start" | bc)"
+    printf -- "-- %s %s: hip == cpu (%.2f s)\n" "$artifact" "$options" "$(awk -v a="$start" -v b="$end" 'BEGIN {print b - a}')"
   else
     failed=$((failed + 1))
     echo "-- $artifact $options: MISMATCH (hip exit $status)"

@@ -58,6 +58,10 @@ python=python3
 "$python" "$root/test/Integration/Inputs/bindings-compute.py" inputs "$out/compute" --lanes=300
 cp "$bin/sluice-run-artifact" "$out/"
 cp "$root/bench/hip/smoke.sh" "$out/hip-smoke.sh"
+cp "$root/bench/hip/h200.sh" "$out/hip-h200.sh"
+cp "$root/bench/hip/kernel-times.sh" "$out/hip-kernel-times.sh"
+cp "$root/bench/vulkan/h200.sh" "$out/vulkan-h200.sh"
+cp "$root/bench/pathtracer/h200.sh" "$out/pathtracer-h200.sh"
 # The path tracer, runtime-only: sluice-render, its artifact, the scenes, and
 # libpng (the device machine may lack it).
 cp "$bin/sluice-render" "$build/examples/pathtracer/pathtracer.sluice" "$bin/compare-images" "$out/"
