@@ -3,7 +3,8 @@
 # vulkan in one run (issue 13's target: hip at most vulkan), from the files
 # bench/vulkan/aot.sh packs into $1 (default .aot):
 #   hip     Nsight Compute's gpu__time_duration.sum of launches 2..21 (the
-#           kernel alone as the GPU clocks it; CUDA events would add the
+#           kernel alone as the GPU clocks it, at the clocks the driver
+#           picks as in a normal run: --clock-control none; CUDA events add the
 #           launch latency, about 2 us, to a lone launch)
 #   vulkan  the mean of the timestamp queries around each dispatch
 #           (SLUICE_VULKAN_TIMING=1, SLUICE_BENCH_REPS=3 runs)
@@ -19,7 +20,7 @@ ncu=${NCU:-/usr/local/cuda/bin/ncu}
 printf '%-22s %12s %12s %8s\n' example "hip us" "vulkan us" "hip/vk"
 for name in reduction scan transpose data_dependent_loop big_state iterate; do
   # --print-units base: nanoseconds; the last CSV field is the value.
-  hip=$(SLUICE_BENCH_REPS=3 "$ncu" --metrics gpu__time_duration.sum --csv --print-units base \
+  hip=$(SLUICE_BENCH_REPS=3 "$ncu" --clock-control none --metrics gpu__time_duration.sum --csv --print-units base \
           --launch-skip 1 --launch-count 20 ./$name-hip 2>"$name-ncu.err" |
         awk -F'","' '/gpu__time_duration.sum/ {v = $NF; gsub(/[",]/, "", v); sum += v; n++}
                      END {if (n) printf "%.3f", sum / n / 1000}')

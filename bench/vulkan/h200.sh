@@ -82,8 +82,10 @@ for name in vulkan-float-kernel vulkan-push-scratch; do
   echo "vulkan: $(./$name-vulkan | tr '\n' ' ')"
 done
 for args in "--lanes=4096 --frame-pool=1024" "--lanes=262144 --frame-pool=1024" "--lanes=262144 --frame-pool=16384"; do
-  echo "== shadow_pool $args"
-  ./sluice-run-artifact shadow_pool.sluice --backend=vulkan $args --stats --repeat=10
+  for backend in vulkan hip; do
+    echo "== shadow_pool $args, $backend"
+    ./sluice-run-artifact shadow_pool.sluice --backend=$backend $args --stats --repeat=10
+  done
 done
 # Bindings on the GPU: outputs go to ${SLUICE_OUT:-out} for comparison with the
 # CPU's (compare-npy.py on the build machine).

@@ -490,6 +490,62 @@ void whileCarriesI64(scf::WhileOp loop) {
   loop.erase();
 }
 
+/// An index-typed `scf.for` whose bounds are 32-bit values (constants that
+/// fit, or index_casts of i32) counts in int32_t: index is int64_t in the
+/// HIP ABI, and a 64-bit counter costs a GPU two instructions per compare
+/// and per increment (NVIDIA and AMD have no 64-bit integer ALU). The
+/// increment cannot overflow: the step is 1, or a constant with a constant
+/// upper bound at most INT32_MAX - step.
+void narrowIndexLoop(scf::ForOp loop) {
+  if (!loop.getInductionVar().getType().isIndex())
+    return;
+  auto constant = [](Value value) -> std::optional<int64_t> {
+    if (auto c = value.getDefiningOp<arith::ConstantIndexOp>())
+      return c.value();
+    return std::nullopt;
+  };
+  auto fits = [](int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; };
+  auto isNarrow = [&](Value value) {
+    if (std::optional<int64_t> c = constant(value))
+      return fits(*c);
+    auto cast = value.getDefiningOp<arith::IndexCastOp>();
+    return cast && cast.getIn().getType().isInteger(32);
+  };
+  std::optional<int64_t> step = constant(loop.getStep());
+  if (!step || *step < 1 || !isNarrow(loop.getLowerBound()) ||
+      !isNarrow(loop.getUpperBound()))
+    return;
+  if (*step != 1) {
+    std::optional<int64_t> upper = constant(loop.getUpperBound());
+    if (!upper || *upper > int64_t(INT32_MAX) - *step)
+      return;
+  }
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  auto narrow = [&](Value value) -> Value {
+    if (std::optional<int64_t> c = constant(value))
+      return arith::ConstantIntOp::create(b, loc, *c, 32);
+    return value.getDefiningOp<arith::IndexCastOp>().getIn();
+  };
+  auto replacement = scf::ForOp::create(
+      b, loc, narrow(loop.getLowerBound()), narrow(loop.getUpperBound()),
+      narrow(loop.getStep()), loop.getInitArgs());
+  Block *body = replacement.getBody();
+  if (!body->empty())
+    body->back().erase(); // the implicit yield of a loop without results
+  Block *old = loop.getBody();
+  body->getOperations().splice(body->end(), old->getOperations());
+  b.setInsertionPointToStart(body);
+  Value counter = arith::IndexCastOp::create(b, loc, b.getIndexType(),
+                                             replacement.getInductionVar());
+  old->getArgument(0).replaceAllUsesWith(counter);
+  for (auto [from, to] : llvm::zip(old->getArguments().drop_front(),
+                                   body->getArguments().drop_front()))
+    from.replaceAllUsesWith(to);
+  loop.replaceAllUsesWith(replacement.getResults());
+  loop.erase();
+}
+
 /// A do-while `scf.while` (its "after" region only forwards its arguments)
 /// as a while loop whose "before" region only tests a flag. LLVM 22's
 /// scf.while lowering to emitc.do drops the assignment of the loop
@@ -568,6 +624,11 @@ LogicalResult prepareForHIP(gpu::GPUModuleOp module,
     if (auto func = dyn_cast<FunctionOpInterface>(op))
       if (failed(liftControlFlow(func.getFunctionBody(), func)))
         return failure();
+
+  SmallVector<scf::ForOp> counted;
+  module.walk([&](scf::ForOp loop) { counted.push_back(loop); });
+  for (scf::ForOp loop : counted)
+    narrowIndexLoop(loop);
 
   RewritePatternSet patterns(ctx);
   arith::populateArithExpandOpsPatterns(patterns);
