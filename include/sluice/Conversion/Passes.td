@@ -134,7 +134,9 @@ def ExpandGPUCollectives : Pass<"sluice-expand-gpu-collectives", "::mlir::Module
     Option<"expandSubgroupQueries", "expand-subgroup-queries", "bool", /*default=*/"false",
            "Rewrite gpu.subgroup_id and gpu.num_subgroups over gpu.subgroup_size">,
     Option<"expandSubgroupReduce", "expand-subgroup-reduce", "bool", /*default=*/"true",
-           "Rewrite gpu.subgroup_reduce as a butterfly of gpu.shuffle xor">
+           "Rewrite gpu.subgroup_reduce as a butterfly of gpu.shuffle xor">,
+    Option<"shufflesAsIndexed", "shuffles-as-indexed", "bool", /*default=*/"false",
+           "Rewrite every gpu.shuffle as idx from a computed source lane, over the whole subgroup">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect"];

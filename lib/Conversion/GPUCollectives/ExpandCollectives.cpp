@@ -263,6 +263,55 @@ void expandSubgroupQuery(Operation *query,
   query->erase();
 }
 
+/// gpu.shuffle as `idx` over the whole subgroup. Lane k with offset o and
+/// width w reads lane k ^ o (xor), k + o (down), k - o (up) or o (idx); it is
+/// valid when k and the source are below min(w, subgroup size) (and o <= k
+/// for up). An invalid lane reads its own value. The rule every backend
+/// follows (GPUToCPU/Fission.cpp, GPUToSPIRV/SubgroupPatterns.cpp).
+void shuffleAsIndexed(gpu::ShuffleOp shuffle) {
+  OpBuilder b(shuffle);
+  Location loc = shuffle.getLoc();
+  auto i32 = b.getI32Type();
+  auto cmp = [&](arith::CmpIPredicate predicate, Value x, Value y) -> Value {
+    return arith::CmpIOp::create(b, loc, predicate, x, y);
+  };
+  Value size = arith::IndexCastUIOp::create(
+      b, loc, i32, gpu::SubgroupSizeOp::create(b, loc, nullptr));
+  Value lane = arith::IndexCastUIOp::create(
+      b, loc, i32, gpu::LaneIdOp::create(b, loc, nullptr));
+  Value offset = shuffle.getOffset();
+  Value width = arith::MinUIOp::create(b, loc, shuffle.getWidth(), size);
+  Value valid = cmp(arith::CmpIPredicate::ult, lane, width);
+  Value from;
+  switch (shuffle.getMode()) {
+  case gpu::ShuffleMode::XOR:
+    from = arith::XOrIOp::create(b, loc, lane, offset);
+    break;
+  case gpu::ShuffleMode::DOWN:
+    from = arith::AddIOp::create(b, loc, lane, offset);
+    break;
+  case gpu::ShuffleMode::UP: {
+    Value reaches = cmp(arith::CmpIPredicate::ule, offset, lane);
+    valid = arith::AndIOp::create(b, loc, valid, reaches);
+    from = arith::SelectOp::create(
+        b, loc, reaches, arith::SubIOp::create(b, loc, lane, offset), lane);
+    break;
+  }
+  case gpu::ShuffleMode::IDX:
+    from = offset;
+    break;
+  }
+  valid = arith::AndIOp::create(b, loc, valid,
+                                cmp(arith::CmpIPredicate::ult, from, width));
+  from = arith::SelectOp::create(b, loc, valid, from, lane);
+  auto indexed = gpu::ShuffleOp::create(b, loc, shuffle.getValue(), from, size,
+                                        gpu::ShuffleMode::IDX);
+  indexed->setAttr(kIndexedShuffleAttr, b.getUnitAttr());
+  shuffle.getShuffleResult().replaceAllUsesWith(indexed.getShuffleResult());
+  shuffle.getValid().replaceAllUsesWith(valid);
+  shuffle.erase();
+}
+
 } // namespace
 
 std::optional<int64_t> staticBlockLanes(gpu::GPUFuncOp function) {
@@ -297,6 +346,16 @@ expandGPUCollectives(gpu::GPUModuleOp module,
           return failure();
         ++result.subgroupReduces;
       }
+    if (options.shufflesAsIndexed) {
+      SmallVector<gpu::ShuffleOp> shuffles;
+      function.walk([&](gpu::ShuffleOp shuffle) {
+        if (!shuffle->hasAttr(kIndexedShuffleAttr))
+          shuffles.push_back(shuffle);
+      });
+      for (gpu::ShuffleOp shuffle : shuffles)
+        shuffleAsIndexed(shuffle);
+      result.indexedShuffles += shuffles.size();
+    }
     // Queries last: the expansions above create gpu.subgroup_size ops.
     SmallVector<Operation *> queries;
     function.walk([&](Operation *op) {

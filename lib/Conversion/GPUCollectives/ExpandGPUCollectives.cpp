@@ -23,6 +23,7 @@ struct ExpandGPUCollectivesPass
     options.subgroupSize = subgroupSize;
     options.expandSubgroupQueries = expandSubgroupQueries;
     options.expandSubgroupReduce = expandSubgroupReduce;
+    options.shufflesAsIndexed = shufflesAsIndexed;
     for (auto gpuModule : getOperation().getOps<gpu::GPUModuleOp>())
       if (failed(sluice::expandGPUCollectives(gpuModule, options)))
         return signalPassFailure();

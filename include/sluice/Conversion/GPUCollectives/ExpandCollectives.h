@@ -29,6 +29,10 @@ struct CollectiveExpansionOptions {
   /// Rewrite gpu.subgroup_reduce as shuffles (a target without native
   /// subgroup reductions).
   bool expandSubgroupReduce = true;
+  /// Rewrite every gpu.shuffle as `idx` from a source lane computed at the
+  /// arith level, with the subgroup size as width (a target whose shuffle
+  /// primitive reads a lane by number: HIP's __shfl).
+  bool shufflesAsIndexed = false;
 };
 
 /// What one expansion rewrote.
@@ -36,11 +40,16 @@ struct CollectiveExpansionResult {
   unsigned allReduces = 0;
   unsigned subgroupReduces = 0;
   unsigned subgroupQueries = 0;
+  unsigned indexedShuffles = 0;
 };
 
 /// The largest block (lanes) an all_reduce of a kernel without a known block
 /// size is expanded for: its workgroup array has this many elements.
 constexpr int64_t kMaxAllReduceLanes = 1024;
+
+/// Marks a gpu.shuffle idx whose offset is a lane of the subgroup and whose
+/// width is the subgroup size (shufflesAsIndexed made it).
+constexpr llvm::StringLiteral kIndexedShuffleAttr = "sluice.indexed";
 
 /// Expands the collectives of every gpu.func in `module`. Fails, with an
 /// error at the op, for what cannot be expanded (a reduction of a type or
