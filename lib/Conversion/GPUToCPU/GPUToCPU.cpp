@@ -81,7 +81,7 @@ struct ConvertGPUToCPUPass
         !llvm::isPowerOf2_32(subgroupSize)) {
       module.emitError("convert-gpu-to-cpu: subgroup-size must be a power of "
                        "two from 1 to 128, got ")
-          << subgroupSize;
+          << unsigned(subgroupSize);
       return signalPassFailure();
     }
     CollectiveExpansionOptions collectives;

@@ -207,3 +207,24 @@ module attributes {gpu.container_module} {
     return
   }
 }
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @two_block_region(%out: memref<?xi32>) kernel {
+      %tid = gpu.thread_id x
+      %v = arith.index_cast %tid : index to i32
+      // expected-error @+1 {{'gpu.all_reduce' op without an operation needs a single-block region}}
+      %r = gpu.all_reduce %v {
+      ^bb0(%l: i32, %rr: i32):
+        cf.br ^bb1
+      ^bb1:
+        %s = arith.addi %l, %rr : i32
+        gpu.yield %s : i32
+      } : (i32) -> i32
+      memref.store %r, %out[%tid] : memref<?xi32>
+      gpu.return
+    }
+  }
+}
