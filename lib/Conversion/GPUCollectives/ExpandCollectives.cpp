@@ -267,7 +267,7 @@ void expandSubgroupQuery(Operation *query,
 /// width w reads lane k ^ o (xor), k + o (down), k - o (up) or o (idx); it is
 /// valid when k and the source are below min(w, subgroup size) (and o <= k
 /// for up). An invalid lane reads its own value. The rule every backend
-/// follows (GPUToCPU/Fission.cpp, GPUToSPIRV/SubgroupPatterns.cpp).
+/// follows: the CPU, SPIR-V and HIP lowerings take only this form.
 void shuffleAsIndexed(gpu::ShuffleOp shuffle) {
   OpBuilder b(shuffle);
   Location loc = shuffle.getLoc();

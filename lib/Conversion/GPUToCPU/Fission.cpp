@@ -772,70 +772,39 @@ private:
     }
   }
 
-  /// gpu.shuffle in `loop`: the lane reads the source lane's entry of the
-  /// array its value was published to. Lane k of a subgroup of S lanes
-  /// (k = linear lane mod S) with offset o and width w reads lane k ^ o
-  /// (xor), k + o (down), k - o (up) or o (idx); it is valid when k and the
-  /// source are below min(w, S) (and o <= k for up) and the source lane
-  /// exists in the block. An invalid lane reads its own value.
+  /// gpu.shuffle in `loop`, as sluice-expand-gpu-collectives leaves it: idx
+  /// from a lane of the subgroup (the validity is computed beside it). The
+  /// lane reads the source lane's entry of the array its value was
+  /// published to; a source past the end of the block (undefined on a GPU)
+  /// reads the lane's own value.
   LogicalResult emitShuffle(gpu::ShuffleOp shuffle, LaneLoop &loop) {
     Location loc = shuffle.getLoc();
     Value source = shuffleSources.lookup(shuffle);
-    FailureOr<Value> offset32 = laneValue(shuffle.getOffset(), loop);
-    FailureOr<Value> width32 =
-        succeeded(offset32) ? laneValue(shuffle.getWidth(), loop) : offset32;
-    if (failed(width32))
+    FailureOr<Value> from32 = laneValue(shuffle.getOffset(), loop);
+    if (failed(from32))
       return failure();
-    auto index = builder.getIndexType();
-    auto cmp = [&](arith::CmpIPredicate predicate, Value a, Value b) -> Value {
-      return arith::CmpIOp::create(builder, loc, predicate, a, b);
-    };
-    Value offset = arith::IndexCastUIOp::create(builder, loc, index, *offset32);
-    Value width = arith::IndexCastUIOp::create(builder, loc, index, *width32);
-    Value size = arith::ConstantIndexOp::create(builder, loc,
-                                                context.subgroupSize);
-    width = arith::MinUIOp::create(builder, loc, width, size);
+    Value from = arith::IndexCastUIOp::create(builder, loc,
+                                              builder.getIndexType(), *from32);
+    Value size =
+        arith::ConstantIndexOp::create(builder, loc, context.subgroupSize);
     Value linear = group ? arith::AddIOp::create(builder, loc, group->base,
                                                  loop.lane)
                                .getResult()
                          : loop.lane;
     Value lane = arith::RemUIOp::create(builder, loc, linear, size);
-    Value from;
-    Value valid = cmp(arith::CmpIPredicate::ult, lane, width);
-    switch (shuffle.getMode()) {
-    case gpu::ShuffleMode::XOR:
-      from = arith::XOrIOp::create(builder, loc, lane, offset);
-      break;
-    case gpu::ShuffleMode::DOWN:
-      from = arith::AddIOp::create(builder, loc, lane, offset);
-      break;
-    case gpu::ShuffleMode::UP: {
-      Value reaches = cmp(arith::CmpIPredicate::ule, offset, lane);
-      valid = arith::AndIOp::create(builder, loc, valid, reaches);
-      from = arith::SelectOp::create(
-          builder, loc, reaches,
-          arith::SubIOp::create(builder, loc, lane, offset), lane);
-      break;
-    }
-    case gpu::ShuffleMode::IDX:
-      from = offset;
-      break;
-    }
-    valid = arith::AndIOp::create(builder, loc, valid,
-                                  cmp(arith::CmpIPredicate::ult, from, width));
-    // The source's entry: this lane's, moved from lane k to lane `from`.
     Value entry = arith::AddIOp::create(
         builder, loc, arith::SubIOp::create(builder, loc, loop.lane, lane),
         from);
     Value lanes = group ? group->size : environment.laneCount;
-    valid = arith::AndIOp::create(builder, loc, valid,
-                                  cmp(arith::CmpIPredicate::ult, entry, lanes));
-    entry = arith::SelectOp::create(builder, loc, valid, entry, loop.lane);
+    Value inBlock = arith::CmpIOp::create(builder, loc,
+                                          arith::CmpIPredicate::ult, entry,
+                                          lanes);
+    entry = arith::SelectOp::create(builder, loc, inBlock, entry, loop.lane);
     Value result = memref::LoadOp::create(builder, loc, source, entry);
     loop.map.map(shuffle.getShuffleResult(), result);
-    loop.map.map(shuffle.getValid(), valid);
+    loop.map.map(shuffle.getValid(), inBlock);
     definitions[shuffle.getShuffleResult()] = {result, loop.lane};
-    definitions[shuffle.getValid()] = {valid, loop.lane};
+    definitions[shuffle.getValid()] = {inBlock, loop.lane};
     return success();
   }
 

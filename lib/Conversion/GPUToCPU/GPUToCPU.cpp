@@ -86,6 +86,7 @@ struct ConvertGPUToCPUPass
     }
     CollectiveExpansionOptions collectives;
     collectives.subgroupSize = subgroupSize;
+    collectives.shufflesAsIndexed = true;
     for (gpu::GPUModuleOp gpuModule : gpuModules)
       if (failed(expandGPUCollectives(gpuModule, collectives)) ||
           failed(checkSupported(gpuModule)))

@@ -328,7 +328,8 @@ struct ConvertSluiceGPUToHIPEmitCPass
       sluice::CollectiveExpansionOptions collectives;
       collectives.expandSubgroupQueries = true; // no subgroup id builtins
       collectives.shufflesAsIndexed = true;     // __shfl reads a lane
-      if (failed(sluice::expandGPUCollectives(copy, collectives)) ||
+      if (failed(sluice::checkHIPSubgroupOps(copy)) ||
+          failed(sluice::expandGPUCollectives(copy, collectives)) ||
           failed(sluice::prepareForHIP(copy, bodies)) ||
           failed(convert(copy))) {
         copy.erase();

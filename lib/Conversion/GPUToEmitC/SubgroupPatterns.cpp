@@ -29,10 +29,8 @@ struct IndexedShuffleLowering : OpConversionPattern<gpu::ShuffleOp> {
           "(sluice-expand-gpu-collectives rewrites every shuffle first)");
     Type type = getTypeConverter()->convertType(shuffle.getValue().getType());
     if (!type || !type.isIntOrFloat())
-      return shuffle.emitOpError("of type ")
-             << shuffle.getValue().getType()
-             << " is not supported by the HIP backend: __shfl exchanges "
-                "32- and 64-bit integers and floats";
+      return rewriter.notifyMatchFailure(shuffle, "not a scalar (refused "
+                                                  "before the conversion)");
     Location loc = shuffle.getLoc();
     Value result =
         emitc::CallOpaqueOp::create(rewriter, loc, TypeRange{type},
@@ -49,6 +47,19 @@ struct IndexedShuffleLowering : OpConversionPattern<gpu::ShuffleOp> {
 };
 
 } // namespace
+
+LogicalResult sluice::checkHIPSubgroupOps(gpu::GPUModuleOp module) {
+  WalkResult walk = module.walk([](gpu::ShuffleOp shuffle) {
+    if (shuffle.getValue().getType().isIntOrFloat())
+      return WalkResult::advance();
+    shuffle.emitOpError("of type ")
+        << shuffle.getValue().getType()
+        << " is not supported by the HIP backend: __shfl exchanges 32- and "
+           "64-bit integers and floats";
+    return WalkResult::interrupt();
+  });
+  return failure(walk.wasInterrupted());
+}
 
 void sluice::populateHIPSubgroupPatterns(const TypeConverter &converter,
                                          RewritePatternSet &patterns) {

@@ -744,7 +744,9 @@ struct ConvertSluiceGPUToSPIRVPass
       auto copy = cast<gpu::GPUModuleOp>(builder.clone(*original));
       copies.push_back(copy);
       // The device's subgroup size is known only at run time.
-      if (failed(sluice::expandGPUCollectives(copy, {})))
+      sluice::CollectiveExpansionOptions collectives;
+      collectives.shufflesAsIndexed = true;
+      if (failed(sluice::expandGPUCollectives(copy, collectives)))
         return signalPassFailure();
       for (auto func :
            llvm::make_early_inc_range(copy.getOps<gpu::GPUFuncOp>())) {
