@@ -58,8 +58,9 @@ Value subgroupSize(OpBuilder &b, Location loc,
 }
 
 /// One combining step of a built-in reduction or of the region form.
-Value combine(OpBuilder &b, Location loc, std::optional<gpu::AllReduceOperation> op,
-              Region *body, Value lhs, Value rhs) {
+Value combine(OpBuilder &b, Location loc,
+              std::optional<gpu::AllReduceOperation> op, Region *body,
+              Value lhs, Value rhs) {
   if (op)
     return vector::makeArithReduction(b, loc, gpu::convertReductionKind(*op),
                                       lhs, rhs);
@@ -110,7 +111,8 @@ int64_t allReduceCapacity(gpu::GPUFuncOp function) {
 /// the capacity; a lane folds t + s into t when t < s and t + s < lanes),
 /// with a barrier after each step; every lane reads element 0; a final
 /// barrier lets the next all_reduce reuse nothing early.
-LogicalResult expandAllReduce(gpu::AllReduceOp reduce, gpu::GPUFuncOp function) {
+LogicalResult expandAllReduce(gpu::AllReduceOp reduce,
+                              gpu::GPUFuncOp function) {
   Type type = reduce.getType();
   if (!type.isIntOrFloat() || type.getIntOrFloatBitWidth() == 1)
     return reduce.emitOpError("of type ")
@@ -127,11 +129,12 @@ LogicalResult expandAllReduce(gpu::AllReduceOp reduce, gpu::GPUFuncOp function) 
         "without an operation needs a single-block region");
 
   int64_t capacity = allReduceCapacity(function);
-  auto scratchType = MemRefType::get(
-      {capacity}, type, MemRefLayoutAttrInterface(),
-      gpu::AddressSpaceAttr::get(reduce.getContext(),
-                                 gpu::AddressSpace::Workgroup));
-  Value scratch = function.addWorkgroupAttribution(scratchType, reduce.getLoc());
+  auto scratchType =
+      MemRefType::get({capacity}, type, MemRefLayoutAttrInterface(),
+                      gpu::AddressSpaceAttr::get(reduce.getContext(),
+                                                 gpu::AddressSpace::Workgroup));
+  Value scratch =
+      function.addWorkgroupAttribution(scratchType, reduce.getLoc());
 
   OpBuilder b(reduce);
   Location loc = reduce.getLoc();
@@ -191,8 +194,8 @@ LogicalResult expandSubgroupReduce(gpu::SubgroupReduceOp reduce,
   Location loc = reduce.getLoc();
   std::optional<gpu::AllReduceOperation> op = reduce.getOp();
   uint32_t stride = reduce.getClusterStride();
-  Value width =
-      arith::IndexCastOp::create(b, loc, b.getI32Type(), subgroupSize(b, loc, options));
+  Value width = arith::IndexCastOp::create(b, loc, b.getI32Type(),
+                                           subgroupSize(b, loc, options));
   auto shuffleStep = [&](OpBuilder &at, Value value, Value offset) {
     auto shuffle = gpu::ShuffleOp::create(at, loc, value, offset, width,
                                           gpu::ShuffleMode::XOR);
@@ -204,8 +207,8 @@ LogicalResult expandSubgroupReduce(gpu::SubgroupReduceOp reduce,
   Value value = reduce.getValue();
   if (size) {
     for (uint32_t offset = stride; offset < stride * *size; offset *= 2)
-      value = shuffleStep(
-          b, value, arith::ConstantIntOp::create(b, loc, offset, 32));
+      value = shuffleStep(b, value,
+                          arith::ConstantIntOp::create(b, loc, offset, 32));
   } else {
     // The whole subgroup, of a size known at run time: step k runs while
     // stride << k is below the subgroup size.
@@ -225,8 +228,8 @@ LogicalResult expandSubgroupReduce(gpu::SubgroupReduceOp reduce,
     {
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(step.thenBlock());
-      scf::YieldOp::create(
-          b, loc, shuffleStep(b, loop.getRegionIterArgs()[0], offset));
+      scf::YieldOp::create(b, loc,
+                           shuffleStep(b, loop.getRegionIterArgs()[0], offset));
       b.setInsertionPointToStart(step.elseBlock());
       scf::YieldOp::create(b, loc, loop.getRegionIterArgs()[0]);
     }

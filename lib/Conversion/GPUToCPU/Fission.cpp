@@ -595,8 +595,7 @@ private:
       FailureOr<Value> lanes = laneValue(value, loop);
       if (failed(lanes))
         return failure();
-      memref::StoreOp::create(builder, value.getLoc(), *lanes, slot,
-                              loop.lane);
+      memref::StoreOp::create(builder, value.getLoc(), *lanes, slot, loop.lane);
     }
     pending.clear();
     closeLaneLoop(loop);
@@ -787,18 +786,17 @@ private:
                                               builder.getIndexType(), *from32);
     Value size =
         arith::ConstantIndexOp::create(builder, loc, context.subgroupSize);
-    Value linear = group ? arith::AddIOp::create(builder, loc, group->base,
-                                                 loop.lane)
-                               .getResult()
-                         : loop.lane;
+    Value linear =
+        group ? arith::AddIOp::create(builder, loc, group->base, loop.lane)
+                    .getResult()
+              : loop.lane;
     Value lane = arith::RemUIOp::create(builder, loc, linear, size);
     Value entry = arith::AddIOp::create(
         builder, loc, arith::SubIOp::create(builder, loc, loop.lane, lane),
         from);
     Value lanes = group ? group->size : environment.laneCount;
-    Value inBlock = arith::CmpIOp::create(builder, loc,
-                                          arith::CmpIPredicate::ult, entry,
-                                          lanes);
+    Value inBlock = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::ult, entry, lanes);
     entry = arith::SelectOp::create(builder, loc, inBlock, entry, loop.lane);
     Value result = memref::LoadOp::create(builder, loc, source, entry);
     loop.map.map(shuffle.getShuffleResult(), result);
@@ -846,8 +844,8 @@ private:
       return loop.threadId[unsigned(id.getDimension())];
     constexpr unsigned kMaxRecomputeDepth = 6;
     // A shuffle reads other lanes' values as they were where it stands.
-    if (depth > kMaxRecomputeDepth || op->getNumRegions() != 0 ||
-        !isPure(op) || isa<gpu::ShuffleOp>(op))
+    if (depth > kMaxRecomputeDepth || op->getNumRegions() != 0 || !isPure(op) ||
+        isa<gpu::ShuffleOp>(op))
       return nullptr;
     for (Value operand : op->getOperands()) {
       Value mapped = rematerialize(operand, loop, depth + 1);

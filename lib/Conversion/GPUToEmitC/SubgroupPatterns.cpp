@@ -32,12 +32,10 @@ struct IndexedShuffleLowering : OpConversionPattern<gpu::ShuffleOp> {
       return rewriter.notifyMatchFailure(shuffle, "not a scalar (refused "
                                                   "before the conversion)");
     Location loc = shuffle.getLoc();
-    Value result =
-        emitc::CallOpaqueOp::create(rewriter, loc, TypeRange{type},
-                                    "SLUICE_SHFL",
-                                    ValueRange{adaptor.getValue(),
-                                               adaptor.getOffset()})
-            .getResult(0);
+    Value result = emitc::CallOpaqueOp::create(
+                       rewriter, loc, TypeRange{type}, "SLUICE_SHFL",
+                       ValueRange{adaptor.getValue(), adaptor.getOffset()})
+                       .getResult(0);
     // The source lane is a lane of the subgroup (the expansion chose it).
     Value valid = emitc::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
                                             rewriter.getBoolAttr(true));

@@ -38,7 +38,8 @@ struct IndexedShufflePattern : public OpConversionPattern<gpu::ShuffleOp> {
     Value result = spirv::GroupNonUniformShuffleOp::create(
         rewriter, loc, valueType, spirv::Scope::Subgroup, adaptor.getValue(),
         adaptor.getOffset());
-    Value valid = spirv::ConstantOp::getOne(rewriter.getI1Type(), loc, rewriter);
+    Value valid =
+        spirv::ConstantOp::getOne(rewriter.getI1Type(), loc, rewriter);
     rewriter.replaceOp(shuffle, {result, valid});
     return success();
   }
@@ -49,5 +50,5 @@ struct IndexedShufflePattern : public OpConversionPattern<gpu::ShuffleOp> {
 void sluice::populateSubgroupToSPIRVPatterns(
     const SPIRVTypeConverter &typeConverter, RewritePatternSet &patterns) {
   patterns.add<IndexedShufflePattern>(typeConverter, patterns.getContext(),
-                               /*benefit=*/2);
+                                      /*benefit=*/2);
 }

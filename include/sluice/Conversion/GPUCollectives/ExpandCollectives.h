@@ -1,4 +1,5 @@
-//===- ExpandCollectives.h - gpu collectives in terms of shuffles -*- C++ -*-===//
+//===- ExpandCollectives.h - gpu collectives in terms of shuffles -*- C++
+//-*-===//
 //
 // Every backend starts from the same gpu hand-off, so the collective ops whose
 // meaning does not depend on the target are rewritten once, here, before a
