@@ -61,8 +61,18 @@ def ConvertGPUToCPU : Pass<"convert-gpu-to-cpu", "::mlir::ModuleOp"> {
     kernel body, which allows any control flow as long as every lane of a
     block executes the same number of barriers.
 
+    Subgroups are real: a subgroup is `subgroup-size` consecutive linear
+    thread ids. `gpu.all_reduce`, `gpu.subgroup_reduce` and the subgroup
+    queries are first expanded (sluice-expand-gpu-collectives with that
+    size); a `gpu.shuffle` then cuts the lanes' code like a barrier cuts the
+    block's: each lane publishes its value to a per-lane array at the end of
+    one lane loop and reads its source lane's entry in the next. On the
+    coroutine path a kernel with shuffles runs one coroutine per subgroup
+    (`coroutine-lanes` does not apply), so control flow around a shuffle
+    must be the same for the lanes of a subgroup (checked at run time).
+
     Rejected with an error: gpu ops other than thread_id, block_id, block_dim,
-    grid_dim, barrier and return (shuffles, subgroup operations, ...),
+    grid_dim, barrier, shuffle, return and the collectives above (printf, ...),
     non-kernel functions in a gpu.module, memory attributions without a static
     identity-layout shape, and asynchronous, cluster or dynamic-shared-memory
     launches. The result contains `func`, `arith`, `scf`, `memref` and `llvm`
@@ -74,7 +84,10 @@ def ConvertGPUToCPU : Pass<"convert-gpu-to-cpu", "::mlir::ModuleOp"> {
     Option<"workers", "workers", "unsigned", /*default=*/"0",
            "Worker threads per launch (0: SLUICE_WORKERS or one per core)">,
     Option<"coroutineLanes", "coroutine-lanes", "unsigned", /*default=*/"128",
-           "Lanes per coroutine on the coroutine path (1: one coroutine per lane)">
+           "Lanes per coroutine on the coroutine path (1: one coroutine per lane)">,
+    Option<"subgroupSize", "subgroup-size", "unsigned", /*default=*/"32",
+           "Lanes of a subgroup (a power of two from 1 to 128): gpu.subgroup_size, "
+           "and the lanes gpu.shuffle exchanges among">
   ];
   let statistics = [
     Statistic<"numFissionKernels", "fission-kernels", "Kernels lowered by loop fission">,
@@ -87,6 +100,46 @@ def ConvertGPUToCPU : Pass<"convert-gpu-to-cpu", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::func::FuncDialect",
                            "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
                            "::mlir::memref::MemRefDialect", "::mlir::cf::ControlFlowDialect"];
+}
+
+def ExpandGPUCollectives : Pass<"sluice-expand-gpu-collectives", "::mlir::ModuleOp"> {
+  let summary = "Rewrite gpu.all_reduce, gpu.subgroup_reduce and subgroup queries in terms of shuffles, barriers and workgroup memory";
+  let description = [{
+    What every backend runs first (convert-gpu-to-cpu, sluice-gpu-to-spirv,
+    sluice-gpu-to-hip-emitc call the same function), registered on its own
+    for tests. In every gpu.func of every gpu.module:
+
+    - `gpu.all_reduce` (every built-in operation and the region form)
+      becomes a tree reduction in a new workgroup attribution with one
+      element per lane (the kernel's known block size, else the constant
+      block size of all its launches, else 1024): every lane stores its
+      value, then at strides 2^(k-1) .. 1 a lane `t < s` with `t + s` below
+      the block's lane count folds element `t + s` into `t`, with a barrier
+      after each step; every lane reads element 0; a last barrier. The
+      combination order is the same on every backend.
+    - `gpu.subgroup_reduce` (with `expand-subgroup-reduce`) becomes a
+      butterfly of `gpu.shuffle xor` at offsets stride, 2 stride, ... below
+      stride * cluster size (the subgroup size without a cluster; a loop of
+      at most 7 steps over `gpu.subgroup_size` when that is not a constant).
+    - With `subgroup-size=N` (a backend whose subgroup size is a constant),
+      `gpu.subgroup_size` is N, `gpu.lane_id` the linear thread id modulo N,
+      `gpu.subgroup_id` the linear thread id divided by N and
+      `gpu.num_subgroups` the block's lanes divided by N, rounded up; with
+      `expand-subgroup-queries` the last two are that arithmetic over
+      `gpu.subgroup_size`.
+  }];
+  let options = [
+    Option<"subgroupSize", "subgroup-size", "unsigned", /*default=*/"0",
+           "The backend's subgroup size if it is a constant (0: read it at run time)">,
+    Option<"expandSubgroupQueries", "expand-subgroup-queries", "bool", /*default=*/"false",
+           "Rewrite gpu.subgroup_id and gpu.num_subgroups over gpu.subgroup_size">,
+    Option<"expandSubgroupReduce", "expand-subgroup-reduce", "bool", /*default=*/"true",
+           "Rewrite gpu.subgroup_reduce as a butterfly of gpu.shuffle xor">,
+    Option<"shufflesAsIndexed", "shuffles-as-indexed", "bool", /*default=*/"false",
+           "Rewrite every gpu.shuffle as idx from a computed source lane, over the whole subgroup">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def StructureStageKernels : Pass<"sluice-structure-stage-kernels", "::mlir::ModuleOp"> {

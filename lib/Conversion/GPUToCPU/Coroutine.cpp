@@ -272,10 +272,32 @@ FailureOr<func::FuncOp> buildLaneCoroutine(KernelContext &context,
 
 } // namespace
 
-LogicalResult lowerByCoroutines(KernelContext &context,
-                                KernelLoweringResult &result,
-                                unsigned groupLanes) {
+/// The lane coroutine of the kernel: groups of `groupLanes` where groups
+/// apply, else one per lane; for a kernel with shuffles, groups of one
+/// subgroup or an error at the shuffle.
+static FailureOr<func::FuncOp> buildCoroutine(KernelContext &context,
+                                              KernelLoweringResult &result,
+                                              unsigned &groupLanes) {
   std::string reason;
+  if (context.hasShuffles) {
+    // A subgroup's lanes exchange values inside one coroutine, between lane
+    // loops; one coroutine per lane could not.
+    groupLanes = context.subgroupSize;
+    reason = fissionObstacle(context.kernel, /*laneGroups=*/true);
+    FailureOr<func::FuncOp> laneFunction = failure();
+    if (reason.empty())
+      laneFunction = buildLaneCoroutine(context, result, groupLanes, reason);
+    if (succeeded(laneFunction))
+      return laneFunction;
+    context.kernel.walk([&](gpu::ShuffleOp shuffle) {
+      shuffle.emitOpError("cannot run on the CPU: the lanes of a subgroup "
+                          "exchange values between the lane loops of one "
+                          "coroutine, which this kernel cannot be split into (")
+          << reason << ")";
+      return WalkResult::interrupt();
+    });
+    return failure();
+  }
   groupLanes = std::max(groupLanes, 1u);
   if (groupLanes > 1 &&
       !fissionObstacle(context.kernel, /*laneGroups=*/true).empty())
@@ -287,6 +309,14 @@ LogicalResult lowerByCoroutines(KernelContext &context,
     result = KernelLoweringResult();
     laneFunction = buildLaneCoroutine(context, result, groupLanes, reason);
   }
+  return laneFunction;
+}
+
+LogicalResult lowerByCoroutines(KernelContext &context,
+                                KernelLoweringResult &result,
+                                unsigned groupLanes) {
+  FailureOr<func::FuncOp> laneFunction =
+      buildCoroutine(context, result, groupLanes);
   if (failed(laneFunction))
     return failure();
   result.usedCoroutines = true;

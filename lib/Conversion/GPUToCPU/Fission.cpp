@@ -35,14 +35,20 @@ namespace sluice::gpu_to_cpu {
 
 namespace {
 
-/// Operations that contain a gpu.barrier (at any depth), and the kernel's
-/// block-uniform values.
+/// Operations that contain a gpu.barrier or a gpu.shuffle (at any depth):
+/// both cut the lanes' code, a barrier for the block, a shuffle for its
+/// subgroup. And the kernel's block-uniform values.
 struct BarrierStructure {
   explicit BarrierStructure(gpu::GPUFuncOp kernel) {
-    kernel.walk([&](gpu::BarrierOp barrier) {
-      for (Operation *op = barrier->getParentOp();
-           op && op != kernel.getOperation(); op = op->getParentOp())
+    kernel.walk([&](Operation *cut) {
+      if (!isa<gpu::BarrierOp, gpu::ShuffleOp>(cut))
+        return;
+      for (Operation *op = cut->getParentOp();
+           op && op != kernel.getOperation(); op = op->getParentOp()) {
         containsBarrier.insert(op);
+        if (isa<gpu::ShuffleOp>(cut))
+          containsShuffle.insert(op);
+      }
     });
     // The kernel's operands (not its private attributions, which are entry
     // block arguments too: each lane has its own).
@@ -61,7 +67,9 @@ struct BarrierStructure {
           uniform.insert(loop.getInductionVar());
         return;
       }
-      if (isa<gpu::ThreadIdOp>(op))
+      // A shuffle's result is a lane value even when its operands are
+      // uniform (`valid` depends on the lane).
+      if (isa<gpu::ThreadIdOp, gpu::ShuffleOp>(op))
         return;
       // A load that every lane of the block executes at the same program
       // point from the same address reads the same value in every lane: no
@@ -92,7 +100,13 @@ struct BarrierStructure {
                         [&](Value v) { return isUniform(v); });
   }
 
-  llvm::DenseSet<Operation *> containsBarrier;
+  /// What a cut inside `op` is, for messages.
+  const char *cutKind(Operation *op) const {
+    return containsShuffle.contains(op) ? "a gpu.shuffle" : "a barrier";
+  }
+
+  llvm::DenseSet<Operation *> containsBarrier; // a barrier or a shuffle
+  llvm::DenseSet<Operation *> containsShuffle;
   llvm::DenseSet<Value> uniform;
 };
 
@@ -189,6 +203,21 @@ private:
           return failure();
         continue;
       }
+      if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {
+        // Every lane of the subgroup publishes its value before any reads
+        // another's: the value goes to an array of its own where this
+        // segment ends, and the shuffle starts the next segment.
+        FailureOr<Value> source = newSlot(shuffle.getValue());
+        if (failed(source))
+          return failure();
+        shuffleSources[shuffle] = *source;
+        SmallVector<std::pair<Value, Value>> exports = {
+            {shuffle.getValue(), *source}};
+        if (failed(flush(pending, nullptr, exports)))
+          return failure();
+        pending.push_back(&op);
+        continue;
+      }
       if (structure.isHoistable(&op)) {
         // A uniform load runs once, before the segment's lane loop: if an
         // earlier op of the segment may write memory, that lane loop is
@@ -237,8 +266,8 @@ private:
     if (Value mapped = blockMap.lookupOrNull(value))
       return mapped;
     if (!group) {
-      failureReason =
-          "a barrier is inside control flow that depends on the thread";
+      failureReason = "a barrier or gpu.shuffle is inside control flow that "
+                      "depends on the thread";
       return failure();
     }
     // Every lane of the group must agree; the first lane's value is taken.
@@ -499,13 +528,16 @@ private:
       group->laneLoops->push_back(loop.outermost);
   }
 
-  /// Emits one lane loop nest for the barrier-free run `pending`.
+  /// Emits one lane loop nest for the barrier-free run `pending`; at its
+  /// end each lane stores the `exports` (value, per-lane array) pairs.
   LogicalResult flush(SmallVectorImpl<Operation *> &pending,
-                      CarriedStores *carried = nullptr) {
-    if (pending.empty())
+                      CarriedStores *carried = nullptr,
+                      ArrayRef<std::pair<Value, Value>> exports = {}) {
+    if (pending.empty() && exports.empty())
       return success();
     OpBuilder::InsertionGuard guard(builder);
-    Location loc = pending.front()->getLoc();
+    Location loc = pending.empty() ? exports.front().first.getLoc()
+                                   : pending.front()->getLoc();
     LaneLoop loop = openLaneLoop(loc, group ? 0 : innermostDimension(pending));
     Block *body = builder.getInsertionBlock();
 
@@ -513,6 +545,11 @@ private:
       if (auto id = dyn_cast<gpu::ThreadIdOp>(op)) {
         loop.map.map(id.getResult(),
                      loop.threadId[unsigned(id.getDimension())]);
+        continue;
+      }
+      if (auto shuffle = dyn_cast<gpu::ShuffleOp>(op)) {
+        if (failed(emitShuffle(shuffle, loop)))
+          return failure();
         continue;
       }
       llvm::SetVector<Value> used(op->operand_begin(), op->operand_end());
@@ -553,6 +590,12 @@ private:
         memref::StoreOp::create(builder, value.getLoc(), value, slot,
                                 loop.lane);
       carried->emitted = true;
+    }
+    for (auto [value, slot] : exports) {
+      FailureOr<Value> lanes = laneValue(value, loop);
+      if (failed(lanes))
+        return failure();
+      memref::StoreOp::create(builder, value.getLoc(), *lanes, slot, loop.lane);
     }
     pending.clear();
     closeLaneLoop(loop);
@@ -728,6 +771,41 @@ private:
     }
   }
 
+  /// gpu.shuffle in `loop`, as sluice-expand-gpu-collectives leaves it: idx
+  /// from a lane of the subgroup (the validity is computed beside it). The
+  /// lane reads the source lane's entry of the array its value was
+  /// published to; a source past the end of the block (undefined on a GPU)
+  /// reads the lane's own value.
+  LogicalResult emitShuffle(gpu::ShuffleOp shuffle, LaneLoop &loop) {
+    Location loc = shuffle.getLoc();
+    Value source = shuffleSources.lookup(shuffle);
+    FailureOr<Value> from32 = laneValue(shuffle.getOffset(), loop);
+    if (failed(from32))
+      return failure();
+    Value from = arith::IndexCastUIOp::create(builder, loc,
+                                              builder.getIndexType(), *from32);
+    Value size =
+        arith::ConstantIndexOp::create(builder, loc, context.subgroupSize);
+    Value linear =
+        group ? arith::AddIOp::create(builder, loc, group->base, loop.lane)
+                    .getResult()
+              : loop.lane;
+    Value lane = arith::RemUIOp::create(builder, loc, linear, size);
+    Value entry = arith::AddIOp::create(
+        builder, loc, arith::SubIOp::create(builder, loc, loop.lane, lane),
+        from);
+    Value lanes = group ? group->size : environment.laneCount;
+    Value inBlock = arith::CmpIOp::create(
+        builder, loc, arith::CmpIPredicate::ult, entry, lanes);
+    entry = arith::SelectOp::create(builder, loc, inBlock, entry, loop.lane);
+    Value result = memref::LoadOp::create(builder, loc, source, entry);
+    loop.map.map(shuffle.getShuffleResult(), result);
+    loop.map.map(shuffle.getValid(), inBlock);
+    definitions[shuffle.getShuffleResult()] = {result, loop.lane};
+    definitions[shuffle.getValid()] = {inBlock, loop.lane};
+    return success();
+  }
+
   /// `value` inside `loop`, where it is not defined: a block-level value, the
   /// lane's slice of a private attribution, or a reload of a lane value.
   FailureOr<Value> laneValue(Value value, LaneLoop &loop) {
@@ -765,7 +843,9 @@ private:
     if (auto id = dyn_cast<gpu::ThreadIdOp>(op))
       return loop.threadId[unsigned(id.getDimension())];
     constexpr unsigned kMaxRecomputeDepth = 6;
-    if (depth > kMaxRecomputeDepth || op->getNumRegions() != 0 || !isPure(op))
+    // A shuffle reads other lanes' values as they were where it stands.
+    if (depth > kMaxRecomputeDepth || op->getNumRegions() != 0 || !isPure(op) ||
+        isa<gpu::ShuffleOp>(op))
       return nullptr;
     for (Value operand : op->getOperands()) {
       Value mapped = rematerialize(operand, loop, depth + 1);
@@ -869,6 +949,7 @@ private:
   llvm::DenseMap<Value, Value> spillSlots;
   llvm::DenseMap<Value, Value> privateBases;
   llvm::DenseMap<Value, Value> slotBacked; // loop-carried values and results
+  llvm::DenseMap<Operation *, Value> shuffleSources; // published values
   const LaneGroup *group;
   SmallVector<scf::ForOp> innermostLaneLoops; // fission: split candidates
   SmallVector<scf::ForOp> blockLoops; // fission: barrier-containing loops
@@ -884,19 +965,24 @@ std::string fissionObstacle(gpu::GPUFuncOp kernel, bool laneGroups) {
   for (Operation *op : structure.containsBarrier) {
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
       if (!laneGroups && !structure.isUniform(loop.getInductionVar()))
-        return "a barrier is inside an scf.for whose bounds depend on the "
-               "thread or on memory";
+        return std::string(structure.cutKind(op)) +
+               " is inside an scf.for whose bounds depend on the thread or "
+               "on memory";
       continue;
     }
     if (auto branch = dyn_cast<scf::IfOp>(op)) {
       if (branch.getNumResults() != 0)
-        return "a barrier is inside an scf.if with results";
+        return std::string(structure.cutKind(op)) +
+               " is inside an scf.if with results";
       if (!laneGroups && !structure.isUniform(branch.getCondition()))
-        return "a barrier is inside an scf.if whose condition depends on the "
-               "thread or on memory";
+        return std::string(structure.cutKind(op)) +
+               " is inside an scf.if whose condition depends on the thread or "
+               "on memory";
       continue;
     }
-    return ("a barrier is inside '" + op->getName().getStringRef() + "'").str();
+    return (structure.cutKind(op) + Twine(" is inside '") +
+            op->getName().getStringRef() + "'")
+        .str();
   }
   return "";
 }

@@ -1,6 +1,7 @@
 //===- GPUToCPU.cpp - gpu.module kernels -> CPU block functions -----------===//
 
 #include "KernelLowering.h"
+#include "sluice/Conversion/GPUCollectives/ExpandCollectives.h"
 #include "sluice/Conversion/GPULaunchToRuntime/LaunchLowering.h"
 #include "sluice/Conversion/Passes.h"
 
@@ -44,12 +45,11 @@ LogicalResult checkSupported(gpu::GPUModuleOp module) {
     }
     if (op->getDialect() && isa<gpu::GPUDialect>(op->getDialect()) &&
         !isa<gpu::ThreadIdOp, gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp,
-             gpu::BarrierOp, gpu::ReturnOp>(op))
+             gpu::BarrierOp, gpu::ShuffleOp, gpu::ReturnOp>(op))
       return op->emitOpError(
           "is not supported by the CPU backend (convert-gpu-to-cpu "
-          "runs thread_id, block_id, block_dim, grid_dim and barrier; "
-          "lanes run one at a time, so subgroup operations have no "
-          "lowering)");
+          "runs thread_id, block_id, block_dim, grid_dim, barrier, shuffle, "
+          "the subgroup queries, subgroup_reduce and all_reduce)");
     if (op->getParentOp() == module.getOperation() &&
         !op->hasTrait<OpTrait::IsTerminator>())
       return op->emitOpError(
@@ -77,8 +77,19 @@ struct ConvertGPUToCPUPass
     });
     if (launchesChecked.wasInterrupted())
       return signalPassFailure();
+    if (subgroupSize == 0 || subgroupSize > 128 ||
+        !llvm::isPowerOf2_32(subgroupSize)) {
+      module.emitError("convert-gpu-to-cpu: subgroup-size must be a power of "
+                       "two from 1 to 128, got ")
+          << unsigned(subgroupSize);
+      return signalPassFailure();
+    }
+    CollectiveExpansionOptions collectives;
+    collectives.subgroupSize = subgroupSize;
+    collectives.shufflesAsIndexed = true;
     for (gpu::GPUModuleOp gpuModule : gpuModules)
-      if (failed(checkSupported(gpuModule)))
+      if (failed(expandGPUCollectives(gpuModule, collectives)) ||
+          failed(checkSupported(gpuModule)))
         return signalPassFailure();
 
     // Constant block sizes shared by every launch of a kernel.
@@ -116,6 +127,10 @@ struct ConvertGPUToCPUPass
         }
         KernelContext context{kernel,  module,        symbols,
                               runtime, typeConverter, std::nullopt};
+        context.subgroupSize = subgroupSize;
+        context.hasShuffles =
+            kernel.walk([](gpu::ShuffleOp) { return WalkResult::interrupt(); })
+                .wasInterrupted();
         if (std::optional<ArrayRef<int32_t>> known = kernel.getKnownBlockSize())
           context.staticBlockSize = {(*known)[0], (*known)[1], (*known)[2]};
         else if (auto it = launchBlockSizes.find(

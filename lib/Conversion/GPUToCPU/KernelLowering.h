@@ -72,6 +72,12 @@ struct KernelContext {
   /// Block sizes every launch of the kernel uses, when they are constants
   /// (or the kernel's known_block_size); lane loops then have constant trips.
   std::optional<std::array<int64_t, 3>> staticBlockSize;
+  /// Lanes of a subgroup: what gpu.shuffle exchanges among (consecutive
+  /// linear thread ids, from 0).
+  unsigned subgroupSize = 32;
+  /// The kernel exchanges values through gpu.shuffle: its coroutines are one
+  /// subgroup each.
+  bool hasShuffles = false;
 };
 
 /// The LLVM struct type of a kernel's argument record.

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Prepare.h"
+#include "sluice/Conversion/GPUCollectives/ExpandCollectives.h"
 
 #include "sluice/Conversion/GPUToEmitC/HIPBackend.h"
 #include "sluice/Conversion/Passes.h"
@@ -195,6 +196,13 @@ void emitPrelude(OpBuilder &b, Location loc) {
   // The lane within the wavefront or warp, of any warp size.
   line("#define SLUICE_LANE_ID() ((threadIdx.x + blockDim.x * (threadIdx.y + "
        "blockDim.y * threadIdx.z)) % warpSize)");
+  // The value of lane `lane` of the subgroup (all its lanes take part).
+  line("#if defined(__CUDACC_RTC__) || defined(__CUDACC__)");
+  line("#define SLUICE_SHFL(value, lane) __shfl_sync(0xffffffffu, (value), "
+       "(int)(lane))");
+  line("#else");
+  line("#define SLUICE_SHFL(value, lane) __shfl((value), (int)(lane))");
+  line("#endif");
 }
 
 emitc::FileOp createFile(OpBuilder &b, Location loc, StringRef id) {
@@ -317,7 +325,12 @@ struct ConvertSluiceGPUToHIPEmitCPass
         comments[symbol] = parameterComment(kernel, symbol, names, hasBody);
         ++numKernels;
       }
-      if (failed(sluice::prepareForHIP(copy, bodies)) ||
+      sluice::CollectiveExpansionOptions collectives;
+      collectives.expandSubgroupQueries = true; // no subgroup id builtins
+      collectives.shufflesAsIndexed = true;     // __shfl reads a lane
+      if (failed(sluice::checkHIPSubgroupOps(copy)) ||
+          failed(sluice::expandGPUCollectives(copy, collectives)) ||
+          failed(sluice::prepareForHIP(copy, bodies)) ||
           failed(convert(copy))) {
         copy.erase();
         return signalPassFailure();

@@ -826,6 +826,7 @@ void populateSluiceGPUToHIPPatterns(const TypeConverter &converter,
                AtomicRMWLowering, GenericAtomicRMWLowering, BitcastLowering,
                MulUIExtendedLowering, PoisonLowering, IndexConstantLowering>(
       converter, ctx);
+  populateHIPSubgroupPatterns(converter, patterns);
   patterns.add<UnsignedBinaryLowering<arith::DivUIOp, emitc::DivOp>,
                UnsignedBinaryLowering<arith::RemUIOp, emitc::RemOp>>(converter,
                                                                      ctx);

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "sluice/Conversion/GPUCollectives/ExpandCollectives.h"
 #include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
 #include "sluice/Conversion/Passes.h"
 
@@ -642,7 +643,8 @@ struct ConvertSluiceGPUToSPIRVPass
         // and the runtime checks the device's features against that.
         "#spirv.target_env<#spirv.vce<v" + spirvVersion + ", [Shader" +
         (int64 ? ", Int64, Int64Atomics" : "") +
-        ", Float64, AtomicFloat32AddEXT, AtomicFloat64AddEXT], "
+        ", Float64, AtomicFloat32AddEXT, AtomicFloat64AddEXT, "
+        "GroupNonUniform, GroupNonUniformShuffle], "
         "[SPV_KHR_storage_buffer_storage_class, "
         "SPV_EXT_shader_atomic_float_add]>, api=Vulkan, "
         "#spirv.resource_limits<max_compute_shared_memory_size = 16384, "
@@ -741,6 +743,11 @@ struct ConvertSluiceGPUToSPIRVPass
       builder.setInsertionPoint(original);
       auto copy = cast<gpu::GPUModuleOp>(builder.clone(*original));
       copies.push_back(copy);
+      // The device's subgroup size is known only at run time.
+      sluice::CollectiveExpansionOptions collectives;
+      collectives.shufflesAsIndexed = true;
+      if (failed(sluice::expandGPUCollectives(copy, collectives)))
+        return signalPassFailure();
       for (auto func :
            llvm::make_early_inc_range(copy.getOps<gpu::GPUFuncOp>())) {
         if (!func.isKernel())
@@ -775,6 +782,7 @@ struct ConvertSluiceGPUToSPIRVPass
       patterns.add<GenericAtomicCASPattern, GlobalPattern, GetGlobalPattern>(
           typeConverter, ctx);
       patterns.add<AtomicFAddPattern>(typeConverter, ctx, /*benefit=*/2);
+      sluice::populateSubgroupToSPIRVPatterns(typeConverter, patterns);
       if (failed(applyFullConversion(copy, *target, std::move(patterns))))
         return signalPassFailure();
     }

@@ -2,14 +2,37 @@
 
 module attributes {gpu.container_module} {
   gpu.module @m {
-    gpu.func @shuffle(%out: memref<?xi32>) kernel {
+    gpu.func @print(%out: memref<?xi32>) kernel {
+      %tid = gpu.thread_id x
+      // expected-error @+1 {{'gpu.printf' op is not supported by the CPU backend (convert-gpu-to-cpu runs thread_id, block_id, block_dim, grid_dim, barrier, shuffle, the subgroup queries, subgroup_reduce and all_reduce)}}
+      gpu.printf "lane %d\n", %tid : index
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A shuffle inside scf.while: neither fission nor lane-group coroutines
+// can cut the loop, and one coroutine per lane cannot exchange values.
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @shuffle_in_while(%out: memref<?xi32>) kernel {
       %tid = gpu.thread_id x
       %v = arith.index_cast %tid : index to i32
       %c1 = arith.constant 1 : i32
       %c32 = arith.constant 32 : i32
-      // expected-error @+1 {{'gpu.shuffle' op is not supported by the CPU backend (convert-gpu-to-cpu runs thread_id, block_id, block_dim, grid_dim and barrier; lanes run one at a time, so subgroup operations have no lowering)}}
-      %s, %ok = gpu.shuffle xor %v, %c1, %c32 : i32
-      memref.store %s, %out[%tid] : memref<?xi32>
+      %r = scf.while (%a = %v) : (i32) -> i32 {
+        %more = arith.cmpi slt, %a, %c32 : i32
+        scf.condition(%more) %a : i32
+      } do {
+      ^bb0(%a: i32):
+        // expected-error @+1 {{'gpu.shuffle' op cannot run on the CPU: the lanes of a subgroup exchange values between the lane loops of one coroutine, which this kernel cannot be split into (a gpu.shuffle is inside 'scf.while')}}
+        %s, %ok = gpu.shuffle xor %a, %c1, %c32 : i32
+        %n = arith.addi %s, %c32 : i32
+        scf.yield %n : i32
+      }
+      memref.store %r, %out[%tid] : memref<?xi32>
       gpu.return
     }
   }
@@ -19,12 +42,13 @@ module attributes {gpu.container_module} {
 
 module attributes {gpu.container_module} {
   gpu.module @m {
-    gpu.func @reduce(%out: memref<?xf32>) kernel {
+    gpu.func @vector_reduce(%out: memref<?xf32>) kernel {
       %tid = gpu.thread_id x
-      %v = arith.constant 1.0 : f32
-      // expected-error @+1 {{'gpu.subgroup_reduce' op is not supported by the CPU backend}}
-      %r = gpu.subgroup_reduce add %v : (f32) -> f32
-      memref.store %r, %out[%tid] : memref<?xf32>
+      %v = arith.constant dense<1.0> : vector<2xf32>
+      // expected-error @+1 {{'gpu.subgroup_reduce' op of type 'vector<2xf32>' is not supported: gpu.shuffle exchanges scalars on every backend (reduce each element)}}
+      %r = gpu.subgroup_reduce add %v : (vector<2xf32>) -> vector<2xf32>
+      %e = vector.extract %r[0] : f32 from vector<2xf32>
+      memref.store %e, %out[%tid] : memref<?xf32>
       gpu.return
     }
   }
@@ -34,12 +58,13 @@ module attributes {gpu.container_module} {
 
 module attributes {gpu.container_module} {
   gpu.module @m {
-    gpu.func @lane(%out: memref<?xi32>) kernel {
+    gpu.func @bool_all_reduce(%out: memref<?xi8>) kernel {
       %tid = gpu.thread_id x
-      // expected-error @+1 {{'gpu.lane_id' op is not supported by the CPU backend}}
-      %lane = gpu.lane_id
-      %v = arith.index_cast %lane : index to i32
-      memref.store %v, %out[%tid] : memref<?xi32>
+      %t = arith.constant true
+      // expected-error @+1 {{'gpu.all_reduce' op of type 'i1' is not supported: the expansion keeps one element per lane in workgroup memory, which needs an integer or float of 8 to 64 bits}}
+      %r = gpu.all_reduce and %t {} : (i1) -> i1
+      %e = arith.extui %r : i1 to i8
+      memref.store %e, %out[%tid] : memref<?xi8>
       gpu.return
     }
   }
@@ -180,5 +205,26 @@ module attributes {gpu.container_module} {
     gpu.launch_func @m::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
         args(%v : vector<4xf32>)
     return
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @two_block_region(%out: memref<?xi32>) kernel {
+      %tid = gpu.thread_id x
+      %v = arith.index_cast %tid : index to i32
+      // expected-error @+1 {{'gpu.all_reduce' op without an operation needs a single-block region}}
+      %r = gpu.all_reduce %v {
+      ^bb0(%l: i32, %rr: i32):
+        cf.br ^bb1
+      ^bb1:
+        %s = arith.addi %l, %rr : i32
+        gpu.yield %s : i32
+      } : (i32) -> i32
+      memref.store %r, %out[%tid] : memref<?xi32>
+      gpu.return
+    }
   }
 }

@@ -161,3 +161,19 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%a: memref<4xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : i32
+    %c32 = arith.constant 32 : i32
+    %v = arith.constant dense<1.0> : vector<2xf32>
+    // expected-error @+1 {{'gpu.shuffle' op of type 'vector<2xf32>' is not supported by the HIP backend: __shfl exchanges 32- and 64-bit integers and floats}}
+    %s, %ok = gpu.shuffle xor %v, %c1, %c32 : vector<2xf32>
+    %e = vector.extract %s[0] : f32 from vector<2xf32>
+    memref.store %e, %a[%c0] : memref<4xf32>
+    gpu.return
+  }
+}

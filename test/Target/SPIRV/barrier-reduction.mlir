@@ -9,7 +9,7 @@
 // RUN: spirv-val --target-env vulkan1.1 %t.spv
 // RUN: spirv-dis %t.spv | FileCheck %s --check-prefix=DIS
 
-// CHECK: module attributes {gpu.container_module, spirv.target_env = #spirv.target_env<#spirv.vce<v1.3, [Shader, Int64, Int64Atomics, Float64, AtomicFloat32AddEXT, AtomicFloat64AddEXT], [SPV_KHR_storage_buffer_storage_class, SPV_EXT_shader_atomic_float_add]>, api=Vulkan
+// CHECK: module attributes {gpu.container_module, spirv.target_env = #spirv.target_env<#spirv.vce<v1.3, [Shader, Int64, Int64Atomics, Float64, AtomicFloat32AddEXT, AtomicFloat64AddEXT, GroupNonUniform, GroupNonUniformShuffle], [SPV_KHR_storage_buffer_storage_class, SPV_EXT_shader_atomic_float_add]>, api=Vulkan
 // CHECK-LABEL: spirv.module @__spv__kernels Logical GLSL450 requires #spirv.vce<v1.0, [Shader, Matrix], [SPV_KHR_storage_buffer_storage_class]>
 // CHECK-DAG: spirv.GlobalVariable @reduce__workgroup0 : !spirv.ptr<!spirv.struct<(!spirv.array<256 x i32>)>, Workgroup>
 // CHECK-DAG: spirv.GlobalVariable @reduce_arg_0 bind(0, 0) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<i32, stride=4> [0])>, StorageBuffer>

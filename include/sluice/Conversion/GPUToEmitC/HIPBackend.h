@@ -31,6 +31,15 @@ std::string hipKernelSymbol(llvm::StringRef gpuModule, llvm::StringRef kernel);
 /// pointer points at the first element).
 bool isContiguousMemRef(mlir::MemRefType type);
 
+/// Refuses, at the op, the shuffles HIP cannot express (vectors), before
+/// anything else of the kernel fails to convert.
+mlir::LogicalResult checkHIPSubgroupOps(mlir::gpu::GPUModuleOp module);
+
+/// gpu.shuffle (as sluice-expand-gpu-collectives leaves it: idx from a lane
+/// of the subgroup) as SLUICE_SHFL(value, lane) of the prelude.
+void populateHIPSubgroupPatterns(const mlir::TypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
+
 /// The Sluice patterns of sluice-gpu-to-hip-emitc (gpu ops, memrefs as
 /// pointers, atomics, the math and arith ops upstream's EmitC conversions
 /// lack). `converter` maps index to i64 and memrefs to `!emitc.ptr`.

@@ -17,6 +17,11 @@
 
 #include <string>
 
+namespace mlir {
+class RewritePatternSet;
+class SPIRVTypeConverter;
+} // namespace mlir
+
 namespace sluice {
 
 struct SluiceToSPIRVOptions
@@ -49,6 +54,12 @@ uint64_t attributionBytes(mlir::MemRefType type);
 /// invocation. Those buffers are the kernel's trailing arguments.
 llvm::SmallVector<uint64_t> scratchArguments(mlir::gpu::GPUFuncOp kernel,
                                              uint64_t maxPrivateBytes);
+
+/// gpu.shuffle (every mode, any width) as OpGroupNonUniformShuffle from a
+/// computed source lane; the subgroup size is the device's (SubgroupSize).
+void populateSubgroupToSPIRVPatterns(
+    const mlir::SPIRVTypeConverter &typeConverter,
+    mlir::RewritePatternSet &patterns);
 
 /// sluice-check-spirv, sluice-gpu-to-spirv, then on every spirv.module
 /// spirv-lower-abi-attrs and spirv-update-vce.

@@ -1,0 +1,39 @@
+// Shuffles on HIP read a lane by number through the prelude's SLUICE_SHFL
+// (__shfl on AMD, __shfl_sync on NVIDIA); the subgroup is the device's
+// warpSize, never a constant 32 or 64. A shuffle xor 1 of width 16 becomes
+// the lane's source k ^ 1 when k and k ^ 1 are below min(16, warpSize).
+// RUN: sluice-translate --sluice-to-hip %s | FileCheck %s
+// CHECK: #define SLUICE_SHFL(value, lane) __shfl_sync(0xffffffffu, (value), (int)(lane))
+// CHECK: #define SLUICE_SHFL(value, lane) __shfl((value), (int)(lane))
+// CHECK-LABEL: void m_xor(
+// CHECK: warpSize
+// CHECK: SLUICE_LANE_ID()
+// CHECK: SLUICE_SHFL(
+// CHECK-LABEL: void m_ids(
+// CHECK: warpSize
+// CHECK-NOT: gpu.
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @xor(%out: memref<?xf32>) kernel {
+      %tid = gpu.thread_id x
+      %i = arith.index_cast %tid : index to i32
+      %v = arith.sitofp %i : i32 to f32
+      %c1 = arith.constant 1 : i32
+      %c16 = arith.constant 16 : i32
+      %s, %ok = gpu.shuffle xor %v, %c1, %c16 : f32
+      %zero = arith.constant 0.0 : f32
+      %r = arith.select %ok, %s, %zero : f32
+      memref.store %r, %out[%tid] : memref<?xf32>
+      gpu.return
+    }
+    gpu.func @ids(%out: memref<?xi64>) kernel {
+      %tid = gpu.thread_id x
+      %sg = gpu.subgroup_id : index
+      %n = gpu.num_subgroups : index
+      %sum = arith.addi %sg, %n : index
+      %v = arith.index_cast %sum : index to i64
+      memref.store %v, %out[%tid] : memref<?xi64>
+      gpu.return
+    }
+  }
+}
