@@ -11,6 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FuzzMLIRInput.h"
+
 #include "sluice/Conversion/WaveToGPU/ProgramDescriptor.h"
 #include "sluice/InitAll.h"
 #include "sluice/Pipelines/Compile.h"
@@ -21,13 +23,8 @@
 
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Verifier.h"
-#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -37,20 +34,11 @@
 using namespace mlir;
 namespace rt = sluice::runtime;
 
-// See sluice-fuzz.cpp: LLVM's inline allocators poison their slabs
-// differently in our instrumented copies and in libMLIR.so.
-extern "C" const char *__asan_default_options() {
-  return "allow_user_poisoning=0";
-}
-
 static MLIRContext &fuzzContext() {
   static MLIRContext *context = [] {
     DialectRegistry registry;
     sluice::registerWaveCompiler(registry);
-    auto *ctx = new MLIRContext(registry, MLIRContext::Threading::DISABLED);
-    ctx->getDiagEngine().registerHandler(
-        [](Diagnostic &) { return success(); });
-    return ctx;
+    return sluice::fuzz::silentContext(registry);
   }();
   return *context;
 }
@@ -110,12 +98,9 @@ static void lowerClones(ModuleOp handOff) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   MLIRContext &context = fuzzContext();
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(text, "fuzz-input"), llvm::SMLoc());
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
-  if (!module || failed(verify(*module)))
+  OwningOpRef<ModuleOp> module =
+      sluice::fuzz::parseVerifiedModule(data, size, context);
+  if (!module)
     return 0;
   // Only programs that the verifiers accept reach the lowerings.
   {

@@ -70,33 +70,30 @@ TEST(VulkanLaunchDeathTest, UnreadableSpirvNamesTheKernel) {
   context.reset();
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   static const uint32_t notSpirv[5] = {0x12345678u, 0, 0, 0, 0};
-  EXPECT_EXIT(
-      {
-        sluice_rt_vk_launch_begin(notSpirv, 5, "k");
-        sluice_rt_vk_launch_end(1, 1, 1, 1, 1, 1);
-      },
-      testing::ExitedWithCode(kFatal),
-      "kernel @k: the SPIR-V binary has no valid header");
-  // Header, then an instruction whose word count 0 cannot advance.
-  static const uint32_t zeroWordCount[6] = {0x07230203u, 0x00010300u, 0, 8, 0,
-                                            0x0000000fu};
-  EXPECT_EXIT(
-      {
-        sluice_rt_vk_launch_begin(zeroWordCount, 6, "k");
-        sluice_rt_vk_launch_end(1, 1, 1, 1, 1, 1);
-      },
-      testing::ExitedWithCode(kFatal),
-      "kernel @k: malformed SPIR-V instruction at word 5");
-  // An instruction that runs past the binary's end.
-  static const uint32_t pastTheEnd[6] = {0x07230203u, 0x00010300u, 0, 8, 0,
-                                         0x0004000fu};
-  EXPECT_EXIT(
-      {
-        sluice_rt_vk_launch_begin(pastTheEnd, 6, "k");
-        sluice_rt_vk_launch_end(1, 1, 1, 1, 1, 1);
-      },
-      testing::ExitedWithCode(kFatal),
-      "kernel @k: malformed SPIR-V instruction at word 5");
+  // A header, then an instruction of word count 0 (it cannot advance).
+  static const uint32_t zeroWordCount[6] = {0x07230203u, 0x00010300u, 0, 8,
+                                            0,           0x0000000fu};
+  // A header, then an instruction of 4 words that runs past the binary.
+  static const uint32_t pastTheEnd[6] = {0x07230203u, 0x00010300u, 0,
+                                         8,           0,           0x0004000fu};
+  struct Case {
+    const uint32_t *words;
+    uint64_t count;
+    const char *message;
+  };
+  for (const Case &bad :
+       {Case{notSpirv, 5, "kernel @k: the SPIR-V binary has no valid header"},
+        Case{zeroWordCount, 6,
+             "kernel @k: malformed SPIR-V instruction at word 5"},
+        Case{pastTheEnd, 6,
+             "kernel @k: malformed SPIR-V instruction at word 5"}})
+    EXPECT_EXIT(
+        {
+          sluice_rt_vk_launch_begin(bad.words, bad.count, "k");
+          sluice_rt_vk_launch_end(1, 1, 1, 1, 1, 1);
+        },
+        testing::ExitedWithCode(kFatal), bad.message)
+        << bad.message;
 }
 
 } // namespace
