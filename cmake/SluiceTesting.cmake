@@ -12,6 +12,18 @@
 # compile the library sources themselves so every runtime line is instrumented.
 # SANITIZER_ENV lets a suite shrink its randomized workloads under the sanitizers.
 #
+# sluice_add_asan_test(<name>
+#   SOURCES <test sources...>
+#   LIB_SOURCES <runtime sources under test, instrumented...>
+#   LIBS <plain libraries for everything else...>
+#   [LABELS <labels...>] [ENVIRONMENT <VAR=VALUE...>])
+#
+# Only when SLUICE_ENABLE_SANITIZER_TESTS is on: <name> under ASan+UBSan,
+# compiling the test and LIB_SOURCES instrumented and linking the rest of the
+# runtime uninstrumented (so a suite builds only what it checks), registered
+# as one ctest with leak detection on and the Vulkan driver's own leaks
+# suppressed (SLUICE_LSAN_SUPPRESSIONS). Otherwise <name> is left out.
+#
 # sluice_add_command_test(NAME <name> COMMAND <command...> EXIT_CODE <code>
 #   [MATCH <regex...>] [LABELS <labels...>] [PROPERTIES <ctest properties...>])
 #
@@ -40,6 +52,9 @@
 set(SLUICE_SKIP_RETURN_CODE 77)
 set(SLUICE_GTEST_MAIN ${PROJECT_SOURCE_DIR}/unittests/SluiceGTestMain.cpp)
 set(SLUICE_RUN_COMMAND_TEST ${CMAKE_CURRENT_LIST_DIR}/run-command-test.cmake)
+set(SLUICE_LSAN_SUPPRESSIONS ${CMAKE_CURRENT_LIST_DIR}/lsan-vulkan-driver.supp)
+set(SLUICE_ASAN_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all
+  -fno-omit-frame-pointer)
 find_package(Threads REQUIRED)
 
 function(sluice_add_runtime_test name)
@@ -75,6 +90,27 @@ function(sluice_add_runtime_test name)
       SKIP_RETURN_CODE ${SLUICE_SKIP_RETURN_CODE}
       TIMEOUT 900)
   endforeach()
+endfunction()
+
+function(sluice_add_asan_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIB_SOURCES;LIBS;LABELS;ENVIRONMENT" ${ARGN})
+  if(NOT SLUICE_ENABLE_SANITIZER_TESTS)
+    sluice_left_out(${name} "SLUICE_ENABLE_SANITIZER_TESTS is OFF"
+      LABELS "sanitizer;${ARG_LABELS}")
+    return()
+  endif()
+  add_executable(${name} ${ARG_SOURCES} ${ARG_LIB_SOURCES} ${SLUICE_GTEST_MAIN})
+  target_include_directories(${name} PRIVATE ${SLUICE_RUNTIME_INCLUDE_DIRS})
+  target_compile_options(${name} PRIVATE ${SLUICE_ASAN_FLAGS} -O1 -g)
+  target_link_options(${name} PRIVATE ${SLUICE_ASAN_FLAGS})
+  target_link_libraries(${name} PRIVATE ${ARG_LIBS} GTest::gtest Threads::Threads)
+  sluice_add_warnings(${name})
+  add_test(NAME ${name} COMMAND ${name})
+  set_tests_properties(${name} PROPERTIES
+    LABELS "sanitizer;${ARG_LABELS}"
+    ENVIRONMENT "SLUICE_UNDER_SANITIZER=asan;ASAN_OPTIONS=detect_leaks=1;LSAN_OPTIONS=suppressions=${SLUICE_LSAN_SUPPRESSIONS}:print_suppressions=0;${ARG_ENVIRONMENT}"
+    SKIP_RETURN_CODE ${SLUICE_SKIP_RETURN_CODE}
+    TIMEOUT 900)
 endfunction()
 
 function(sluice_discover_tests target)

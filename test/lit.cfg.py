@@ -37,6 +37,10 @@ llvm_config.add_tool_substitutions(tools, [config.sluice_tools_dir])
 if os.path.exists(os.path.join(config.sluice_tools_dir, "sluice-run-artifact-asan")):
     config.available_features.add("sluice-run-artifact-asan")
     llvm_config.add_tool_substitutions(["sluice-run-artifact-asan"], [config.sluice_tools_dir])
+    # Leak detection on; only the Vulkan driver's own leaks are suppressed.
+    config.environment["ASAN_OPTIONS"] = "detect_leaks=1"
+    config.environment["LSAN_OPTIONS"] = "suppressions=%s:print_suppressions=0" % (
+        os.path.join(config.sluice_src_root, "cmake", "lsan-vulkan-driver.supp"))
 
 # SPIR-V validator and disassembler (SPIRV-Tools, from PATH), for test/Target/SPIRV.
 spirv_tools = ["spirv-val", "spirv-dis"]
