@@ -600,6 +600,18 @@ void doWhileAsWhile(scf::WhileOp loop) {
 LogicalResult prepareForHIP(gpu::GPUModuleOp module,
                             const llvm::StringSet<> &stageKernels) {
   MLIRContext *ctx = module.getContext();
+  // A kernel has no heap: MemRefToEmitC would call malloc, which a GPU
+  // thread cannot use for a buffer others see.
+  WalkResult heap = module.walk([](Operation *op) {
+    if (!isa<memref::AllocOp, memref::DeallocOp, memref::ReallocOp>(op))
+      return WalkResult::advance();
+    op->emitOpError("in a kernel is not lowered to HIP (no device heap): use "
+                    "memref.alloca for a private array, a workgroup "
+                    "attribution for shared memory, or a buffer argument");
+    return WalkResult::interrupt();
+  });
+  if (heap.wasInterrupted())
+    return failure();
   // Device helpers carry the module's name, as the kernels do.
   SymbolTable symbols(module);
   for (auto helper : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))

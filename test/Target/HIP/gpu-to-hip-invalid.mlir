@@ -177,3 +177,17 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%out: memref<?xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    // expected-error @+1 {{'memref.alloc' op in a kernel is not lowered to HIP (no device heap): use memref.alloca for a private array, a workgroup attribution for shared memory, or a buffer argument}}
+    %a = memref.alloc(%c4) : memref<?xf32>
+    %v = memref.load %a[%c0] : memref<?xf32>
+    memref.store %v, %out[%c0] : memref<?xf32>
+    gpu.return
+  }
+}
