@@ -332,6 +332,6 @@ TEST(CApiProgramMessages, StatisticsArrayTooShort) {
   sluice_rt_stage_stats stats[1] = {};
   CResult result = runC(&desc, &options, stats, 0);
   EXPECT_EQ(result.rc, int(ErrorKind::InvalidArgument));
-  EXPECT_EQ(result.error, "invalid argument: sluice_rt_run_program: stats has "
-                          "0 entries but the program has 1 stages");
+  EXPECT_EQ(result.error, "invalid argument: sluice_rt_run_program: stats "
+                          "holds 0 entries, fewer than the program's 1 stages");
 }
