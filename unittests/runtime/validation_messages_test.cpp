@@ -1,9 +1,10 @@
 //===- validation_messages_test.cpp - Whole texts of validation errors ----===//
 //
-// Each error of owner validation, descriptor validation, the frame layout
-// and the C program runner, asserted as the whole text a user sees
-// (Status::describe(): the kind's name, then the message), with its kind.
-// The numbers in each text follow from the input the test builds.
+// Each error of owner validation, the frame layout and the C program runner,
+// asserted as the whole text a user sees (Status::describe(): the kind's
+// name, then the message), with its kind. The numbers in each text follow
+// from the input the test builds. Descriptor validation's texts are in
+// admission_test.cpp, beside its other descriptor tests.
 //
 //===----------------------------------------------------------------------===//
 
@@ -108,103 +109,6 @@ TEST(FrameLayoutMessages, CompiledStrideDiffersFromTheRuntimes) {
   EXPECT_EQ(status.describe(),
             "invalid program descriptor: the compiled AoS frame layout "
             "(stride 8) differs from the runtime's (stride 16)");
-}
-
-//===----------------------------------------------------------------------===//
-// Descriptor validation (ProgramShape::build, validateRunShape)
-//===----------------------------------------------------------------------===//
-
-namespace {
-
-void noopKernel(const sluice_rt_kernel_args *, uint32_t, uint32_t) {}
-
-// Main stages a, b; owner x (C=4, stage x0), owner y (C=9, stages y0, y1).
-ProgramDescriptor twoOwnerProgram() {
-  ProgramDescriptor program;
-  program.name = "p";
-  program.mainStages = {{"a", noopKernel}, {"b", noopKernel}};
-  program.owners = {{"x", 4, 8, {{"x0", noopKernel}}},
-                    {"y", 9, 0, {{"y0", noopKernel}, {"y1", noopKernel}}}};
-  program.producers = {{1, 1, 3}, {1, 0, 2}, {0, 1, 1}};
-  return program;
-}
-
-std::string buildError(const ProgramDescriptor &program) {
-  ProgramShape shape;
-  Status status = ProgramShape::build(program, shape);
-  EXPECT_EQ(status.kind(), ErrorKind::InvalidDescriptor);
-  return status.describe();
-}
-
-} // namespace
-
-TEST(DescriptorMessages, NoMainStages) {
-  ProgramDescriptor program;
-  program.name = "empty";
-  EXPECT_EQ(buildError(program),
-            "invalid program descriptor: program 'empty': has no main stages");
-}
-
-TEST(DescriptorMessages, EntryStageBeyondTheMainStages) {
-  ProgramDescriptor program = twoOwnerProgram();
-  program.entryStage = 2;
-  EXPECT_EQ(buildError(program), "invalid program descriptor: program 'p': "
-                                 "entry stage 2 is not one of its 2 main "
-                                 "stages");
-}
-
-TEST(DescriptorMessages, OwnerWithoutCapacityOrStages) {
-  ProgramDescriptor zeroCapacity = twoOwnerProgram();
-  zeroCapacity.owners[1].capacity = 0;
-  EXPECT_EQ(buildError(zeroCapacity),
-            "invalid program descriptor: program 'p': owner 'y' has "
-            "capacity 0");
-  ProgramDescriptor noStages = twoOwnerProgram();
-  noStages.owners[0].stages.clear();
-  EXPECT_EQ(buildError(noStages), "invalid program descriptor: program 'p': "
-                                  "owner 'x' has no stages (k >= 1)");
-}
-
-TEST(DescriptorMessages, ProducerNamesAStageOrOwnerThatDoesNotExist) {
-  ProgramDescriptor badStage = twoOwnerProgram();
-  badStage.producers.push_back({5, 0, 1});
-  EXPECT_EQ(buildError(badStage), "invalid program descriptor: program 'p': "
-                                  "producer names main stage 5 of 2");
-  ProgramDescriptor badOwner = twoOwnerProgram();
-  badOwner.producers.push_back({0, 7, 1});
-  EXPECT_EQ(buildError(badOwner), "invalid program descriptor: program 'p': "
-                                  "producer stage 'a' names owner 7 of 2");
-}
-
-TEST(DescriptorMessages, ProducerDeclaresAnOwnerTwice) {
-  ProgramDescriptor program = twoOwnerProgram();
-  program.producers.push_back({1, 0, 1});
-  EXPECT_EQ(buildError(program), "invalid program descriptor: program 'p': "
-                                 "producer stage 'b' declares owner 'x' "
-                                 "twice");
-}
-
-TEST(DescriptorMessages, TotalEmissionBoundAbove32Bits) {
-  // (2^32 - 1) + 1 slots per invocation of stage a.
-  ProgramDescriptor program;
-  program.name = "wide";
-  program.mainStages = {{"a", noopKernel}};
-  program.owners = {{"x", UINT32_MAX, 0, {{"x0", noopKernel}}},
-                    {"y", 1, 0, {{"y0", noopKernel}}}};
-  program.producers = {{0, 0, UINT32_MAX}, {0, 1, 1}};
-  EXPECT_EQ(buildError(program),
-            "invalid program descriptor: program 'wide': main stage 'a' has "
-            "a total emission bound above 2^32 - 1");
-}
-
-TEST(DescriptorMessages, FramePoolOfZeroFrames) {
-  ProgramDescriptor program = twoOwnerProgram();
-  ProgramShape shape;
-  ASSERT_TRUE(ProgramShape::build(program, shape).ok());
-  Status status = validateRunShape(shape, program, 0, true);
-  EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument);
-  EXPECT_EQ(status.describe(), "invalid argument: program 'p': the frame "
-                               "pool needs at least one frame");
 }
 
 //===----------------------------------------------------------------------===//
