@@ -137,7 +137,8 @@ LogicalResult buildSharedObject(ModuleOp module, const CPUObjectOptions &options
     os.write(object.data(), object.size());
     if (os.has_error()) {
       os.clear_error();
-      return emitError(loc, "cannot write ") << objectFile.path;
+      return emitError(loc, "cannot write the CPU kernels' object file ")
+             << objectFile.path;
     }
   }
   if (std::error_code ec = llvm::sys::fs::createTemporaryFile(

@@ -105,8 +105,8 @@ extern "C" int sluice_rt_run_program(const sluice_rt_program_desc *program,
 
   if (stats) {
     if (stats_count < result.stages.size())
-      return reportError(invalid("stats has " + std::to_string(stats_count) +
-                                 " entries but the program has " +
+      return reportError(invalid("stats holds " + std::to_string(stats_count) +
+                                 " entries, fewer than the program's " +
                                  std::to_string(result.stages.size()) +
                                  " stages"),
                          error, error_size);

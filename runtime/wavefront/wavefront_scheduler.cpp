@@ -101,10 +101,9 @@ OwnerView WavefrontScheduler::ownerView(uint32_t owner) const {
 }
 
 Status WavefrontScheduler::start(uint32_t lanes) {
+  // A successful prepare() leaves the scheduler Ready or later: canStart().
   if (Status status = prepare(); !status.ok())
     return status;
-  if (!canStart(state_))
-    return Status::error(ErrorKind::InvalidState, "start() before prepare()");
   if (device_.allocationEpoch() != deviceEpoch_) {
     if (Status status = device_.allocate(program_, shape_, options_.framePool);
         !status.ok())

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 using namespace sluice::runtime;
@@ -282,6 +283,90 @@ TEST(ProgramShapeTest, RejectsMalformedDescriptors) {
 
   ProgramDescriptor empty;
   EXPECT_TRUE(contains(kindOf(empty).message(), "no main stages"));
+}
+
+//===----------------------------------------------------------------------===//
+// Descriptor validation messages (ProgramShape::build, validateRunShape)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string buildError(const ProgramDescriptor &program) {
+  ProgramShape shape;
+  Status status = ProgramShape::build(program, shape);
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidDescriptor);
+  return status.describe();
+}
+
+} // namespace
+
+TEST(DescriptorMessages, NoMainStages) {
+  ProgramDescriptor program;
+  program.name = "empty";
+  EXPECT_EQ(buildError(program),
+            "invalid program descriptor: program 'empty': has no main stages");
+}
+
+TEST(DescriptorMessages, EntryStageBeyondTheMainStages) {
+  ProgramDescriptor program = twoOwnerProgram();
+  program.entryStage = 2;
+  EXPECT_EQ(buildError(program), "invalid program descriptor: program 'p': "
+                                 "entry stage 2 is not one of its 2 main "
+                                 "stages");
+}
+
+TEST(DescriptorMessages, OwnerWithoutCapacityOrStages) {
+  ProgramDescriptor zeroCapacity = twoOwnerProgram();
+  zeroCapacity.owners[1].capacity = 0;
+  EXPECT_EQ(buildError(zeroCapacity),
+            "invalid program descriptor: program 'p': owner 'y' has "
+            "capacity 0");
+  ProgramDescriptor noStages = twoOwnerProgram();
+  noStages.owners[0].stages.clear();
+  EXPECT_EQ(buildError(noStages), "invalid program descriptor: program 'p': "
+                                  "owner 'x' has no stages (k >= 1)");
+}
+
+TEST(DescriptorMessages, ProducerNamesAStageOrOwnerThatDoesNotExist) {
+  ProgramDescriptor badStage = twoOwnerProgram();
+  badStage.producers.push_back({5, 0, 1});
+  EXPECT_EQ(buildError(badStage), "invalid program descriptor: program 'p': "
+                                  "producer names main stage 5 of 2");
+  ProgramDescriptor badOwner = twoOwnerProgram();
+  badOwner.producers.push_back({0, 7, 1});
+  EXPECT_EQ(buildError(badOwner), "invalid program descriptor: program 'p': "
+                                  "producer stage 'a' names owner 7 of 2");
+}
+
+TEST(DescriptorMessages, ProducerDeclaresAnOwnerTwice) {
+  ProgramDescriptor program = twoOwnerProgram();
+  program.producers.push_back({1, 0, 1});
+  EXPECT_EQ(buildError(program), "invalid program descriptor: program 'p': "
+                                 "producer stage 'b' declares owner 'x' "
+                                 "twice");
+}
+
+TEST(DescriptorMessages, TotalEmissionBoundAbove32Bits) {
+  // (2^32 - 1) + 1 slots per invocation of stage a.
+  ProgramDescriptor program;
+  program.name = "wide";
+  program.mainStages = {{"a", noopKernel}};
+  program.owners = {{"x", UINT32_MAX, 0, {{"x0", noopKernel}}},
+                    {"y", 1, 0, {{"y0", noopKernel}}}};
+  program.producers = {{0, 0, UINT32_MAX}, {0, 1, 1}};
+  EXPECT_EQ(buildError(program),
+            "invalid program descriptor: program 'wide': main stage 'a' has "
+            "a total emission bound above 2^32 - 1");
+}
+
+TEST(DescriptorMessages, FramePoolOfZeroFrames) {
+  ProgramDescriptor program = twoOwnerProgram();
+  ProgramShape shape;
+  ASSERT_TRUE(ProgramShape::build(program, shape).ok());
+  Status status = validateRunShape(shape, program, 0, true);
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument);
+  EXPECT_EQ(status.describe(), "invalid argument: program 'p': the frame "
+                               "pool needs at least one frame");
 }
 
 TEST(FrameLayoutTest, ArrayOfStructsOffsets) {

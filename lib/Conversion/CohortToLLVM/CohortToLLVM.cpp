@@ -92,7 +92,10 @@ private:
   LogicalResult lowerLaunch(cohort::LaunchOp launch) {
     auto graph = symbols.lookup<cohort::GraphOp>(launch.getGraph());
     if (!graph)
-      return launch.emitOpError("unknown graph @") << launch.getGraph();
+      return launch.emitOpError("launches graph @")
+             << launch.getGraph()
+             << ", which is not in the top-level module; the cohort lowering "
+                "resolves graphs and kernels there only";
     Location loc = launch.getLoc();
 
     // Wrappers go beside their kernels; create them before emitting the calls.

@@ -192,7 +192,9 @@ struct ConvertGPULaunchToRuntimePass
       StringRef moduleName = launch.getKernelModuleName().getValue();
       auto found = sources.find(moduleName);
       if (found == sources.end()) {
-        launch.emitError("no HIP source was produced for @") << moduleName;
+        launch.emitError("no HIP source was produced for @")
+            << moduleName
+            << ": only the gpu.modules of the top-level module are lowered";
         return signalPassFailure();
       }
       std::string kernel =
@@ -281,7 +283,8 @@ struct ConvertGPULaunchToRuntimePass
       auto found = binaries.find(launch.getKernelModuleName().getValue());
       if (found == binaries.end()) {
         launch.emitError("no SPIR-V module was produced for @")
-            << launch.getKernelModuleName().getValue();
+            << launch.getKernelModuleName().getValue()
+            << ": only the gpu.modules of the top-level module are converted";
         return signalPassFailure();
       }
       std::string kernel = (launch.getKernelModuleName().getValue() + "::" +

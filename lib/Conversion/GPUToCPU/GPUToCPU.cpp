@@ -206,7 +206,9 @@ struct ConvertGPUToCPUPass
         lowered.find({launch.getKernelModuleName(), launch.getKernelName()});
     if (it == lowered.end())
       return launch.emitOpError("launches ")
-             << launch.getKernel() << ", which is not a kernel of a gpu.module";
+             << launch.getKernel()
+             << ", which is not a kernel of a top-level gpu.module; "
+                "convert-gpu-to-cpu lowers those only";
     func::FuncOp blockFunction = it->second.blockFunction;
     sluice::HostLaunchTarget target;
     target.backend = SLUICE_LAUNCH_CPU;

@@ -198,12 +198,10 @@ private:
     for (wave::StageOp stage : stages) {
       llvm::SmallDenseSet<int64_t> seen;
       WalkResult walk = stage.walk([&](pool::PublishOp publish) {
+        // The publish verifier resolved its owner among this module's
+        // top-level ops, which are all in ownerIds.
         auto owner = ownerIds.find(publish.getOwner());
-        if (owner == ownerIds.end()) {
-          publish.emitOpError("publishes into unknown owner @")
-              << publish.getOwner();
-          return WalkResult::interrupt();
-        }
+        assert(owner != ownerIds.end() && "publish into an unverified owner");
         auto bound = bounds.find(publish.getOwner());
         if (bound == bounds.end()) {
           publish.emitOpError("publishes into @")

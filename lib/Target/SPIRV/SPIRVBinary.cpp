@@ -31,7 +31,8 @@ LogicalResult writeFile(Location loc, StringRef path,
   std::error_code ec;
   llvm::ToolOutputFile file(path, ec, llvm::sys::fs::OF_None);
   if (ec)
-    return emitError(loc, "cannot write ") << path << ": " << ec.message();
+    return emitError(loc, "cannot write the output file ")
+           << path << ": " << ec.message();
   write(file.os());
   file.keep();
   return success();
@@ -55,7 +56,8 @@ LogicalResult translate(ModuleOp module, llvm::raw_ostream &os, StringRef dir) {
     return success();
   }
   if (std::error_code ec = llvm::sys::fs::create_directories(dir))
-    return module.emitError("cannot create ") << dir << ": " << ec.message();
+    return module.emitError("cannot create the SPIR-V output directory ")
+           << dir << ": " << ec.message();
   for (spirv::ModuleOp spv : spvModules) {
     StringRef name = sluice::gpuModuleNameOf(spv);
     SmallString<128> path(dir);

@@ -100,7 +100,7 @@ module attributes {gpu.container_module} {
   }
   func.func @main(%out: memref<?xi32>, %flag: i1) {
     %c1 = arith.constant 1 : index
-    // expected-error @+1 {{operand #1 of type 'i1' cannot be passed to a Vulkan kernel}}
+    // expected-error @+1 {{operand #1 of type 'i1' cannot be passed to a Vulkan kernel (scalars: integers, floats and index of 8 to 64 bits)}}
     gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
         args(%out : memref<?xi32>, %flag : i1)
     return
@@ -119,7 +119,7 @@ module attributes {gpu.container_module} {
   }
   func.func @main(%out: memref<?xf32>, %v: vector<4xf32>) {
     %c1 = arith.constant 1 : index
-    // expected-error @+1 {{operand #1 of type 'vector<4xf32>' cannot be passed to a Vulkan kernel}}
+    // expected-error @+1 {{operand #1 of type 'vector<4xf32>' cannot be passed to a Vulkan kernel (scalars: integers, floats and index of 8 to 64 bits)}}
     gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
         args(%out : memref<?xf32>, %v : vector<4xf32>)
     return

@@ -111,6 +111,14 @@ wave.coroutine @soa_offset() {
 
 // -----
 
+wave.coroutine @aos_no_offset() {
+  // expected-error @below {{'wave.frame_layout' op field 'next' needs an offset in an 'aos' layout}}
+  wave.frame_layout "aos" stride 8 [#wave.field<"lane" : i32, size 4, align 4, offset 0>, #wave.field<"next" : i32, size 4, align 4>]
+  wave.terminate
+}
+
+// -----
+
 wave.coroutine @misaligned() {
   // expected-error-re @below {{'wave.frame_layout' op field 'v0' at offset 10 is misaligned or outside the stride 16{{$}}}}
   wave.frame_layout "aos" stride 16 [#wave.field<"lane" : i32, size 4, align 4, offset 0>, #wave.field<"next" : i32, size 4, align 4, offset 4>, #wave.field<"v0" : i32, size 4, align 4, offset 10>]

@@ -74,11 +74,26 @@ TEST(cohortCApi, ErrorsAtAddTime) {
   sluice_cohort_graph *graph = sluice_cohort_graph_create(2);
   EXPECT_EQ(
       sluice_cohort_add_task(graph, "zero", producerKernel, nullptr, 0, 0), -1);
-  EXPECT_NE(std::string(sluice_cohort_last_error(graph)).find("'zero' has 0"),
-            std::string::npos);
+  EXPECT_STREQ(sluice_cohort_last_error(graph),
+               "sluice_cohort_add_task: task 'zero' has 0 blocks; needs at "
+               "least 1");
   EXPECT_EQ(
       sluice_cohort_add_task(graph, "flags", producerKernel, nullptr, 1, 64),
       -1);
+  EXPECT_STREQ(sluice_cohort_last_error(graph),
+               "sluice_cohort_add_task: task 'flags' has unknown flags 64");
+  // An unnamed task is shown by the index it would have had (none added yet).
+  EXPECT_EQ(sluice_cohort_add_task_named(graph, nullptr, "cohort.capi.any",
+                                         nullptr, -3, 0),
+            -1);
+  EXPECT_STREQ(sluice_cohort_last_error(graph),
+               "sluice_cohort_add_task_named: task task0 has -3 blocks; needs "
+               "at least 1");
+  EXPECT_EQ(
+      sluice_cohort_add_task(graph, "negative", producerKernel, nullptr, 1, -1),
+      -1);
+  EXPECT_STREQ(sluice_cohort_last_error(graph),
+               "sluice_cohort_add_task: task 'negative' has unknown flags -1");
   EXPECT_EQ(sluice_cohort_add_dependency(graph, 0, 1), -1);
   EXPECT_EQ(sluice_cohort_add_task(nullptr, "x", producerKernel, nullptr, 1, 0),
             -1);

@@ -299,9 +299,23 @@ TEST(cohortExecutor, BadBlockCountAndDependencyIdsAreRejected) {
   scene.graph.addDependency(0, 7);
   RunResult result = executor.run(scene.graph);
   EXPECT_FALSE(result.ok);
-  EXPECT_NE(result.error.find("task 'zero' has 0 blocks"), std::string::npos)
+  EXPECT_NE(result.error.find("task 'zero' has 0 blocks; a task needs at "
+                              "least 1"),
+            std::string::npos)
       << result.error;
   EXPECT_NE(result.error.find("dependency 0 -> 7 names a task outside [0, 1)"),
+            std::string::npos)
+      << result.error;
+}
+
+TEST(cohortExecutor, UnknownFlagsAreRejected) {
+  // 0x30: bit 4 and bit 5, neither sync_start (1) nor allow_early_resolve (2).
+  Executor executor(ExecutorConfig{2});
+  Scene scene;
+  scene.add("odd", 1, TaskAllowEarlyResolve | 0x30u);
+  RunResult result = executor.run(scene.graph);
+  expectNothingStarted(scene, result);
+  EXPECT_NE(result.error.find("task 'odd' has unknown flags 0x32"),
             std::string::npos)
       << result.error;
 }
