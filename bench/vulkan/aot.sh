@@ -22,22 +22,14 @@ out=${2:?usage: aot.sh BUILD OUT}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$build/bin
 mkdir -p "$out"
-libs=("$build/runtime/libSluiceRuntimeBackends.a" "$build/runtime/libSluiceRuntimeVulkan.a"
-      "$build/runtime/libSluiceRuntimeHip.a" "$build/runtime/libSluiceLaunchResidency.a"
-      "$build/runtime/launch/libSluiceLaunch.a" "$build/runtime/libSluiceRuntime.a")
 # The barrier examples, and the Integration programs with floats, scalar
 # push constants and scratch memory.
 for example in "$root"/examples/barrier/*.mlir "$root"/test/Integration/vulkan-float-kernel.mlir \
                "$root"/test/Integration/vulkan-push-scratch.mlir; do
   name=$(basename "$example" .mlir)
   for backend in cpu vulkan hip; do
-    "$bin/sluice-opt" --sluice-verify --sluice-host-to-llvm=backend=$backend "$example" |
-      "$bin/sluice-translate" --mlir-to-llvmir |
-      sed -e 's/@main(/@sluice_program_main(/g' > "$out/$name-$backend.ll"
-    clang++-22 -O2 -march=x86-64-v3 -fuse-ld=lld -Wno-override-module \
-      "$out/$name-$backend.ll" -x c "$root/bench/vulkan/driver.c" -x none "${libs[@]}" \
-      -ldl -lpthread -o "$out/$name-$backend"
-    rm "$out/$name-$backend.ll"
+    bash "$root/bench/vulkan/compile-host.sh" "$build" "$example" $backend \
+      "$out/$name-$backend" -march=x86-64-v3
   done
 done
 # The artifacts carry hip kernels too (bench/hip/smoke.sh runs them with

@@ -556,14 +556,14 @@ void narrowIndexLoop(scf::ForOp loop) {
 ///   scf.while (%go = true, %x = inits) {
 ///     scf.condition(%go) %x        // the results: the last condargs
 ///   } do { ^bb(%x): <before body on %x>; scf.yield %c, %condargs }
-void doWhileAsWhile(scf::WhileOp loop) {
+scf::WhileOp doWhileAsWhile(scf::WhileOp loop) {
   Block &after = loop.getAfter().front();
   scf::YieldOp yield = loop.getYieldOp();
   if (&after.front() != yield.getOperation() ||
       yield.getResults().size() != after.getNumArguments() ||
       !llvm::equal(yield.getResults(), after.getArguments()) ||
       loop.getBefore().front().getArgumentTypes() != loop.getResultTypes())
-    return;
+    return loop;
   MLIRContext *ctx = loop.getContext();
   Location loc = loop.getLoc();
   Type i1 = IntegerType::get(ctx, 1);
@@ -593,6 +593,7 @@ void doWhileAsWhile(scf::WhileOp loop) {
 
   loop.replaceAllUsesWith(replacement.getResults());
   loop.erase();
+  return replacement;
 }
 
 } // namespace
@@ -653,11 +654,7 @@ LogicalResult prepareForHIP(gpu::GPUModuleOp module,
   SmallVector<scf::WhileOp> loops;
   module.walk([&](scf::WhileOp loop) { loops.push_back(loop); });
   for (scf::WhileOp loop : loops)
-    doWhileAsWhile(loop);
-  loops.clear();
-  module.walk([&](scf::WhileOp loop) { loops.push_back(loop); });
-  for (scf::WhileOp loop : loops)
-    whileCarriesI64(loop);
+    whileCarriesI64(doWhileAsWhile(loop));
 
   if (failed(rewriteSubviews(module)) || failed(checkLayouts(module)))
     return failure();
