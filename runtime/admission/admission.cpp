@@ -9,23 +9,12 @@ namespace sluice::runtime {
 CapacityOwnerClient::~CapacityOwnerClient() = default;
 
 uint32_t chooseGreedyStage(std::span<const uint32_t> counts) {
-  uint32_t best = kNoStage;
-  uint32_t bestCount = 0;
-  // Strictly greater keeps the lowest index among equal counts.
-  for (uint32_t stage = 0; stage < counts.size(); ++stage) {
-    if (counts[stage] > bestCount) {
-      bestCount = counts[stage];
-      best = stage;
-    }
-  }
-  return best;
+  return decision::greedyStage(counts.data(), uint32_t(counts.size()));
 }
 
 uint32_t firstNonEmptyStage(std::span<const uint32_t> stageCounts) {
-  for (uint32_t stage = 0; stage < stageCounts.size(); ++stage)
-    if (stageCounts[stage] != 0)
-      return stage;
-  return kNoStage;
+  return decision::firstNonEmpty(stageCounts.data(),
+                                 uint32_t(stageCounts.size()));
 }
 
 static std::string describeCounts(std::span<const uint32_t> stageCounts) {

@@ -3,6 +3,7 @@
 #include "sluice/runtime/device/cpu_device.h"
 
 #include "host_router.h"
+#include "resident_router.h"
 
 #include "sluice/runtime/device/worker_pool.h"
 
@@ -170,6 +171,33 @@ void CpuDevice::Impl::runKernel(sluice_rt_stage_kernel kernel,
   uint32_t blocks = uint32_t((uint64_t(args.count) + options.blockSize - 1) /
                              options.blockSize);
   pool.run(blocks, runLaunchBlock, &launch);
+}
+
+Status CpuDevice::residentSupport() const { return Status::success(); }
+
+Status CpuDevice::runResident(const ResidentRun &run, ResidentLog &log) {
+  auto start = std::chrono::steady_clock::now();
+  auto runKernel = [](void *context, sluice_rt_stage_kernel kernel,
+                      const sluice_rt_kernel_args &args) {
+    auto &impl = *static_cast<Impl *>(context);
+    auto launched = std::chrono::steady_clock::now();
+    impl.runKernel(kernel, args);
+    ++impl.stats.dispatches;
+    impl.stats.kernelNanoseconds +=
+        std::chrono::duration<double, std::nano>(
+            std::chrono::steady_clock::now() - launched)
+            .count();
+  };
+  impl_->stats = CpuDeviceStats{};
+  Status status =
+      runResidentLoop(impl_->router, run, runKernel, impl_.get(), log);
+  impl_->stats.dispatchNanoseconds =
+      std::chrono::duration<double, std::nano>(
+          std::chrono::steady_clock::now() - start)
+          .count();
+  impl_->stats.sortedDispatches = impl_->router.sortStats.dispatches;
+  impl_->stats.sortNanoseconds = impl_->router.sortStats.nanoseconds;
+  return status;
 }
 
 void CpuDevice::dispatch(uint32_t stage, uint32_t count) {

@@ -14,6 +14,47 @@ Status Device::runStateMachine(uint32_t lanes, StateMachineReport &report) {
 
 void Device::setFrameSorting(const FrameSorting &) {}
 
+Status Device::residentSupport() const {
+  return Status::error(ErrorKind::Unsupported,
+                       std::string("the ") + name() +
+                           " device has no device placement of the scheduler "
+                           "yet");
+}
+
+Status Device::runResident(const ResidentRun &, ResidentLog &) {
+  return residentSupport();
+}
+
+size_t observationWords(const ProgramShape &shape) {
+  return shape.totalStageCount() + 3 * size_t(shape.ownerCount()) + 3;
+}
+
+void packObservation(const Observation &in, std::vector<uint64_t> &out) {
+  out.insert(out.end(), in.stageCounts.begin(), in.stageCounts.end());
+  out.insert(out.end(), in.ownerLive.begin(), in.ownerLive.end());
+  out.insert(out.end(), in.ownerPublished.begin(), in.ownerPublished.end());
+  out.insert(out.end(), in.ownerReleased.begin(), in.ownerReleased.end());
+  out.push_back(in.freeFrames);
+  out.push_back(in.lanesStarted);
+  out.push_back(in.lanesFinished);
+}
+
+void unpackObservation(const ProgramShape &shape, const uint64_t *words,
+                       Observation &out) {
+  out.resize(shape);
+  for (uint32_t &count : out.stageCounts)
+    count = uint32_t(*words++);
+  for (uint32_t &live : out.ownerLive)
+    live = uint32_t(*words++);
+  for (uint64_t &published : out.ownerPublished)
+    published = *words++;
+  for (uint64_t &released : out.ownerReleased)
+    released = *words++;
+  out.freeFrames = uint32_t(*words++);
+  out.lanesStarted = *words++;
+  out.lanesFinished = *words++;
+}
+
 void Observation::resize(const ProgramShape &shape) {
   stageCounts.assign(shape.totalStageCount(), 0);
   ownerLive.assign(shape.ownerCount(), 0);

@@ -43,6 +43,54 @@ void IndexQueue::popFront(uint32_t count, uint32_t *out) {
 }
 
 //===----------------------------------------------------------------------===//
+// FrameSet
+//===----------------------------------------------------------------------===//
+
+void FrameSet::init(uint32_t universe) {
+  universe_ = universe;
+  words_.assign((uint64_t(universe) + 63) / 64, 0);
+  clear();
+}
+
+void FrameSet::clear() {
+  std::fill(words_.begin(), words_.end(), 0);
+  size_ = 0;
+  firstWord_ = 0;
+}
+
+void FrameSet::fill() {
+  std::fill(words_.begin(), words_.end(), ~uint64_t(0));
+  if (universe_ % 64)
+    words_.back() = (uint64_t(1) << (universe_ % 64)) - 1;
+  size_ = universe_;
+  firstWord_ = 0;
+}
+
+void FrameSet::insert(uint32_t index) {
+  words_[index / 64] |= uint64_t(1) << (index % 64);
+  ++size_;
+  firstWord_ = std::min(firstWord_, index / 64);
+}
+
+void FrameSet::popLowest(uint32_t count, uint32_t *out) {
+  uint32_t taken = 0;
+  uint32_t word = firstWord_;
+  while (taken < count) {
+    uint64_t bits = words_[word];
+    while (bits && taken < count) {
+      uint32_t bit = uint32_t(__builtin_ctzll(bits));
+      bits &= bits - 1;
+      out[taken++] = word * 64 + bit;
+    }
+    words_[word] = bits;
+    if (!bits)
+      ++word;
+  }
+  size_ -= count;
+  firstWord_ = word;
+}
+
+//===----------------------------------------------------------------------===//
 // HostRouter
 //===----------------------------------------------------------------------===//
 
@@ -132,9 +180,9 @@ Status HostRouter::allocateTables(Memory &memory) {
     return outOfMemory("the frame buffer", layout.totalBytes);
 
   laneOfFrame.assign(framePool, 0);
-  freeFrames.assign(framePool, 0);
-  mainQueues.assign(shape->mainStageCount(), IndexQueue());
-  for (IndexQueue &queue : mainQueues)
+  freeFrames.init(framePool);
+  mainQueues.assign(shape->mainStageCount(), FrameSet());
+  for (FrameSet &queue : mainQueues)
     queue.init(framePool);
 
   uint32_t largestCapacity = 0;
@@ -193,10 +241,8 @@ Status HostRouter::allocateTables(Memory &memory) {
 void HostRouter::reset() {
   if (!allocated_)
     return;
-  for (uint32_t f = 0; f < framePool; ++f)
-    freeFrames[f] = framePool - 1 - f; // frame 0 is refilled first
-  freeFrameCount = framePool;
-  for (IndexQueue &queue : mainQueues)
+  freeFrames.fill(); // frame 0 is refilled first
+  for (FrameSet &queue : mainQueues)
     queue.clear();
   for (uint32_t o = 0; o < owners.size(); ++o) {
     OwnerStorage &owner = owners[o];
@@ -223,28 +269,35 @@ void HostRouter::reset() {
   pendingError_ = Status::success();
 }
 
+bool HostRouter::checkLaneLimit(uint64_t lanes) {
+  if (lanes <= laneLimit)
+    return true;
+  fail(ErrorKind::InvalidArgument,
+       deviceLabel_ + ": a run of more than " + std::to_string(laneLimit) +
+           " lanes, but the program was loaded for " +
+           std::to_string(laneLimit) + " (BackendOptions::lanes)");
+  return false;
+}
+
 void HostRouter::refill(uint32_t lanes) {
   if (!pendingError_.ok())
     return;
-  if (lanes > freeFrameCount) {
+  if (lanes > freeFrames.size()) {
     fail(ErrorKind::InvalidArgument,
          deviceLabel_ + ": refill of " + std::to_string(lanes) +
-             " lanes but only " + std::to_string(freeFrameCount) +
+             " lanes but only " + std::to_string(freeFrames.size()) +
              " frames are free");
     return;
   }
-  if (lanesStarted + lanes > laneLimit) {
-    fail(ErrorKind::InvalidArgument,
-         deviceLabel_ + ": a run of more than " + std::to_string(laneLimit) +
-             " lanes, but the program was loaded for " +
-             std::to_string(laneLimit) + " (BackendOptions::lanes)");
+  if (!checkLaneLimit(lanesStarted + lanes))
     return;
-  }
-  IndexQueue &entry = mainQueues[shape->entryStage()];
-  for (uint32_t i = 0; i < lanes; ++i) {
-    uint32_t frame = freeFrames[--freeFrameCount];
+  // The lowest free frames, in lane order (decision::refillFrames).
+  FrameSet &entry = mainQueues[shape->entryStage()];
+  refillScratch_.resize(lanes);
+  freeFrames.popLowest(lanes, refillScratch_.data());
+  for (uint32_t frame : refillScratch_) {
     laneOfFrame[frame] = uint32_t(lanesStarted++);
-    entry.push(frame); // cannot fail: the queue holds every frame
+    entry.insert(frame);
   }
 }
 
@@ -344,7 +397,7 @@ bool HostRouter::beginDispatch(uint32_t stage, uint32_t count,
   args.stage = stage;
   args.count = count;
   if (ref.kind == StageKind::Main) {
-    IndexQueue &queue = mainQueues[stage];
+    FrameSet &queue = mainQueues[stage];
     if (count > queue.size()) {
       fail(ErrorKind::InvalidArgument,
            deviceLabel_ + ": dispatch of " + std::to_string(count) +
@@ -352,7 +405,7 @@ bool HostRouter::beginDispatch(uint32_t stage, uint32_t count,
                std::to_string(queue.size()));
       return false;
     }
-    queue.popFront(count, invocations.data());
+    queue.popLowest(count, invocations.data());
     if (Status status = sortByKey(stage, count); !status.ok()) {
       fail(status.kind(), deviceLabel_ + ": sorting the frames of " +
                               stageLabel(stage) + ": " + status.message());
@@ -444,29 +497,17 @@ void HostRouter::routeMain(const sluice_rt_kernel_args &args) {
   uint32_t stage = args.stage;
   uint32_t count = args.count;
   std::span<const ProducerEdge> producers = shape->producersOf(stage);
-  uint32_t mainStages = shape->mainStageCount();
   uint32_t ownerCount = uint32_t(owners.size());
   for (uint32_t i = 0; i < count; ++i) {
     uint32_t frame = invocations[i];
     uint32_t next = nextStage[i];
+    if (!checkFrameOutcome(stage, i, laneOfFrame[frame], next))
+      return;
     if (next == SLUICE_RT_FINISHED) {
-      freeFrames[freeFrameCount++] = frame;
+      freeFrames.insert(frame);
       ++lanesFinished;
-    } else if (next < mainStages) {
-      mainQueues[next].push(frame);
-    } else if (next == SLUICE_RT_UNDECIDED) {
-      fail(ErrorKind::LinearityViolation,
-           stageLabel(stage) + " invocation " + std::to_string(i) + " (lane " +
-               std::to_string(laneOfFrame[frame]) +
-               ") neither moved nor finished its frame");
-      return;
     } else {
-      fail(ErrorKind::InvalidTransition,
-           stageLabel(stage) + " moved lane " +
-               std::to_string(laneOfFrame[frame]) + " to main stage " +
-               std::to_string(next) + ", but the program has " +
-               std::to_string(mainStages) + " main stages");
-      return;
+      mainQueues[next].insert(frame);
     }
     for (const ProducerEdge &edge : producers) {
       OwnerStorage &owner = owners[edge.owner];
@@ -490,34 +531,60 @@ void HostRouter::routeMain(const sluice_rt_kernel_args &args) {
   }
 }
 
+bool HostRouter::checkFrameOutcome(uint32_t stage, uint32_t invocation,
+                                   uint32_t lane, uint32_t next) {
+  uint32_t mainStages = shape->mainStageCount();
+  if (next == SLUICE_RT_FINISHED || next < mainStages)
+    return true;
+  if (next == SLUICE_RT_UNDECIDED)
+    fail(ErrorKind::LinearityViolation,
+         stageLabel(stage) + " invocation " + std::to_string(invocation) +
+             " (lane " + std::to_string(lane) +
+             ") neither moved nor finished its frame");
+  else
+    fail(ErrorKind::InvalidTransition,
+         stageLabel(stage) + " moved lane " + std::to_string(lane) +
+             " to main stage " + std::to_string(next) +
+             ", but the program has " + std::to_string(mainStages) +
+             " main stages");
+  return false;
+}
+
+bool HostRouter::checkItemOutcome(uint32_t stage, uint32_t invocation,
+                                  uint32_t slot, uint32_t next) {
+  uint32_t owner = shape->stage(stage).owner;
+  uint32_t ownerStages = shape->ownerStageCount(owner);
+  if (next == SLUICE_RT_FINISHED || next < ownerStages)
+    return true;
+  if (next == SLUICE_RT_UNDECIDED)
+    fail(ErrorKind::LinearityViolation,
+         stageLabel(stage) + " invocation " + std::to_string(invocation) +
+             " (item slot " + std::to_string(slot) +
+             ") neither moved nor released its item");
+  else
+    fail(ErrorKind::InvalidTransition,
+         stageLabel(stage) + " moved an item to stage " +
+             std::to_string(next) + " of " + ownerLabel(owner) +
+             ", which has " + std::to_string(ownerStages) + " stages");
+  return false;
+}
+
 void HostRouter::routeAuxiliary(const sluice_rt_kernel_args &args) {
   uint32_t stage = args.stage;
   uint32_t count = args.count;
-  uint32_t ownerIndex = args.owner;
-  OwnerStorage &owner = owners[ownerIndex];
-  uint32_t ownerStages = uint32_t(owner.stageQueues.size());
+  OwnerStorage &owner = owners[args.owner];
   for (uint32_t i = 0; i < count; ++i) {
     uint32_t slot = invocations[i];
     uint32_t next = nextStage[i];
+    if (!checkItemOutcome(stage, i, slot, next))
+      return;
     if (next == SLUICE_RT_FINISHED) {
       owner.freeRing[owner.freeTail % owner.capacity] = slot;
       ++owner.freeTail;
       --owner.live;
       ++owner.released;
-    } else if (next < ownerStages) {
-      owner.stageQueues[next].push(slot); // at most `capacity` items live
-    } else if (next == SLUICE_RT_UNDECIDED) {
-      fail(ErrorKind::LinearityViolation,
-           stageLabel(stage) + " invocation " + std::to_string(i) +
-               " (item slot " + std::to_string(slot) +
-               ") neither moved nor released its item");
-      return;
     } else {
-      fail(ErrorKind::InvalidTransition,
-           stageLabel(stage) + " moved an item to stage " +
-               std::to_string(next) + " of " + ownerLabel(ownerIndex) +
-               ", which has " + std::to_string(ownerStages) + " stages");
-      return;
+      owner.stageQueues[next].push(slot); // at most `capacity` items live
     }
   }
 }
@@ -542,7 +609,7 @@ Status HostRouter::readCounts(Observation &out) const {
     out.ownerPublished[o] = owner.published;
     out.ownerReleased[o] = owner.released;
   }
-  out.freeFrames = freeFrameCount;
+  out.freeFrames = freeFrames.size();
   out.lanesStarted = lanesStarted;
   out.lanesFinished = lanesFinished;
   return Status::success();

@@ -56,6 +56,26 @@ private:
   uint32_t size_ = 0;
 };
 
+// A set of frame indices that hands out its lowest members first: the
+// canonical order of decision.h (a dispatch takes the waiting frames in
+// ascending index, a refill the lowest free frames). One bit per frame.
+class FrameSet {
+public:
+  void init(uint32_t universe);
+  void clear();
+  void fill(); // every index of the universe
+  uint32_t size() const { return size_; }
+  void insert(uint32_t index);
+  // Moves the `count` (<= size) lowest members to `out`, ascending.
+  void popLowest(uint32_t count, uint32_t *out);
+
+private:
+  std::vector<uint64_t> words_;
+  uint32_t universe_ = 0;
+  uint32_t size_ = 0;
+  uint32_t firstWord_ = 0; // no member below word firstWord_
+};
+
 // Host-side state of one capacity owner.
 struct OwnerStorage {
   uint32_t capacity = 0;
@@ -122,8 +142,10 @@ public:
   const FrameSorting &frameSorting() const { return sorting_; }
 
   // Pops `count` waiting frames (main stage) or items (auxiliary stage) of
-  // `stage` into `invocations` (the first `count` in queue order; for a main
-  // stage with a sort key and sorting on, then ordered stably by the key),
+  // `stage` into `invocations` (frames: the `count` lowest waiting frame
+  // indices, ascending, then for a stage with a sort key and sorting on
+  // ordered stably by the key; items: queue order, and an auxiliary
+  // dispatch always takes them all),
   // prepares the owner slots, zeroes the publish
   // counts and outcomes, and fills `args` for the kernel. false when there is
   // nothing to run: an error is pending, the request is invalid (it becomes
@@ -164,9 +186,8 @@ public:
   ComputedFrameLayout layout;
   unsigned char *frames = nullptr; // layout.totalBytes, device memory
   std::vector<uint32_t> laneOfFrame;
-  std::vector<uint32_t> freeFrames; // stack of free frame indices
-  uint32_t freeFrameCount = 0;
-  std::vector<IndexQueue> mainQueues;
+  FrameSet freeFrames;              // refilled lowest first
+  std::vector<FrameSet> mainQueues; // dispatched lowest first
   std::vector<OwnerStorage> owners;
   uint64_t lanesStarted = 0;
   uint64_t lanesFinished = 0;
@@ -191,13 +212,33 @@ public:
     double nanoseconds = 0;
   } sortStats;
 
+  //===--------------------------------------------------------------------===//
+  // Pieces of a dispatch, for a device placement that keeps its own queues
+  // (ResidentRouter) but shares the kernel arguments, the key order, the
+  // fault translation and the outcome messages.
+  //===--------------------------------------------------------------------===//
+  // Sets every owner's bound, publish base and allocation limit for a
+  // dispatch of a stage with `producers`.
+  void prepareOwnerSlots(std::span<const ProducerEdge> producers);
+  // Orders invocations[0, count) of main stage `stage` stably by its sort
+  // key, when sorting is on and the stage has one.
+  Status sortByKey(uint32_t stage, uint32_t count);
+  // A run may start `lanes` lanes in all; otherwise the pending error says
+  // what the program was loaded for.
+  bool checkLaneLimit(uint64_t lanes);
+  // Invocation `invocation` of main stage `stage` ended with `next` for the
+  // frame of lane `lane`: true when `next` is FINISHED or a main stage,
+  // otherwise the pending error names the fault.
+  bool checkFrameOutcome(uint32_t stage, uint32_t invocation, uint32_t lane,
+                         uint32_t next);
+  // The same for the item in `slot` of auxiliary stage `stage`.
+  bool checkItemOutcome(uint32_t stage, uint32_t invocation, uint32_t slot,
+                        uint32_t next);
+
 private:
   Status allocateTables(Memory &memory);
-  void prepareOwnerSlots(std::span<const ProducerEdge> producers);
   void routeMain(const sluice_rt_kernel_args &args);
   void routeAuxiliary(const sluice_rt_kernel_args &args);
-  // Orders invocations[0, count) of main stage `stage` by its sort key.
-  Status sortByKey(uint32_t stage, uint32_t count);
 
   std::string deviceLabel_;
   bool hostKernels_ = true;
@@ -208,6 +249,7 @@ private:
   FrameSortScratch sortScratch_;
   std::vector<uint64_t> sortCodes_;
   std::vector<unsigned char> keyBytes_; // discrete memory: downloaded keys
+  std::vector<uint32_t> refillScratch_; // the frames one refill takes
 };
 
 } // namespace sluice::runtime

@@ -42,6 +42,10 @@ int writeOutputs(Program &program, const ArtifactRunOptions &options) {
 
 } // namespace
 
+static bool stateMachineRun(const ArtifactRunOptions &options) {
+  return options.schedule == "state-machine";
+}
+
 int checkRunOptions(const ArtifactRunOptions &options) {
   const BackendAdapter *adapter = findBackendAdapter(options.backend);
   if (!adapter)
@@ -73,6 +77,21 @@ int checkRunOptions(const ArtifactRunOptions &options) {
   if (options.sort != "on" && options.sort != "off")
     return fail(options,
                 "--sort must be 'on' or 'off', got '" + options.sort + "'",
+                kExitBadInput);
+  if (options.placement != "host" && options.placement != "device")
+    return fail(options,
+                "--scheduler-placement must be 'host' or 'device', got '" +
+                    options.placement + "'",
+                kExitBadInput);
+  if (stateMachine && options.placementGiven)
+    return fail(options,
+                "--scheduler-placement places the wavefront scheduler; the "
+                "state-machine schedule has none",
+                kExitBadInput);
+  if (stateMachine && !options.iterationLogPath.empty())
+    return fail(options,
+                "--iteration-log records wavefront iterations; the "
+                "state-machine schedule has none",
                 kExitBadInput);
   if (options.repeat == 0)
     return fail(options, "--repeat must be at least 1", kExitBadInput);
@@ -116,6 +135,9 @@ int runArtifact(const Artifact &artifact, const ArtifactRunOptions &options) {
   run.partialAdmission = options.partialAdmission;
   run.workers = load.workers;
   run.tracePath = options.tracePath;
+  run.iterationLogPath = options.iterationLogPath;
+  run.placement = options.placement == "device" ? SchedulerPlacement::Device
+                                                : SchedulerPlacement::Host;
   run.sorting.enabled = options.sort == "on";
   run.sorting.buckets = options.sortBuckets;
   RunReport report;
@@ -145,6 +167,14 @@ int runArtifact(const Artifact &artifact, const ArtifactRunOptions &options) {
                      options.stats};
   printRunSummary(stdout, program.descriptor(), report, summary);
   std::fflush(stdout);
+  if (options.placementGiven && !stateMachineRun(options))
+    std::fprintf(stderr, "%s: scheduler placement: %s%s%s\n",
+                 options.tool.c_str(), schedulerPlacementName(report.placement),
+                 report.placementNote.empty() ? "" : " (device placement "
+                                                     "unavailable: ",
+                 report.placementNote.empty()
+                     ? ""
+                     : (report.placementNote + ")").c_str());
   std::string device = program.deviceSummary();
   if (!device.empty())
     std::fprintf(stderr, "%s: %s\n", options.tool.c_str(), device.c_str());

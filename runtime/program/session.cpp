@@ -365,6 +365,9 @@ RunReport Program::run(const RunOptions &options) {
   if (stateMachine && !options.tracePath.empty())
     return fail(invalid("RunOptions::tracePath records wavefront iterations; "
                         "the state-machine schedule has none"));
+  if (stateMachine && !options.iterationLogPath.empty())
+    return fail(invalid("RunOptions::iterationLogPath records wavefront "
+                        "iterations; the state-machine schedule has none"));
   for (size_t i = 0; i < impl.infos.size(); ++i)
     if (impl.infos[i].required && !impl.bound[i])
       return fail(invalid(
@@ -410,6 +413,8 @@ RunReport Program::run(const RunOptions &options) {
     scheduler.partialAdmission = options.partialAdmission;
     scheduler.maxIterations = options.maxIterations;
     scheduler.tracePath = options.tracePath;
+    scheduler.iterationLogPath = options.iterationLogPath;
+    scheduler.placement = options.placement;
     scheduler.sorting = options.sorting;
     result = WavefrontScheduler(program, impl.loaded->device(), scheduler)
                  .run(options.lanes);

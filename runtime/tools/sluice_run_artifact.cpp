@@ -60,6 +60,12 @@ void printUsage(std::FILE *out) {
       "                          the bucket key mod N\n"
       "  --stats                 print the per-stage table\n"
       "  --trace=FILE            Chrome trace of the wavefront iterations\n"
+      "  --scheduler-placement=P host (default) | device: where the\n"
+      "                          wavefront scheduler decides (device: the\n"
+      "                          decision loop runs on the device; host,\n"
+      "                          with the reason, where it has none)\n"
+      "  --iteration-log=FILE    one line per wavefront iteration: the\n"
+      "                          decision and the counts it saw\n"
       "  --repeat=N              run N times; the fastest wall time goes to\n"
       "                          stderr\n"
       "  --bind=NAME=FILE        bind buffer NAME to FILE (.npy, else raw\n"
@@ -235,8 +241,11 @@ int main(int argc, char **argv) {
     } else if (parseString(arg, "--backend", options.backend) ||
                parseString(arg, "--schedule", options.schedule) ||
                parseString(arg, "--sort", options.sort) ||
-               parseString(arg, "--trace", options.tracePath)) {
+               parseString(arg, "--trace", options.tracePath) ||
+               parseString(arg, "--iteration-log", options.iterationLogPath)) {
       continue;
+    } else if (parseString(arg, "--scheduler-placement", options.placement)) {
+      options.placementGiven = true;
     } else if (arg[0] == '-') {
       return usageError(std::string("unknown option '") + arg + "'");
     } else if (!path.empty()) {

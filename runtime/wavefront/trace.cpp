@@ -40,6 +40,34 @@ std::string jsonEscape(std::string_view text) {
   return out;
 }
 
+std::string formatIterationLine(const ProgramShape &shape,
+                                const ProgramDescriptor &program,
+                                const IterationRecord &record,
+                                const Observation &observation) {
+  std::string line = "iteration " + std::to_string(record.iteration) + ": " +
+                     iterationActionName(record.action) +
+                     " chosen=" + std::string(shape.stageName(record.chosenStage)) +
+                     " dispatched=" +
+                     std::string(shape.stageName(record.dispatchedStage)) +
+                     " waiting=" + std::to_string(record.waiting) +
+                     " dispatched=" + std::to_string(record.dispatched) +
+                     " refilled=" + std::to_string(record.refilled) +
+                     " blocking=" +
+                     (record.blockingOwner == kNoOwner
+                          ? std::string("-")
+                          : program.owners[record.blockingOwner].name) +
+                     " availability=" + std::to_string(record.availability) +
+                     " counts=";
+  for (size_t s = 0; s < observation.stageCounts.size(); ++s)
+    line += (s ? "," : "") + std::to_string(observation.stageCounts[s]);
+  line += " live=";
+  for (size_t o = 0; o < observation.ownerLive.size(); ++o)
+    line += (o ? "," : "") + std::to_string(observation.ownerLive[o]);
+  line += " free=" + std::to_string(observation.freeFrames) +
+          " finished=" + std::to_string(observation.lanesFinished);
+  return line;
+}
+
 ChromeTraceRecorder::ChromeTraceRecorder(const ProgramDescriptor &program,
                                          const ProgramShape &shape)
     : program_(program), shape_(shape) {}

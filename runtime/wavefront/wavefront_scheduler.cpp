@@ -33,6 +33,10 @@ const char *iterationActionName(IterationAction action) {
   return "unknown";
 }
 
+const char *schedulerPlacementName(SchedulerPlacement placement) {
+  return placement == SchedulerPlacement::Device ? "device" : "host";
+}
+
 bool isRunComplete(const Observation &observation, uint64_t lanes,
                    uint32_t framePool) {
   if (observation.lanesStarted != lanes || observation.freeFrames != framePool)
@@ -124,6 +128,7 @@ Status WavefrontScheduler::start(uint32_t lanes) {
   for (uint32_t o = 0; o < shape_.ownerCount(); ++o)
     client(o).beginRun(ownerView(o));
   trace_.reset();
+  iterationLog_.clear();
   if (!options_.tracePath.empty())
     trace_ = std::make_unique<ChromeTraceRecorder>(program_, shape_);
   runStart_ = Clock::now();
@@ -140,7 +145,26 @@ StepResult WavefrontScheduler::fail(Status status) {
   return StepResult::Failed;
 }
 
+void WavefrontScheduler::logIteration(const IterationRecord &record) {
+  if (options_.iterationLogPath.empty())
+    return;
+  iterationLog_ += formatIterationLine(shape_, program_, record, observation_);
+  iterationLog_ += '\n';
+}
+
 Status WavefrontScheduler::finishTrace() {
+  if (!options_.iterationLogPath.empty()) {
+    std::FILE *file = std::fopen(options_.iterationLogPath.c_str(), "w");
+    bool written =
+        file && std::fwrite(iterationLog_.data(), 1, iterationLog_.size(),
+                            file) == iterationLog_.size();
+    if (file && std::fclose(file) != 0)
+      written = false;
+    if (!written)
+      return Status::error(ErrorKind::InvalidArgument,
+                           "cannot write the iteration log '" +
+                               options_.iterationLogPath + "'");
+  }
   if (!trace_)
     return Status::success();
   trace_->recordEnd(microsecondsSince(runStart_), status_);
@@ -255,6 +279,131 @@ Status WavefrontScheduler::planProducer(uint32_t stage,
   return Status::success();
 }
 
+void WavefrontScheduler::accountDispatch(const IterationRecord &record) {
+  StageStatistics &dispatched = stats_[record.dispatchedStage];
+  ++dispatched.dispatches;
+  dispatched.invocations += record.dispatched;
+  if (record.action == IterationAction::AdmitProducerPartially)
+    ++dispatched.partialAdmissions;
+  if (record.action == IterationAction::DrainForAdmission) {
+    ++stats_[record.chosenStage].admissionBlocks;
+    ++dispatched.drainDispatches;
+  }
+}
+
+Status WavefrontScheduler::iterationLimitError() const {
+  return Status::error(
+      ErrorKind::IterationLimit,
+      "program '" + program_.name + "' did not finish within " +
+          std::to_string(options_.maxIterations) + " iterations (" +
+          std::to_string(observation_.lanesFinished) + " of " +
+          std::to_string(lanes_) + " lanes finished)");
+}
+
+Status WavefrontScheduler::noProgressError() const {
+  return Status::error(ErrorKind::NoProgress,
+                       "program '" + program_.name +
+                           "': no stage holds work but " +
+                           std::to_string(observation_.lanesStarted -
+                                          observation_.lanesFinished) +
+                           " lanes are unfinished");
+}
+
+std::string WavefrontScheduler::devicePlacementBlocker() const {
+  for (uint32_t o = 0; o < clients_.size(); ++o)
+    if (clients_[o])
+      return "owner '" + program_.owners[o].name +
+             "' has a client whose policy hooks exist only on the host";
+  if (Status support = device_.residentSupport(); !support.ok())
+    return support.message();
+  return {};
+}
+
+void WavefrontScheduler::runOnDevice() {
+  ResidentRun run;
+  run.lanes = lanes_;
+  run.partialAdmission = options_.partialAdmission;
+  run.maxIterations = options_.maxIterations;
+  run.sorting = options_.sorting;
+  ResidentLog log;
+  if (Status status = device_.runResident(run, log); !status.ok()) {
+    fail(std::move(status));
+    return;
+  }
+  size_t words = observationWords(shape_);
+  uint32_t entry = shape_.entryStage();
+  for (size_t n = 0; n < log.records.size(); ++n) {
+    unpackObservation(shape_, log.snapshots.data() + n * words, observation_);
+    if (observer_)
+      observer_->observed(observation_);
+    const decision::Record &r = log.records[n];
+    IterationRecord record;
+    record.iteration = r.iteration;
+    record.chosenStage = r.chosenStage;
+    record.dispatchedStage = r.dispatchedStage;
+    record.waiting = r.waiting;
+    record.dispatched = r.dispatched;
+    record.refilled = r.refilled;
+    record.blockingOwner = r.blockingOwner;
+    record.availability = r.availability;
+    record.action = IterationAction(r.action);
+    accountDispatch(record);
+    stats_[record.dispatchedStage].itemsPublished += log.itemsPublished[n];
+    stats_[record.dispatchedStage].itemsReleased += log.itemsReleased[n];
+    if (observer_)
+      observer_->planned(record);
+    // The trace and the log show the counts the decision saw: after the
+    // refill.
+    observation_.stageCounts[entry] += record.refilled;
+    observation_.freeFrames -= record.refilled;
+    observation_.lanesStarted += record.refilled;
+    logIteration(record);
+    if (trace_) {
+      ChromeTraceRecorder::Timing timing;
+      timing.readbackBegin = timing.planBegin = log.decideUs[n];
+      timing.dispatchBegin = log.dispatchBeginUs[n];
+      timing.dispatchEnd = log.dispatchEndUs[n];
+      trace_->recordIteration(record, observation_, timing);
+    }
+    record_ = record;
+  }
+  iteration_ = log.records.size();
+  if (!log.last.empty())
+    unpackObservation(shape_, log.last.data(), observation_);
+  if (!log.fault.ok()) {
+    fail(log.fault);
+    return;
+  }
+  if (observer_ && log.verdict != decision::kCountFault)
+    observer_->observed(observation_);
+  switch (log.verdict) {
+  case decision::kFinished:
+    state_ = RunState::Finished;
+    if (Status status = finishTrace(); !status.ok())
+      fail(std::move(status));
+    return;
+  case decision::kCountFault: {
+    // The host's own validation names the numbers, as on the host placement.
+    Status status = validateObservation();
+    fail(status.ok() ? Status::error(ErrorKind::InvalidState,
+                                     "device placement: the device stopped "
+                                     "at counts the host finds consistent")
+                     : std::move(status));
+    return;
+  }
+  case decision::kIterationLimit:
+    fail(iterationLimitError());
+    return;
+  case decision::kNoProgress:
+    fail(noProgressError());
+    return;
+  default:
+    fail(Status::error(ErrorKind::InvalidState,
+                       "device placement: the device stopped with verdict " +
+                           std::to_string(uint32_t(log.verdict))));
+  }
+}
+
 StepResult WavefrontScheduler::step() {
   if (state_ == RunState::Finished)
     return StepResult::Finished;
@@ -283,12 +432,7 @@ StepResult WavefrontScheduler::step() {
     return StepResult::Finished;
   }
   if (options_.maxIterations != 0 && iteration_ >= options_.maxIterations)
-    return fail(Status::error(
-        ErrorKind::IterationLimit,
-        "program '" + program_.name + "' did not finish within " +
-            std::to_string(options_.maxIterations) + " iterations (" +
-            std::to_string(observation_.lanesFinished) + " of " +
-            std::to_string(lanes_) + " lanes finished)"));
+    return fail(iterationLimitError());
   if (trace_)
     timing.planBegin = microsecondsSince(origin);
 
@@ -308,12 +452,7 @@ StepResult WavefrontScheduler::step() {
 
   uint32_t chosen = chooseGreedyStage(observation_.stageCounts);
   if (chosen == kNoStage)
-    return fail(Status::error(ErrorKind::NoProgress,
-                              "program '" + program_.name +
-                                  "': no stage holds work but " +
-                                  std::to_string(observation_.lanesStarted -
-                                                 observation_.lanesFinished) +
-                                  " lanes are unfinished"));
+    return fail(noProgressError());
   record.chosenStage = chosen;
   record.dispatchedStage = chosen;
   record.waiting = observation_.stageCounts[chosen];
@@ -326,15 +465,7 @@ StepResult WavefrontScheduler::step() {
   if (observer_)
     observer_->planned(record);
 
-  StageStatistics &dispatched = stats_[record.dispatchedStage];
-  ++dispatched.dispatches;
-  dispatched.invocations += record.dispatched;
-  if (record.action == IterationAction::AdmitProducerPartially)
-    ++dispatched.partialAdmissions;
-  if (record.action == IterationAction::DrainForAdmission) {
-    ++stats_[chosen].admissionBlocks;
-    ++dispatched.drainDispatches;
-  }
+  accountDispatch(record);
 
   if (trace_)
     timing.dispatchBegin = microsecondsSince(origin);
@@ -342,6 +473,7 @@ StepResult WavefrontScheduler::step() {
   lastDispatchedStage_ = record.dispatchedStage;
   record_ = record;
   ++iteration_;
+  logIteration(record);
   if (trace_) {
     timing.dispatchEnd = microsecondsSince(origin);
     trace_->recordIteration(record, observation_, timing);
@@ -356,10 +488,19 @@ RunResult WavefrontScheduler::run(uint32_t lanes) {
     result.status = status;
     return result;
   }
-  StepResult step;
-  do {
-    step = this->step();
-  } while (step == StepResult::Continue);
+  std::string hostReason;
+  if (options_.placement == SchedulerPlacement::Device)
+    hostReason = devicePlacementBlocker();
+  if (options_.placement == SchedulerPlacement::Device && hostReason.empty()) {
+    result.placement = SchedulerPlacement::Device;
+    runOnDevice();
+  } else {
+    result.placementNote = std::move(hostReason);
+    StepResult step;
+    do {
+      step = this->step();
+    } while (step == StepResult::Continue);
+  }
   result.status = status_;
   result.iterations = iteration_;
   result.lanesFinished = observation_.lanesFinished;

@@ -83,6 +83,17 @@ static cl::list<std::string> waveCapacities(
 static cl::opt<std::string> waveTrace(
     "trace", cl::desc("Wave programs: write a Chrome trace of the wavefront iterations"),
     cl::init(""), cl::cat(runCategory));
+static cl::opt<std::string> wavePlacement(
+    "scheduler-placement",
+    cl::desc("Wave programs: host (default) | device: where the wavefront scheduler decides; "
+             "device runs the decision loop on the device (the cpu backend today) and falls back "
+             "to host, saying why, where the device has no placement"),
+    cl::init("host"), cl::cat(runCategory));
+static cl::opt<std::string> waveIterationLog(
+    "iteration-log",
+    cl::desc("Wave programs: write one line per wavefront iteration (the decision and the counts "
+             "it saw); both placements write the same text"),
+    cl::init(""), cl::cat(runCategory));
 static cl::opt<unsigned> waveWorkers("workers", cl::desc("Wave programs: CPU workers (0: one per core)"),
                                      cl::init(0), cl::cat(runCategory));
 static cl::list<std::string> waveBind(
@@ -178,6 +189,9 @@ int main(int argc, char **argv) {
   options.run.partialAdmission = wavePartialAdmission;
   options.run.stats = waveStats;
   options.run.tracePath = waveTrace;
+  options.run.placement = wavePlacement;
+  options.run.placementGiven = wavePlacement.getNumOccurrences() != 0;
+  options.run.iterationLogPath = waveIterationLog;
   options.run.sort = waveSort;
   options.run.sortBuckets = waveSortBuckets;
   for (auto [option, list, into] :

@@ -420,3 +420,160 @@ TEST(RunStateTest, TransitionsAndCompletion) {
   observation.ownerLive[1] = 1;
   EXPECT_FALSE(isRunComplete(observation, 5, 4)); // an item still live
 }
+
+//===----------------------------------------------------------------------===//
+// decision.h: the decision both placements run, against hand derivations.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+// Main stages A (entry, 0) and B (1); owner O (capacity 4, one stage,
+// global stage 2); A publishes at most 3 items into O. A pool of 2 frames
+// and 3 lanes.
+struct TinyProgram {
+  uint32_t capacity[1] = {4};
+  uint32_t stageBase[1] = {2};
+  uint32_t stageCount[1] = {1};
+  uint32_t producerBegin[3] = {0, 1, 1};
+  uint32_t edgeOwner[1] = {0};
+  uint32_t edgeBound[1] = {3};
+  uint32_t counts[3] = {0, 0, 0};
+  uint32_t live[1] = {0};
+  sluice::decision::u64 published[1] = {0};
+  sluice::decision::u64 released[1] = {0};
+  sluice::decision::Tables t;
+  sluice::decision::Counts c;
+  TinyProgram() {
+    t.stageCount = 3;
+    t.mainStageCount = 2;
+    t.ownerCount = 1;
+    t.entryStage = 0;
+    t.framePool = 2;
+    t.lanes = 3;
+    t.ownerCapacity = capacity;
+    t.ownerStageBase = stageBase;
+    t.ownerStageCount = stageCount;
+    t.producerBegin = producerBegin;
+    t.edgeOwner = edgeOwner;
+    t.edgeBound = edgeBound;
+    c.stageCounts = counts;
+    c.ownerLive = live;
+    c.ownerPublished = published;
+    c.ownerReleased = released;
+    c.freeFrames = 2;
+  }
+};
+
+} // namespace
+
+TEST(Decision, FirstIterationRefillsThenAdmitsAPartialPrefix) {
+  namespace d = sluice::decision;
+  TinyProgram p;
+  d::Record r;
+  ASSERT_EQ(d::decide(p.t, p.c, 0, r), d::kContinue);
+  // Refill min(2 free, 3 lanes) = 2 at A; A = 4 - 0 = 4; 2 * 3 = 6 > 4, so
+  // the prefix floor(4 / 3) = 1 is admitted.
+  EXPECT_EQ(r.refilled, 2u);
+  EXPECT_EQ(p.counts[0], 2u);
+  EXPECT_EQ(p.c.freeFrames, 0u);
+  EXPECT_EQ(p.c.lanesStarted, 2u);
+  EXPECT_EQ(r.chosenStage, 0u);
+  EXPECT_EQ(r.dispatchedStage, 0u);
+  EXPECT_EQ(r.waiting, 2u);
+  EXPECT_EQ(r.dispatched, 1u);
+  EXPECT_EQ(r.availability, 4u);
+  EXPECT_EQ(r.action, d::kActionAdmitPartially);
+  EXPECT_EQ(r.blockingOwner, d::kNone);
+}
+
+TEST(Decision, AuxiliaryStageWinsThenTiesGoToTheLowestStage) {
+  namespace d = sluice::decision;
+  TinyProgram p;
+  // After iteration 0: the admitted frame moved to B and published 3 items.
+  p.counts[0] = 1, p.counts[1] = 1, p.counts[2] = 3;
+  p.live[0] = 3, p.published[0] = 3;
+  p.c.freeFrames = 0, p.c.lanesStarted = 2;
+  d::Record r;
+  ASSERT_EQ(d::decide(p.t, p.c, 1, r), d::kContinue);
+  EXPECT_EQ(r.refilled, 0u); // no frame is free
+  EXPECT_EQ(r.chosenStage, 2u);
+  EXPECT_EQ(r.dispatched, 3u); // an auxiliary stage runs whole
+  EXPECT_EQ(r.action, d::kActionDispatch);
+  // The items were released: counts [1, 1, 0]; the tie goes to A, which now
+  // fits whole: 1 * 3 <= 4.
+  p.counts[2] = 0, p.live[0] = 0, p.released[0] = 3;
+  ASSERT_EQ(d::decide(p.t, p.c, 2, r), d::kContinue);
+  EXPECT_EQ(r.chosenStage, 0u);
+  EXPECT_EQ(r.dispatched, 1u);
+  EXPECT_EQ(r.action, d::kActionAdmit);
+  EXPECT_EQ(r.availability, 4u);
+}
+
+TEST(Decision, BlockedProducerDrainsTheFirstNonEmptyOwnerStage) {
+  namespace d = sluice::decision;
+  TinyProgram p;
+  // A holds 2 frames, O holds 2 live items: A = 4 - 2 = 2 < b = 3, so even
+  // one invocation is blocked and O's stage (2 items) is drained instead.
+  p.counts[0] = 2, p.counts[2] = 2;
+  p.live[0] = 2, p.published[0] = 2;
+  p.c.freeFrames = 0, p.c.lanesStarted = 3;
+  d::Record r;
+  ASSERT_EQ(d::decide(p.t, p.c, 5, r), d::kContinue);
+  EXPECT_EQ(r.iteration, 5u);
+  EXPECT_EQ(r.chosenStage, 0u);
+  EXPECT_EQ(r.action, d::kActionDrain);
+  EXPECT_EQ(r.blockingOwner, 0u);
+  EXPECT_EQ(r.availability, 2u);
+  EXPECT_EQ(r.dispatchedStage, 2u);
+  EXPECT_EQ(r.dispatched, 2u);
+  // Without partial admission the whole dispatch must fit; validateRunShape
+  // guarantees pool * b <= C then, so an empty owner never blocks.
+  TinyProgram q;
+  q.t.partialAdmission = 0;
+  q.capacity[0] = 6;
+  q.counts[0] = 2, q.counts[2] = 1, q.live[0] = 1, q.published[0] = 1;
+  q.c.freeFrames = 0, q.c.lanesStarted = 2;
+  // A = 6 - 1 = 5 < 2 * 3: blocked, so O's one item is drained.
+  ASSERT_EQ(d::decide(q.t, q.c, 0, r), d::kContinue);
+  EXPECT_EQ(r.action, d::kActionDrain);
+  EXPECT_EQ(r.dispatched, 1u);
+  EXPECT_EQ(r.availability, 5u);
+}
+
+TEST(Decision, VerdictsForFinishedRunsAndBrokenCounts) {
+  namespace d = sluice::decision;
+  d::Record r;
+  TinyProgram done;
+  done.c.lanesStarted = 3, done.c.lanesFinished = 3; // every frame free
+  EXPECT_EQ(d::decide(done.t, done.c, 9, r), d::kFinished);
+  TinyProgram over;
+  over.counts[2] = 5, over.live[0] = 5, over.published[0] = 5; // L > C
+  EXPECT_EQ(d::decide(over.t, over.c, 0, r), d::kCountFault);
+  TinyProgram lost;
+  lost.counts[0] = 1, lost.c.lanesStarted = 1; // 1 + 2 free != 2 frames
+  EXPECT_EQ(d::decide(lost.t, lost.c, 0, r), d::kCountFault);
+  TinyProgram limit;
+  limit.t.maxIterations = 4;
+  EXPECT_EQ(d::decide(limit.t, limit.c, 4, r), d::kIterationLimit);
+}
+
+TEST(Decision, CanonicalRefillAndSelection) {
+  namespace d = sluice::decision;
+  // Frames 0 and 3 are free among 5; stage words of the others.
+  uint32_t stage[5] = {d::kNone, 1, 0, d::kNone, 1};
+  uint32_t lane[5] = {9, 9, 9, 9, 9};
+  d::refillFrames(stage, lane, 5, 0, 2, 40);
+  // The lowest free frames take the next lanes in lane order.
+  EXPECT_EQ(stage[0], 0u);
+  EXPECT_EQ(lane[0], 40u);
+  EXPECT_EQ(stage[3], 0u);
+  EXPECT_EQ(lane[3], 41u);
+  uint32_t invocations[5] = {};
+  // Stage 0 holds frames 0, 2, 3: a dispatch of 2 takes 0 and 2.
+  EXPECT_EQ(d::selectAscending(stage, 5, 0, 2, invocations), 2u);
+  EXPECT_EQ(invocations[0], 0u);
+  EXPECT_EQ(invocations[1], 2u);
+  EXPECT_EQ(d::selectAscending(stage, 5, 1, 5, invocations), 2u);
+  EXPECT_EQ(invocations[0], 1u);
+  EXPECT_EQ(invocations[1], 4u);
+}

@@ -195,7 +195,8 @@ struct CaseRun {
   std::string observerFailure;
 };
 
-CaseRun runCase(GeneratedCase &test, uint32_t workers, uint32_t blockSize) {
+CaseRun runCase(GeneratedCase &test, uint32_t workers, uint32_t blockSize,
+                SchedulerPlacement placement = SchedulerPlacement::Host) {
   CpuDeviceOptions deviceOptions;
   deviceOptions.workers = workers;
   deviceOptions.blockSize = blockSize;
@@ -205,6 +206,7 @@ CaseRun runCase(GeneratedCase &test, uint32_t workers, uint32_t blockSize) {
   options.partialAdmission = test.partialAdmission;
   // One more than the bound so exceeding it shows up as a failure below.
   options.maxIterations = test.program.totalVisits() + 1;
+  options.placement = placement;
   WavefrontScheduler scheduler(test.program.descriptor(), device, options);
   for (uint32_t o = 0; o < test.clients.size(); ++o)
     scheduler.setOwnerClient(o, test.clients[o].get());
@@ -237,6 +239,48 @@ std::string checkTotals(const ScriptedProgram &program,
              std::to_string(plan[s].invocations) + "/" +
              std::to_string(plan[s].itemsPublished) + "/" +
              std::to_string(plan[s].itemsReleased);
+  return "";
+}
+
+bool sameRecord(const IterationRecord &a, const IterationRecord &b) {
+  return a.iteration == b.iteration && a.chosenStage == b.chosenStage &&
+         a.dispatchedStage == b.dispatchedStage && a.waiting == b.waiting &&
+         a.dispatched == b.dispatched && a.refilled == b.refilled &&
+         a.blockingOwner == b.blockingOwner &&
+         a.availability == b.availability && a.action == b.action;
+}
+
+// The device placement (decision.h run by the CPU device's own loop) makes
+// the host placement's decision at every iteration, under the default owner
+// policy. Empty when it does.
+std::string checkPlacements(GeneratedCase &test) {
+  ScriptedProgram &program = test.program;
+  std::vector<std::unique_ptr<CapacityOwnerClient>> clients =
+      std::move(test.clients);
+  test.clients.clear();
+  CaseRun host = runCase(test, 1, 64, SchedulerPlacement::Host);
+  std::string hostError = program.verifyCompleteRun();
+  CaseRun device = runCase(test, 1, 64, SchedulerPlacement::Device);
+  std::string deviceError = program.verifyCompleteRun();
+  test.clients = std::move(clients);
+  if (!host.result.status.ok() || !hostError.empty())
+    return "default-policy host run failed: " + host.result.status.describe() +
+           hostError;
+  if (device.result.placement != SchedulerPlacement::Device)
+    return "the device placement did not run: " + device.result.placementNote;
+  if (!device.result.status.ok() || !deviceError.empty())
+    return "device placement failed: " + device.result.status.describe() +
+           deviceError;
+  if (!device.observerFailure.empty())
+    return "device placement: " + device.observerFailure;
+  if (host.records.size() != device.records.size())
+    return "device placement took " + std::to_string(device.records.size()) +
+           " iterations, the host " + std::to_string(host.records.size());
+  for (size_t n = 0; n < host.records.size(); ++n)
+    if (!sameRecord(host.records[n], device.records[n]))
+      return "placements diverge at iteration " + std::to_string(n);
+  if (host.result.stages != device.result.stages)
+    return "placements' per-stage statistics differ";
   return "";
 }
 
@@ -290,6 +334,12 @@ std::string checkSeed(uint64_t seed) {
           parallel.records[n].dispatched != run.records[n].dispatched)
         return fail("3 workers diverged at iteration " + std::to_string(n));
   }
+
+  // Both placements decide alike (every fourth program; the others keep
+  // their random client policies, which only the host placement runs).
+  if (seed % 4 == 0)
+    if (std::string error = checkPlacements(test); !error.empty())
+      return fail(error);
 
   // The state-machine schedule reaches the same totals.
   if (seed % 16 == 0) {

@@ -13,6 +13,7 @@
 #define SLUICE_RUNTIME_ADMISSION_ADMISSION_H
 
 #include "sluice/runtime/admission/status.h"
+#include "sluice/runtime/wavefront/decision.h"
 
 #include <cstdint>
 #include <span>
@@ -24,9 +25,9 @@ namespace sluice::runtime {
 inline constexpr uint32_t kNoStage = UINT32_MAX;
 
 enum class AdmissionOutcome : uint8_t {
-  Full = 0,    // All waiting invocations fit.
-  Partial = 1, // The largest prefix floor(A / b) >= 1 fits.
-  Blocked = 2, // Nothing fits; the owner must drain first.
+  Full = decision::kAdmitFull,       // All waiting invocations fit.
+  Partial = decision::kAdmitPartial, // The largest prefix floor(A / b) >= 1 fits.
+  Blocked = decision::kAdmitBlocked, // Nothing fits; the owner must drain first.
 };
 static_assert(sizeof(AdmissionOutcome) == 1);
 
@@ -45,34 +46,23 @@ constexpr bool admissionFits(uint32_t invocations, uint32_t bound,
 // Admits all `waiting` invocations if they fit, otherwise (when partial
 // admission is allowed) the prefix floor(A / b) if it is at least one.
 // A bound of zero never consumes capacity and is always admitted in full.
+// The rule itself is decision::admit, shared with the device placement.
 constexpr AdmissionDecision decideAdmission(uint32_t waiting, uint32_t bound,
                                             uint64_t availability,
                                             bool allowPartial) {
-  if (admissionFits(waiting, bound, availability))
-    return {waiting, AdmissionOutcome::Full};
-  if (!allowPartial)
-    return {0, AdmissionOutcome::Blocked};
-  // waiting * bound > availability, so availability / bound < waiting and the
-  // quotient fits in 32 bits.
-  uint64_t prefix = availability / bound;
-  if (prefix == 0)
-    return {0, AdmissionOutcome::Blocked};
-  return {uint32_t(prefix), AdmissionOutcome::Partial};
+  decision::Admission a =
+      decision::admit(waiting, bound, availability, allowPartial);
+  return {a.admitted, AdmissionOutcome(a.outcome)};
 }
 
 // Combines the per-owner decisions of a producer that feeds several owners:
 // the dispatch is the smallest admitted prefix.
 constexpr AdmissionDecision combineAdmission(AdmissionDecision a,
                                              AdmissionDecision b) {
-  if (a.outcome == AdmissionOutcome::Blocked)
-    return a;
-  if (b.outcome == AdmissionOutcome::Blocked)
-    return b;
-  if (b.admitted < a.admitted)
-    return b;
-  if (a.admitted < b.admitted)
-    return a;
-  return a.outcome == AdmissionOutcome::Partial ? a : b;
+  decision::Admission c =
+      decision::combine({a.admitted, uint32_t(a.outcome)},
+                        {b.admitted, uint32_t(b.outcome)});
+  return {c.admitted, AdmissionOutcome(c.outcome)};
 }
 
 // The greedy choice: the stage with the largest count, ties to the lowest

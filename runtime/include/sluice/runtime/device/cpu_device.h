@@ -50,6 +50,10 @@ public:
   void dispatch(uint32_t stage, uint32_t count) override;
   Status readCounts(Observation &out) override;
   Status runStateMachine(uint32_t lanes, StateMachineReport &report) override;
+  // The device placement: the decision loop runs in the device (decision.h
+  // and the router's device form), the same code the GPU placements run.
+  Status residentSupport() const override;
+  Status runResident(const ResidentRun &run, ResidentLog &log) override;
 
 private:
   struct Impl;

@@ -12,6 +12,7 @@
 
 #include "sluice/runtime/admission/admission.h"
 #include "sluice/runtime/admission/status.h"
+#include "sluice/runtime/wavefront/decision.h"
 #include "sluice/runtime/wavefront/program.h"
 
 #include <cstdint>
@@ -38,6 +39,41 @@ struct StateMachineReport {
   uint64_t lanesFinished = 0;
   uint32_t workersUsed = 0;
 };
+
+// A run of the device placement (DESIGN.md §2.4): the device decides every
+// iteration itself (decision.h, default owner policy) and the host reads
+// back only when the run ends.
+struct ResidentRun {
+  uint32_t lanes = 0;
+  bool partialAdmission = true;
+  uint64_t maxIterations = 0; // 0: unbounded
+  FrameSorting sorting;
+};
+
+// What a device placement leaves for the host: per iteration the decision
+// record and the counts it decided from (before that iteration's refill,
+// packed by packObservation), the items its dispatch published and
+// released, and when it happened; then why it stopped.
+struct ResidentLog {
+  std::vector<decision::Record> records;
+  std::vector<uint64_t> snapshots; // observationWords() per record
+  std::vector<uint64_t> itemsPublished, itemsReleased; // per record
+  // Per record: microseconds since the run started at which the decision
+  // began, the dispatch began and it ended (0 where the device cannot tell).
+  std::vector<double> decideUs, dispatchBeginUs, dispatchEndUs;
+  decision::Verdict verdict = decision::kContinue;
+  std::vector<uint64_t> last; // the counts the run stopped at (packed)
+  Status fault;                // a kernel or routing fault, if any
+  uint64_t readbacks = 0;      // host reads of device state during the run
+};
+
+// An Observation as observationWords(shape) 64-bit words: stage counts,
+// owner live, published and released counts, free frames, lanes started,
+// lanes finished.
+size_t observationWords(const ProgramShape &shape);
+void packObservation(const Observation &in, std::vector<uint64_t> &out);
+void unpackObservation(const ProgramShape &shape, const uint64_t *words,
+                       Observation &out);
 
 class Device {
 public:
@@ -66,6 +102,14 @@ public:
   // megakernel launch; items are handled by the lane's worker right after
   // they are published.
   virtual Status runStateMachine(uint32_t lanes, StateMachineReport &report);
+
+  // The device placement: success when this device can run the decision
+  // loop itself, otherwise why not (the scheduler then keeps the host
+  // placement and says so).
+  virtual Status residentSupport() const;
+  // Runs every iteration on the device, after allocate(). Fills `log`; a
+  // non-success status is a device failure, protocol faults are in `log`.
+  virtual Status runResident(const ResidentRun &run, ResidentLog &log);
 
   // Changes with every successful allocate(), so a scheduler notices that
   // another user re-allocated the device since its own allocate().

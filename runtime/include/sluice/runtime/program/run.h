@@ -31,6 +31,12 @@ struct ArtifactRunOptions {
   bool stats = false;
   uint32_t repeat = 1; // runs; the fastest wall time goes to stderr
   std::string tracePath;
+  // host | device: where the wavefront scheduler decides (DESIGN.md §2.4).
+  std::string placement = "host";
+  bool placementGiven = false;
+  // One text line per wavefront iteration: the decision and the counts it
+  // saw, the same for both placements.
+  std::string iterationLogPath;
   BindingRequests bindings; // --bind, --set, --output, --print
   std::string tool = "sluice-run"; // the prefix of every message
 };

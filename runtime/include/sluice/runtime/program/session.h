@@ -86,6 +86,10 @@ struct RunOptions {
   // reloads the kernels; the Vulkan backend takes only 0.
   uint32_t workers = 0;
   std::string tracePath;      // Chrome trace JSON (wavefront only); "": none
+  // Wavefront: where the scheduler decides; Device falls back to Host (and
+  // RunReport::placementNote says why) where the device has no placement.
+  SchedulerPlacement placement = SchedulerPlacement::Host;
+  std::string iterationLogPath; // one text line per iteration; "": none
   // Wavefront: how a dispatch of a stage with a `sort_by` key orders its
   // frames (on by default; the state-machine schedule has no dispatches).
   FrameSorting sorting;

@@ -59,14 +59,29 @@ void printRunSummary(std::FILE *out, const ProgramDescriptor &program,
 
 class ChromeTraceRecorder;
 
+
 enum class Schedule : uint8_t { Wavefront = 0, StateMachine = 1 };
 static_assert(sizeof(Schedule) == 1);
 
+// Where the scheduler decides (DESIGN.md §2.4): on the host, with a
+// readback after every dispatch, or on the device, which runs decision.h in
+// its own loop and hands the host the per-iteration records when it ends.
+enum class SchedulerPlacement : uint8_t { Host = 0, Device = 1 };
+static_assert(sizeof(SchedulerPlacement) == 1);
+const char *schedulerPlacementName(SchedulerPlacement placement);
+
 struct SchedulerOptions {
   uint32_t framePool = 256;
+  // Device: when the device has a device placement and every owner keeps the
+  // default policy; otherwise the host placement runs and the result says
+  // why (RunResult::placementNote).
+  SchedulerPlacement placement = SchedulerPlacement::Host;
   bool partialAdmission = true;
   uint64_t maxIterations = 0; // 0: unbounded
   std::string tracePath;      // Chrome trace JSON; empty: no trace
+  // One line per iteration (formatIterationLine); empty: none. Both
+  // placements write the same text for the same decisions.
+  std::string iterationLogPath;
   FrameSorting sorting;       // handed to the device at every start()
 };
 
@@ -93,6 +108,15 @@ struct IterationRecord {
   uint64_t availability = 0;           // A of the blocking/limiting owner
   IterationAction action = IterationAction::DispatchStage;
 };
+
+// "iteration 3: admit-partial chosen=bounce dispatched=bounce waiting=40
+// dispatched=16 refilled=0 blocking=- availability=16 counts=0,40,16
+// live=16": an iteration's decision and the counts it saw (after the
+// refill), as the iteration log writes it.
+std::string formatIterationLine(const ProgramShape &shape,
+                                const ProgramDescriptor &program,
+                                const IterationRecord &record,
+                                const Observation &observation);
 
 // Lifecycle of a scheduler; one function per transition.
 enum class RunState : uint8_t {
@@ -121,6 +145,8 @@ static_assert(sizeof(StepResult) == 1);
 struct RunResult {
   Status status;
   Schedule schedule = Schedule::Wavefront;
+  SchedulerPlacement placement = SchedulerPlacement::Host; // what ran
+  std::string placementNote; // why the host ran when the device was asked
   uint64_t iterations = 0;
   uint64_t lanesFinished = 0;
   std::vector<StageStatistics> stages; // per global stage
@@ -168,11 +194,21 @@ public:
 private:
   StepResult fail(Status status);
   Status validateObservation();
+  // Per-stage statistics of one planned dispatch.
+  void accountDispatch(const IterationRecord &record);
+  Status iterationLimitError() const;
+  Status noProgressError() const;
+  // Empty when the device placement can run, otherwise why not.
+  std::string devicePlacementBlocker() const;
+  // The device placement's run: the records become statistics, observer
+  // calls and the trace; the verdict becomes the same status as on the host.
+  void runOnDevice();
   void accountPreviousDispatch();
   OwnerView ownerView(uint32_t owner) const;
   CapacityOwnerClient &client(uint32_t owner);
   Status planProducer(uint32_t stage, IterationRecord &record);
   Status finishTrace();
+  void logIteration(const IterationRecord &record);
 
   const ProgramDescriptor &program_;
   Device &device_;
@@ -195,6 +231,7 @@ private:
   uint64_t deviceEpoch_ = 0; // device allocation made by prepare()
   std::chrono::steady_clock::time_point runStart_;
   std::unique_ptr<ChromeTraceRecorder> trace_;
+  std::string iterationLog_; // options_.iterationLogPath's text
 };
 
 // The state-machine (megakernel) schedule of the same descriptor, for
