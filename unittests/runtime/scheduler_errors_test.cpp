@@ -424,3 +424,137 @@ TEST(KernelFaults, StateMachineReportsTheSameFaults) {
   EXPECT_EQ(runStateMachine(program, device, 5, 4).status.kind(),
             ErrorKind::LinearityViolation);
 }
+
+//===----------------------------------------------------------------------===//
+// The device placement's verdicts become the host placement's messages.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+namespace decision = sluice::decision;
+
+// A device whose placement "stops" with a given verdict at given counts.
+class VerdictDevice final : public Device {
+public:
+  decision::Verdict verdict = decision::kCountFault;
+  Observation last;
+  bool supported = true;
+  const char *name() const override { return "verdict"; }
+  Status allocate(const ProgramDescriptor &, const ProgramShape &shape,
+                  uint32_t) override {
+    if (last.stageCounts.size() != shape.totalStageCount())
+      last.resize(shape);
+    return Status::success();
+  }
+  void reset() override {}
+  void refill(uint32_t) override {}
+  void dispatch(uint32_t, uint32_t) override {}
+  Status readCounts(Observation &out) override {
+    out = last;
+    return Status::success();
+  }
+  Status residentSupport() const override {
+    return supported ? Status::success() : Device::residentSupport();
+  }
+  Status runResident(const ResidentRun &, ResidentLog &log) override {
+    log.verdict = verdict;
+    packObservation(last, log.last);
+    return Status::success();
+  }
+};
+
+RunResult runVerdict(VerdictDevice &device, uint32_t lanes = 2) {
+  static ScriptedProgram program;
+  if (program.lanes.empty())
+    poolProgram(program, 2);
+  SchedulerOptions options;
+  options.framePool = 4;
+  options.placement = SchedulerPlacement::Device;
+  WavefrontScheduler scheduler(program.descriptor(), device, options);
+  if (Status status = scheduler.prepare(); !status.ok()) {
+    RunResult failed;
+    failed.status = status;
+    return failed;
+  }
+  // The counts the device stops at: every frame free unless a test says so.
+  if (device.last.freeFrames == 0 && device.last.stageCounts[0] == 0)
+    device.last.freeFrames = 4;
+  return scheduler.run(lanes);
+}
+
+} // namespace
+
+TEST(DevicePlacementVerdicts, CountFaultIsReportedWithTheHostMessage) {
+  VerdictDevice device;
+  ScriptedProgram program;
+  poolProgram(program, 2);
+  ProgramShape shape;
+  ASSERT_TRUE(ProgramShape::build(program.descriptor(), shape).ok());
+  device.last.resize(shape);
+  // Owner 'pool' (C = 4): 5 live items at stage a, published 5.
+  device.last.stageCounts[1] = 5;
+  device.last.ownerLive[0] = 5;
+  device.last.ownerPublished[0] = 5;
+  device.last.freeFrames = 4;
+  RunResult result = runVerdict(device);
+  EXPECT_EQ(result.placement, SchedulerPlacement::Device);
+  EXPECT_EQ(result.status.kind(), ErrorKind::CapacityExceeded);
+  EXPECT_TRUE(contains(result.status.message(),
+                       "owner 'pool': stage counts [5, 0] (sum 5), observed "
+                       "total 5, capacity 4: live items exceed the capacity"))
+      << result.status.message();
+}
+
+TEST(DevicePlacementVerdicts, ACountFaultTheHostCannotSeeIsAnInternalError) {
+  VerdictDevice device; // consistent counts, but a count-fault verdict
+  RunResult result = runVerdict(device);
+  EXPECT_EQ(result.status.kind(), ErrorKind::InvalidState);
+  EXPECT_TRUE(contains(result.status.message(),
+                       "device placement: the device stopped at counts the "
+                       "host finds consistent"));
+}
+
+TEST(DevicePlacementVerdicts, IterationLimitAndUnknownVerdicts) {
+  VerdictDevice device;
+  device.verdict = decision::kIterationLimit;
+  RunResult limit = runVerdict(device);
+  EXPECT_EQ(limit.status.kind(), ErrorKind::IterationLimit);
+  EXPECT_TRUE(contains(limit.status.message(),
+                       "program 'pool-program' did not finish within"));
+  device.verdict = decision::kNoProgress;
+  RunResult stuck = runVerdict(device);
+  EXPECT_EQ(stuck.status.kind(), ErrorKind::NoProgress);
+  EXPECT_TRUE(contains(stuck.status.message(),
+                       "program 'pool-program': no stage holds work but 0 "
+                       "lanes are unfinished"));
+  device.verdict = decision::Verdict(99);
+  RunResult odd = runVerdict(device);
+  EXPECT_EQ(odd.status.kind(), ErrorKind::InvalidState);
+  EXPECT_TRUE(contains(odd.status.message(),
+                       "device placement: the device stopped with verdict 99"));
+}
+
+TEST(DevicePlacementVerdicts, ClientHooksKeepTheHostPlacement) {
+  ScriptedProgram program;
+  poolProgram(program, 3);
+  CpuDevice device;
+  SchedulerOptions options;
+  options.framePool = 4;
+  options.placement = SchedulerPlacement::Device;
+  WavefrontScheduler scheduler(program.descriptor(), device, options);
+  EmptyStageClient client;
+  scheduler.setOwnerClient(0, &client);
+  RunResult result = scheduler.run(3);
+  EXPECT_EQ(result.placement, SchedulerPlacement::Host);
+  EXPECT_EQ(result.placementNote,
+            "owner 'pool' has a client whose policy hooks exist only on the "
+            "host");
+}
+
+TEST(DevicePlacementVerdicts, ARunBeforeAllocateIsRefused) {
+  CpuDevice device;
+  ResidentLog log;
+  Status status = device.runResident(ResidentRun{}, log);
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidState);
+  EXPECT_EQ(status.message(), "device placement: a run before allocate()");
+}
