@@ -311,6 +311,12 @@ TEST_F(ShadowProgramTest, RunOptionsAreChecked) {
   EXPECT_EQ(message(options),
             "RunOptions::tracePath records wavefront iterations; the "
             "state-machine schedule has none");
+  options = {};
+  options.schedule = Schedule::StateMachine;
+  options.iterationLogPath = "iterations.txt";
+  EXPECT_EQ(message(options),
+            "RunOptions::iterationLogPath records wavefront iterations; the "
+            "state-machine schedule has none");
   // A protocol fault is the run's status: a frame pool larger than the owner
   // admits with partial admission off.
   options = {};
