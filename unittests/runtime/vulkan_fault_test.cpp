@@ -344,9 +344,10 @@ TEST_F(VulkanFaultTest, LaunchAbiScratchBeyondTheStorageRangeExits) {
         sluice_rt_vk_launch_end(2, 1, 1, 32, 1, 1);
       },
       ::testing::ExitedWithCode(kExitFailure),
-      "sluice: vulkan: kernel @scratch_private needs 1024 bytes of scratch "
-      "\\(16 bytes per invocation \\* 64 invocations\\) but the device binds "
-      "at most 1000 bytes per storage buffer");
+      std::string("sluice: vulkan: kernel @scratch_private needs 1024 bytes "
+                  "of scratch \\(16 bytes per invocation \\* 64 "
+                  "invocations\\) ") +
+          "but the device binds at most" + " 1000 bytes per storage buffer");
 }
 
 } // namespace
