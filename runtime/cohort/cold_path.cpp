@@ -131,8 +131,8 @@ RunResult Executor::Impl::run(const TaskGraph &graph) {
     if (word.running() != SlotState::Empty ||
         word.pending() != SlotState::Empty || word.reserved()) {
       protocolError(run, "core " + std::to_string(core) +
-                             " still holds a slot after the run (word 0x" +
-                             std::to_string(word.bits) + ")");
+                             " still holds a slot after the run (word " +
+                             formatCoreWord(word) + ")");
       coreRecords_[core].word.store(0, std::memory_order_release);
     }
   }

@@ -174,8 +174,8 @@ void Executor::Impl::executeRunning(RunState &run, int32_t core,
   SlotStep finished = applySlotStep(record.word, finishRunningSlot);
   if (!finished.ok)
     protocolError(run, "core " + std::to_string(core) +
-                           " cannot finish its running slot (word 0x" +
-                           std::to_string(finished.next.bits) + ")");
+                           " cannot finish its running slot (word " +
+                           formatCoreWord(finished.next) + ")");
   run.occupiedSlots.fetch_sub(1, std::memory_order_acq_rel);
   if (finished.promoted && finished.next.running() == SlotState::Gated) {
     int32_t promoted = record.payload[finished.next.runningIndex()].task;

@@ -187,6 +187,13 @@ TEST(CpuDeviceTest, DeviceRejectsRequestsBeyondItsState) {
   device.dispatch(0, 1); // nothing waits at stage 0
   EXPECT_EQ(device.readCounts(observation).kind(), ErrorKind::InvalidArgument);
 
+  CpuDevice unallocated(CpuDeviceOptions{1});
+  StateMachineReport report;
+  status = unallocated.runStateMachine(1, report);
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidState);
+  EXPECT_EQ(status.message(),
+            "cpu device: runStateMachine() before allocate()");
+
   ProgramDescriptor noKernel = program.descriptor();
   noKernel.mainStages[0].kernel = nullptr;
   EXPECT_EQ(device.allocate(noKernel, shape, 2).kind(),

@@ -115,6 +115,12 @@ TEST_F(VulkanTest, BufferMapRoundTrip) {
   EXPECT_EQ(odd->size(), 16u);
   auto odd2 = buffer(1001, Placement::Device);
   EXPECT_EQ(odd2->size(), 1004u);
+  std::unique_ptr<Buffer> huge;
+  Status status = context->createBuffer(UINT64_MAX, Placement::Host, huge);
+  EXPECT_EQ(status.kind(), ErrorKind::ArithmeticOverflow);
+  EXPECT_EQ(status.message(), "buffer of 18446744073709551615 bytes overflows "
+                              "when rounded up to 4");
+  EXPECT_FALSE(huge);
 
   // DeviceOnly memory is mapped only where it is host-visible anyway.
   auto deviceOnly = buffer(1001, Placement::DeviceOnly);
@@ -285,13 +291,20 @@ TEST_F(VulkanTest, MultiDimensionalGridBeyondTheLimitIsAnError) {
   const std::string limits = std::to_string(info.maxWorkgroupCount[0]) + "x" +
                              std::to_string(info.maxWorkgroupCount[1]) + "x" +
                              std::to_string(info.maxWorkgroupCount[2]);
-  EXPECT_NE(status.message().find("kernel 'count_workgroups' grid " +
-                                  std::to_string(wideX[0]) +
-                                  "x2x1 exceeds the device's "
-                                  "maxComputeWorkGroupCount " +
-                                  limits),
-            std::string::npos)
-      << status.message();
+  EXPECT_EQ(status.message(),
+            "kernel 'count_workgroups' grid " + std::to_string(wideX[0]) +
+                "x2x1 exceeds the device's maxComputeWorkGroupCount " +
+                limits +
+                "; only a one-dimensional grid (y = z = 1) is split along x");
+
+  // WorkgroupId is 32-bit: no split reaches a larger grid.
+  const uint64_t huge[3] = {uint64_t(UINT32_MAX) + 1, 1, 1};
+  s->dispatch(*k, bindings, {}, huge);
+  status = s->submitAndWait();
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument);
+  EXPECT_EQ(status.message(),
+            "kernel 'count_workgroups' grid dimension 0 is 4294967296 "
+            "workgroups; WorkgroupId is 32-bit, so at most 4294967295");
 
   // y beyond its limit is never split either; z = 3 with x beyond the limit.
   const uint64_t tallY[3] = {1, uint64_t(info.maxWorkgroupCount[1]) + 1, 1};
@@ -379,8 +392,9 @@ TEST_F(VulkanTest, BadCopiesAreErrors) {
       << status.message();
   s->copy(*a, 0, *a, 16, 32);
   status = s->submitAndWait();
-  EXPECT_NE(status.message().find("overlaps itself"), std::string::npos)
-      << status.message();
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument);
+  EXPECT_EQ(status.message(),
+            "copy of 32 bytes within one buffer from 0 to 16 overlaps itself");
 
   std::unique_ptr<Context> other;
   ASSERT_TRUE(Context::create(other).ok());
@@ -511,8 +525,8 @@ TEST_F(VulkanTest, PushConstants) {
   s->dispatch(*k, bindings, std::as_bytes(std::span(shortPush)), groups);
   status = s->submitAndWait();
   EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument);
-  EXPECT_NE(status.message().find("push constant"), std::string::npos)
-      << status.message();
+  EXPECT_EQ(status.message(), "kernel 'affine_push' takes 8 push constant "
+                              "bytes but the dispatch passes 4");
   s->dispatch(*k, bindings, std::as_bytes(std::span(push)), groups);
   EXPECT_TRUE(s->submitAndWait().ok());
 }
@@ -534,7 +548,8 @@ TEST_F(VulkanTest, WrongBindingCountIsAnError) {
   s->dispatch(*k, withNull, {}, groups);
   status = s->submitAndWait();
   EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument);
-  EXPECT_NE(status.message().find("null buffer"), std::string::npos);
+  EXPECT_EQ(status.message(),
+            "kernel 'triple_plus_one' binding 1 is a null buffer");
 }
 
 TEST_F(VulkanTest, BadSpirvIsRejected) {
@@ -553,6 +568,12 @@ TEST_F(VulkanTest, BadSpirvIsRejected) {
   status = context->createKernel(loadShader("affine_push"), "affine_push", 1, 6,
                                  out);
   EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument); // not a multiple of 4
+  // The limit follows: maxPushConstantsSize, at least 128 on every device.
+  const std::string prefix = "kernel 'affine_push' asks for 6 push constant "
+                             "bytes; the size must be a multiple of 4 and at "
+                             "most ";
+  ASSERT_EQ(status.message().substr(0, prefix.size()), prefix);
+  EXPECT_GE(std::stoul(status.message().substr(prefix.size())), 128u);
 }
 
 TEST_F(VulkanTest, DeviceSelectionByEnvironment) {
@@ -743,6 +764,34 @@ TEST_F(VulkanTest, LaunchAbiUnknownEntryExits) {
       },
       ::testing::ExitedWithCode(1),
       "sluice: vulkan: the SPIR-V module has no entry point named 'nope'");
+}
+
+// add_scalar without its OpExecutionMode LocalSize (each word of it replaced
+// by OpNop): the launch cannot check the block size against it.
+TEST_F(VulkanTest, LaunchAbiMissingLocalSizeExits) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  static std::vector<uint32_t> shader = loadShader("add_scalar");
+  constexpr uint32_t kOpNop = 0, kOpExecutionMode = 16, kLocalSize = 17;
+  for (size_t at = 5; at < shader.size();) {
+    uint32_t count = shader[at] >> 16;
+    ASSERT_GT(count, 0u);
+    if ((shader[at] & 0xffff) == kOpExecutionMode && count >= 3 &&
+        shader[at + 2] == kLocalSize)
+      std::fill(shader.begin() + at, shader.begin() + at + count,
+                (1u << 16) | kOpNop);
+    at += count;
+  }
+  std::vector<uint32_t> data(64, 0);
+  EXPECT_EXIT(
+      {
+        sluice_rt_vk_launch_begin(shader.data(), shader.size(), "add_scalar");
+        sluice_rt_vk_launch_arg(data.data(), 256, SLUICE_RT_VK_WRITE);
+        sluice_rt_vk_launch_scalar(1, 4);
+        sluice_rt_vk_launch_end(2, 1, 1, 32, 1, 1);
+      },
+      ::testing::ExitedWithCode(1),
+      "sluice: vulkan: entry point @add_scalar has no LocalSize execution "
+      "mode");
 }
 
 TEST_F(VulkanTest, LaunchAbiTimingLine) {
@@ -1113,6 +1162,17 @@ uint32_t lackedCapability(const DeviceInfo &info, std::string &feature) {
       return capability.first;
     }
   return 0;
+}
+
+// Checked before any Vulkan call, so it needs no device.
+TEST(VulkanDeviceAdapter, WorkgroupSizeZeroIsAnError) {
+  VulkanProgram program;
+  program.workgroupSize = 0;
+  std::unique_ptr<VulkanDevice> device;
+  Status status = VulkanDevice::create(std::move(program), device);
+  EXPECT_EQ(status.kind(), ErrorKind::InvalidArgument);
+  EXPECT_EQ(status.message(), "vulkan device: workgroup size 0");
+  EXPECT_FALSE(device);
 }
 
 TEST_F(VulkanTest, DeviceAdapterNamesAMissingFeature) {

@@ -80,6 +80,29 @@ TEST(cohortSlots, LayoutIsPacked) {
   EXPECT_TRUE(w.reserved());
 }
 
+// Protocol errors print a core word in hexadecimal: running index bit 8,
+// reserved bit 9, asleep bit 10, slot i in bits 4i..4i+3.
+TEST(cohortSlots, ProtocolErrorsPrintTheWordInHex) {
+  EXPECT_EQ(formatCoreWord(CoreWord{}), "0x0");
+  EXPECT_EQ(formatCoreWord(word(SlotState::Normal, SlotState::Gated, 1, true)),
+            "0x332");
+  EXPECT_EQ(formatCoreWord(word(SlotState::Open, SlotState::Empty)
+                               .withAsleep(true)),
+            "0x404");
+  EXPECT_EQ(formatCoreWord(CoreWord{0xdeadbeefu}), "0xdeadbeef");
+}
+
+// A refused step reports the word it refused, not an empty one.
+TEST(cohortSlots, RefusedStepHoldsTheRefusedWord) {
+  const CoreWord filling = word(SlotState::Filling, SlotState::Normal);
+  std::atomic<uint32_t> cell{filling.bits};
+  SlotStep step = applySlotStep(cell, finishRunningSlot);
+  EXPECT_FALSE(step.ok);
+  EXPECT_EQ(step.next, filling);
+  EXPECT_EQ(formatCoreWord(step.next), "0x21");
+  EXPECT_EQ(cell.load(), filling.bits);
+}
+
 TEST(cohortSlots, RunningSlotOnlyOnIdleUnreservedCores) {
   EXPECT_TRUE(reserveRunningSlot(word(SlotState::Empty, SlotState::Empty)).ok);
   SlotStep step =

@@ -14,7 +14,9 @@
 
 #include "mlir/Analysis/Liveness.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
@@ -588,5 +590,11 @@ FailureOr<SplitResult> sluice::wave::splitCoroutine(CoroutineOp coroutine,
                                                     FrameLayoutKind layout) {
   if (isSplit(coroutine))
     return coroutine.emitOpError("is already split");
+  // The dialects the split form is built from: the wave-split pass declares
+  // them as dependent dialects, a direct caller may not have loaded them.
+  // Loading an already loaded dialect returns it, so this is safe in a pass.
+  coroutine.getContext()
+      ->loadDialect<arith::ArithDialect, cf::ControlFlowDialect,
+                    func::FuncDialect>();
   return CoroutineSplitter(coroutine, layout).run();
 }

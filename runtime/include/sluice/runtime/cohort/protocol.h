@@ -33,14 +33,17 @@ inline BlockRange claimBlockRange(std::atomic<int64_t> &next, int64_t total,
 }
 
 /// Applies a slot transition to a core word by compare-and-swap; returns the
-/// step (ok == false when the transition does not apply to the current word).
+/// step (ok == false when the transition does not apply to the current word,
+/// which `next` then holds, for the protocol error that reports it).
 template <typename Transition>
 SlotStep applySlotStep(std::atomic<uint32_t> &word, Transition transition) {
   uint32_t current = word.load(std::memory_order_acquire);
   for (;;) {
     SlotStep step = transition(CoreWord{current});
-    if (!step.ok)
+    if (!step.ok) {
+      step.next = CoreWord{current};
       return step;
+    }
     if (word.compare_exchange_weak(current, step.next.bits,
                                    std::memory_order_acq_rel,
                                    std::memory_order_acquire))

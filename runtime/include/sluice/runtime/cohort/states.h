@@ -12,6 +12,8 @@
 #define SLUICE_RUNTIME_COHORT_STATES_H
 
 #include <cstdint>
+#include <cstdio>
+#include <string>
 
 namespace sluice::runtime::cohort {
 
@@ -104,6 +106,13 @@ struct CoreWord {
   }
 };
 static_assert(sizeof(CoreWord) == 4, "CoreWord lives in one atomic word");
+
+/// The word as protocol errors print it: "0x" and its bits in hexadecimal.
+inline std::string formatCoreWord(CoreWord word) {
+  char text[16];
+  std::snprintf(text, sizeof(text), "0x%x", unsigned(word.bits));
+  return text;
+}
 
 /// Result of a slot transition: whether it applies, the new word, the physical
 /// slot it concerns and whether a pending block became the running one.
