@@ -341,6 +341,17 @@ void moveItemNowhere(const sluice_rt_kernel_args *args, uint32_t begin,
     sluice_rt_move_item(args, i, 3);
 }
 
+void unknownFault(const sluice_rt_kernel_args *args, uint32_t i) {
+  if (i == 0) {
+    args->fault->code = 99; // no helper records this code
+    args->fault->stage = args->stage;
+    args->fault->invocation = i;
+  }
+  sluice_rt_finish_frame(args, i);
+}
+
+SchedulerPlacement gPlacement = SchedulerPlacement::Host;
+
 RunResult runKernels(sluice_rt_stage_kernel main,
                      sluice_rt_stage_kernel owner = releaseKernel,
                      uint32_t workers = 1) {
@@ -353,6 +364,7 @@ RunResult runKernels(sluice_rt_stage_kernel main,
   CpuDevice device(CpuDeviceOptions{workers, 1});
   SchedulerOptions options;
   options.framePool = 4;
+  options.placement = gPlacement;
   WavefrontScheduler scheduler(program, device, options);
   return scheduler.run(6);
 }
@@ -408,6 +420,53 @@ TEST(KernelFaults, DecidedTwiceWrongKindAndOutOfRange) {
   EXPECT_TRUE(contains(wrongKind.status.message(), "sluice_rt_release_item"));
   EXPECT_EQ(runKernels(mainKernel<outOfRange>).status.kind(),
             ErrorKind::InvalidArgument);
+}
+
+// Every kernel fault, on both placements: the same full message (the device
+// placement shares the HostRouter's fault translation and outcome checks).
+TEST(KernelFaults, BothPlacementsReportTheSameMessages) {
+  struct Case {
+    sluice_rt_stage_kernel main, owner;
+    ErrorKind kind;
+    const char *message;
+  };
+  // Frame pool 4, 6 lanes: iteration 0 refills frames 0-3 (lanes 0-3) and
+  // runs "emit" over them, so invocation 0 is lane 0's frame.
+  const Case cases[] = {
+      {mainKernel<moveNowhere>, releaseKernel, ErrorKind::InvalidTransition,
+       "stage 'emit' moved lane 0 to main stage 9, but the program has 1 main "
+       "stages"},
+      {mainKernel<publishOnce>, moveItemNowhere, ErrorKind::InvalidTransition,
+       "stage 'pool.a' moved an item to stage 3 of owner 'pool', which has 1 "
+       "stages"},
+      {mainKernel<finishTwice>, releaseKernel, ErrorKind::LinearityViolation,
+       "stage 'emit' invocation 0 decided the outcome of its frame or item "
+       "twice"},
+      {mainKernel<releaseInMainStage>, releaseKernel,
+       ErrorKind::InvalidTransition,
+       "stage 'emit' invocation 0 called sluice_rt_release_item, which "
+       "belongs to the other stage kind"},
+      {mainKernel<outOfRange>, releaseKernel, ErrorKind::InvalidArgument,
+       "stage 'emit' invocation 4 is out of range: the dispatch has 4 "
+       "invocations"},
+      {mainKernel<unknownFault>, releaseKernel, ErrorKind::InvalidState,
+       "stage 'emit' invocation 0 recorded unknown fault code 99"},
+      {mainKernel<forgetFrame>, releaseKernel, ErrorKind::LinearityViolation,
+       "stage 'emit' invocation 0 (lane 0) neither moved nor finished its "
+       "frame"},
+  };
+  for (const Case &c : cases) {
+    gPlacement = SchedulerPlacement::Host;
+    RunResult host = runKernels(c.main, c.owner);
+    gPlacement = SchedulerPlacement::Device;
+    RunResult device = runKernels(c.main, c.owner);
+    gPlacement = SchedulerPlacement::Host;
+    EXPECT_EQ(device.placement, SchedulerPlacement::Device);
+    EXPECT_EQ(host.status.kind(), c.kind) << c.message;
+    EXPECT_EQ(host.status.message(), c.message);
+    EXPECT_EQ(device.status.describe(), host.status.describe());
+    EXPECT_EQ(device.iterations, host.iterations) << c.message;
+  }
 }
 
 TEST(KernelFaults, StateMachineReportsTheSameFaults) {
