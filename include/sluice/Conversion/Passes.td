@@ -142,6 +142,36 @@ def ExpandGPUCollectives : Pass<"sluice-expand-gpu-collectives", "::mlir::Module
                            "::mlir::memref::MemRefDialect"];
 }
 
+def LowerGPUPrintf : Pass<"sluice-lower-gpu-printf", "::mlir::ModuleOp"> {
+  let summary = "gpu.printf to records in a buffer that the host prints after each launch";
+  let description = [{
+    Runs first in sluice-host-to-llvm on every backend, so a program prints
+    the same text on the CPU, on Vulkan and on HIP. Every kernel with a
+    `gpu.printf` gets a trailing `memref<?xi32>` argument, the record buffer
+    of include/sluice/ABI/PrintfABI.h; each `gpu.printf` reserves its record
+    with an atomic add on the buffer's first word and writes it (format
+    index, block and thread linear ids, the arguments) if it fits, else adds
+    one to the dropped count. Every `gpu.launch_func` of such a kernel
+    allocates the buffer (`sluice_rt_printf_capacity()` record words),
+    passes it and then calls `sluice_rt_printf_flush`, which prints the
+    records ordered by (block linear id, thread linear id), each thread's in
+    call order, and says on stderr how many were dropped.
+
+    Formats: `%%` and `%[flags][width][.precision][l|ll]` with `d i u x X`
+    (i32, i64, index) or `f F e E g G` (f32, f64); anything else, an argument
+    of another type, a count of conversions that differs from the arguments,
+    a printf outside a kernel and a kernel that prints but no
+    `gpu.launch_func` launches are errors at the op.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+  let statistics = [
+    Statistic<"numPrintfs", "printfs", "gpu.printf ops lowered to records">,
+    Statistic<"numLaunches", "launches", "launches given a record buffer">
+  ];
+}
+
 def StructureStageKernels : Pass<"sluice-structure-stage-kernels", "::mlir::ModuleOp"> {
   let summary = "Wrap the CFG of barrier-free stage kernels in one scf.execute_region";
   let description = [{
