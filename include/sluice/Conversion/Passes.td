@@ -172,6 +172,32 @@ def LowerGPUPrintf : Pass<"sluice-lower-gpu-printf", "::mlir::ModuleOp"> {
   ];
 }
 
+def DistributeWarpOps : Pass<"sluice-distribute-warp-ops", "::mlir::ModuleOp"> {
+  let summary = "Distribute and lower gpu.warp_execute_on_lane_0 with upstream's vector distribution patterns";
+  let description = [{
+    What every backend runs first, inside sluice-expand-gpu-collectives
+    (convert-gpu-to-cpu with its constant subgroup size, sluice-gpu-to-spirv
+    and sluice-gpu-to-hip-emitc with none); registered on its own for tests.
+    Vectors yielded by the op distribute along their innermost dimension
+    (transfer_write distribution, propagation, reductions); a value read from
+    another lane is a `gpu.shuffle idx` and a reduction over the warp a
+    `gpu.subgroup_reduce` when the op's warp size is `subgroup-size`, else
+    both go through a workgroup array (one element per lane) with barriers.
+    What is left of the op is `scf.if (laneid == 0)`, its operands and
+    results passing through workgroup arrays with one row per warp (warp =
+    linear thread id / warp size) and a barrier on each side. The laneid
+    operand must be the linear thread id modulo the warp size (gpu.lane_id
+    when the warp is the subgroup), the warp size must divide the block, and
+    every lane of the block must reach the op (it contains barriers).
+  }];
+  let options = [
+    Option<"subgroupSize", "subgroup-size", "unsigned", /*default=*/"0",
+           "The backend's subgroup size if it is a constant (0: none)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect"];
+}
+
 def StructureStageKernels : Pass<"sluice-structure-stage-kernels", "::mlir::ModuleOp"> {
   let summary = "Wrap the CFG of barrier-free stage kernels in one scf.execute_region";
   let description = [{
