@@ -26,8 +26,8 @@ bool readFormatTable(const char *formats, std::vector<FormatEntry> &table,
        entry += std::strlen(entry) + 1) {
     const char *colon = std::strchr(entry, ':');
     if (!colon) {
-      error = "format table entry " + std::to_string(table.size()) +
-              " has no ':'";
+      error =
+          "format table entry " + std::to_string(table.size()) + " has no ':'";
       return false;
     }
     FormatEntry parsed;
@@ -105,8 +105,8 @@ bool formatPrintfRecords(const int32_t *words, int64_t totalWords,
     return false;
   auto word = [&](int64_t i) { return static_cast<uint32_t>(words[i]); };
   dropped = word(pa::kDroppedWord);
-  int64_t capacity = std::min<int64_t>(word(pa::kCapacityWord),
-                                       totalWords - pa::kHeaderWords);
+  int64_t capacity =
+      std::min<int64_t>(word(pa::kCapacityWord), totalWords - pa::kHeaderWords);
   int64_t used = std::min<int64_t>(word(pa::kUsedWord), capacity);
   // Records that fit are a prefix of the area (reservations are contiguous),
   // ended by the used words or the end marker.

@@ -43,8 +43,10 @@ Value linearThreadId(OpBuilder &b, Location loc) {
   Value z = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::z);
   Value dx = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
   Value dy = gpu::BlockDimOp::create(b, loc, gpu::Dimension::y);
-  Value yz = arith::AddIOp::create(b, loc, y, arith::MulIOp::create(b, loc, dy, z));
-  return arith::AddIOp::create(b, loc, x, arith::MulIOp::create(b, loc, dx, yz));
+  Value yz =
+      arith::AddIOp::create(b, loc, y, arith::MulIOp::create(b, loc, dy, z));
+  return arith::AddIOp::create(b, loc, x,
+                               arith::MulIOp::create(b, loc, dx, yz));
 }
 
 Attribute workgroupSpace(MLIRContext *context) {
@@ -82,8 +84,8 @@ Value shuffleFromLane(gpu::GPUFuncOp function, OpBuilder &b, Location loc,
   Value linear = linearThreadId(b, loc);
   memref::StoreOp::create(b, loc, value, array, linear);
   gpu::BarrierOp::create(b, loc);
-  Value from = arith::AddIOp::create(
-      b, loc, warpBase(b, loc, linear, warpSize), source);
+  Value from =
+      arith::AddIOp::create(b, loc, warpBase(b, loc, linear, warpSize), source);
   Value result = memref::LoadOp::create(b, loc, array, from);
   gpu::BarrierOp::create(b, loc);
   return result;
@@ -94,8 +96,7 @@ Value shuffleFromLane(gpu::GPUFuncOp function, OpBuilder &b, Location loc,
 /// lanes' values are folded in lane order (workgroup memory) or by
 /// gpu.subgroup_reduce (the backend's subgroup is the warp).
 Value reduceOverWarp(gpu::GPUFuncOp function, OpBuilder &b, Location loc,
-                     Value input,
-                     vector::CombiningKind kind, uint32_t size,
+                     Value input, vector::CombiningKind kind, uint32_t size,
                      unsigned subgroupSize) {
   auto vectorType = cast<VectorType>(input.getType());
   Value lane = vector::ExtractOp::create(b, loc, input, ArrayRef<int64_t>{0});
@@ -106,19 +107,45 @@ Value reduceOverWarp(gpu::GPUFuncOp function, OpBuilder &b, Location loc,
   if (subgroupSize && subgroupSize == size) {
     std::optional<gpu::AllReduceOperation> op;
     switch (kind) {
-    case vector::CombiningKind::ADD: op = gpu::AllReduceOperation::ADD; break;
-    case vector::CombiningKind::MUL: op = gpu::AllReduceOperation::MUL; break;
-    case vector::CombiningKind::MINUI: op = gpu::AllReduceOperation::MINUI; break;
-    case vector::CombiningKind::MINSI: op = gpu::AllReduceOperation::MINSI; break;
-    case vector::CombiningKind::MINNUMF: op = gpu::AllReduceOperation::MINNUMF; break;
-    case vector::CombiningKind::MAXUI: op = gpu::AllReduceOperation::MAXUI; break;
-    case vector::CombiningKind::MAXSI: op = gpu::AllReduceOperation::MAXSI; break;
-    case vector::CombiningKind::MAXNUMF: op = gpu::AllReduceOperation::MAXNUMF; break;
-    case vector::CombiningKind::AND: op = gpu::AllReduceOperation::AND; break;
-    case vector::CombiningKind::OR: op = gpu::AllReduceOperation::OR; break;
-    case vector::CombiningKind::XOR: op = gpu::AllReduceOperation::XOR; break;
-    case vector::CombiningKind::MINIMUMF: op = gpu::AllReduceOperation::MINIMUMF; break;
-    case vector::CombiningKind::MAXIMUMF: op = gpu::AllReduceOperation::MAXIMUMF; break;
+    case vector::CombiningKind::ADD:
+      op = gpu::AllReduceOperation::ADD;
+      break;
+    case vector::CombiningKind::MUL:
+      op = gpu::AllReduceOperation::MUL;
+      break;
+    case vector::CombiningKind::MINUI:
+      op = gpu::AllReduceOperation::MINUI;
+      break;
+    case vector::CombiningKind::MINSI:
+      op = gpu::AllReduceOperation::MINSI;
+      break;
+    case vector::CombiningKind::MINNUMF:
+      op = gpu::AllReduceOperation::MINNUMF;
+      break;
+    case vector::CombiningKind::MAXUI:
+      op = gpu::AllReduceOperation::MAXUI;
+      break;
+    case vector::CombiningKind::MAXSI:
+      op = gpu::AllReduceOperation::MAXSI;
+      break;
+    case vector::CombiningKind::MAXNUMF:
+      op = gpu::AllReduceOperation::MAXNUMF;
+      break;
+    case vector::CombiningKind::AND:
+      op = gpu::AllReduceOperation::AND;
+      break;
+    case vector::CombiningKind::OR:
+      op = gpu::AllReduceOperation::OR;
+      break;
+    case vector::CombiningKind::XOR:
+      op = gpu::AllReduceOperation::XOR;
+      break;
+    case vector::CombiningKind::MINIMUMF:
+      op = gpu::AllReduceOperation::MINIMUMF;
+      break;
+    case vector::CombiningKind::MAXIMUMF:
+      op = gpu::AllReduceOperation::MAXIMUMF;
+      break;
     }
     if (op)
       return gpu::SubgroupReduceOp::create(b, loc, lane, *op, /*uniform=*/true);
@@ -185,14 +212,15 @@ struct ScalarizeSingleElement : RewritePattern {
 
   LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    if (!OpTrait::hasElementwiseMappableTraits(op) || op->getNumResults() != 1 ||
-        op->getNumRegions() != 0 || !isSingleElement(op->getResult(0).getType()) ||
+    if (!OpTrait::hasElementwiseMappableTraits(op) ||
+        op->getNumResults() != 1 || op->getNumRegions() != 0 ||
+        !isSingleElement(op->getResult(0).getType()) ||
         !llvm::all_of(op->getOperandTypes(), isSingleElement))
       return failure();
     SmallVector<Value> scalars;
     for (Value operand : op->getOperands())
-      scalars.push_back(vector::ExtractOp::create(rewriter, op->getLoc(),
-                                                  operand, ArrayRef<int64_t>{0}));
+      scalars.push_back(vector::ExtractOp::create(
+          rewriter, op->getLoc(), operand, ArrayRef<int64_t>{0}));
     auto vectorType = cast<VectorType>(op->getResult(0).getType());
     OperationState state(op->getLoc(), op->getName().getStringRef(), scalars,
                          {vectorType.getElementType()}, op->getAttrs());
@@ -224,8 +252,9 @@ struct ScalarizeSingleStore : OpRewritePattern<vector::StoreOp> {
                                 PatternRewriter &rewriter) const override {
     if (!isSingleElement(store.getVectorType()))
       return failure();
-    Value scalar = vector::ExtractOp::create(
-        rewriter, store.getLoc(), store.getValueToStore(), ArrayRef<int64_t>{0});
+    Value scalar = vector::ExtractOp::create(rewriter, store.getLoc(),
+                                             store.getValueToStore(),
+                                             ArrayRef<int64_t>{0});
     rewriter.replaceOpWithNewOp<memref::StoreOp>(store, scalar, store.getBase(),
                                                  store.getIndices());
     return success();
@@ -238,7 +267,8 @@ AffineMap innermostDimension(Value value) {
   if (!vectorType || vectorType.getRank() == 0)
     return AffineMap::get(value.getContext());
   int64_t rank = vectorType.getRank();
-  return AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, value.getContext()));
+  return AffineMap::get(rank, 0,
+                        getAffineDimExpr(rank - 1, value.getContext()));
 }
 
 } // namespace
@@ -295,11 +325,9 @@ FailureOr<unsigned> distributeWarpOps(gpu::GPUModuleOp module,
     }
     {
       vector::WarpExecuteOnLane0LoweringOptions options;
-      options.warpAllocationFn = [=](Location loc, OpBuilder &b,
-                                     gpu::WarpExecuteOnLane0Op warpOp,
-                                     Type type) {
-        return warpBuffer(function, loc, b, warpOp, type);
-      };
+      options.warpAllocationFn =
+          [=](Location loc, OpBuilder &b, gpu::WarpExecuteOnLane0Op warpOp,
+              Type type) { return warpBuffer(function, loc, b, warpOp, type); };
       options.warpSyncronizationFn = [](Location loc, OpBuilder &b,
                                         gpu::WarpExecuteOnLane0Op) {
         gpu::BarrierOp::create(b, loc);

@@ -43,7 +43,8 @@ FailureOr<std::string> formatEntry(gpu::PrintfOp op) {
   std::vector<pa::FormatPiece> pieces;
   std::string reason;
   if (!pa::parseFormat(op.getFormat(), pieces, reason))
-    return op.emitOpError("format ") << quoted(op.getFormat()) << ": " << reason;
+    return op.emitOpError("format ")
+           << quoted(op.getFormat()) << ": " << reason;
   std::string codes;
   for (auto [index, arg] : llvm::enumerate(op.getArgs())) {
     Type type = arg.getType();
@@ -92,8 +93,10 @@ Value linearId(OpBuilder &b, Location loc) {
   Value z = IdOp::create(b, loc, gpu::Dimension::z);
   Value dx = DimOp::create(b, loc, gpu::Dimension::x);
   Value dy = DimOp::create(b, loc, gpu::Dimension::y);
-  Value yz = arith::AddIOp::create(b, loc, y, arith::MulIOp::create(b, loc, dy, z));
-  Value id = arith::AddIOp::create(b, loc, x, arith::MulIOp::create(b, loc, dx, yz));
+  Value yz =
+      arith::AddIOp::create(b, loc, y, arith::MulIOp::create(b, loc, dy, z));
+  Value id =
+      arith::AddIOp::create(b, loc, x, arith::MulIOp::create(b, loc, dx, yz));
   return arith::IndexCastOp::create(b, loc, b.getI32Type(), id);
 }
 
@@ -131,24 +134,24 @@ void lowerPrintf(gpu::PrintfOp op, unsigned index, Value buffer) {
   int64_t size = pa::kRecordFixedWords +
                  pa::kWordsPerArgument * int64_t(op.getArgs().size());
   Value sizeValue = constant(size);
-  Value reserved = memref::AtomicRMWOp::create(
-      b, loc, arith::AtomicRMWKind::addi, sizeValue, buffer,
-      ValueRange{word(pa::kUsedWord)});
-  Value capacity =
-      memref::LoadOp::create(b, loc, buffer, ValueRange{word(pa::kCapacityWord)});
+  Value reserved =
+      memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, sizeValue,
+                                  buffer, ValueRange{word(pa::kUsedWord)});
+  Value capacity = memref::LoadOp::create(b, loc, buffer,
+                                          ValueRange{word(pa::kCapacityWord)});
   // Unsigned, so that a counter past the capacity never wraps into a fit.
   Value startsInside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                              reserved, capacity);
   Value left = arith::SubIOp::create(b, loc, capacity, reserved);
-  Value sizeFits = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                         sizeValue, left);
+  Value sizeFits =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, sizeValue, left);
   Value fits = arith::AndIOp::create(b, loc, startsInside, sizeFits);
   auto ifOp = scf::IfOp::create(b, loc, fits, /*withElseRegion=*/true);
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(ifOp.thenBlock());
-    Value start = arith::AddIOp::create(b, loc, reserved,
-                                        constant(pa::kHeaderWords));
+    Value start =
+        arith::AddIOp::create(b, loc, reserved, constant(pa::kHeaderWords));
     Value base = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), start);
     int64_t offset = 0;
     auto store = [&](Value value) {
@@ -164,21 +167,19 @@ void lowerPrintf(gpu::PrintfOp op, unsigned index, Value buffer) {
       store(high);
     }
     b.setInsertionPointToStart(ifOp.elseBlock());
-    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi,
-                                constant(1), buffer,
-                                ValueRange{word(pa::kDroppedWord)});
+    memref::AtomicRMWOp::create(b, loc, arith::AtomicRMWKind::addi, constant(1),
+                                buffer, ValueRange{word(pa::kDroppedWord)});
     // The one reservation that starts inside the area and does not fit
     // marks where the written records end.
     Value straddles = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                             reserved, capacity);
     auto markIf = scf::IfOp::create(b, loc, straddles);
     b.setInsertionPointToStart(markIf.thenBlock());
-    Value markAt = arith::AddIOp::create(b, loc, reserved,
-                                         constant(pa::kHeaderWords));
-    memref::StoreOp::create(
-        b, loc, constant(int32_t(pa::kEndMarker)), buffer,
-        ValueRange{
-            arith::IndexCastUIOp::create(b, loc, b.getIndexType(), markAt)});
+    Value markAt =
+        arith::AddIOp::create(b, loc, reserved, constant(pa::kHeaderWords));
+    memref::StoreOp::create(b, loc, constant(int32_t(pa::kEndMarker)), buffer,
+                            ValueRange{arith::IndexCastUIOp::create(
+                                b, loc, b.getIndexType(), markAt)});
   }
   op.erase();
 }
@@ -190,8 +191,8 @@ struct LowerGPUPrintfPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = module.getContext();
-    auto bufferType = MemRefType::get({ShapedType::kDynamic},
-                                      IntegerType::get(context, 32));
+    auto bufferType =
+        MemRefType::get({ShapedType::kDynamic}, IntegerType::get(context, 32));
     // The format table of each gpu.module, and the kernels that print.
     llvm::StringMap<std::string> tables;
     llvm::StringSet<> printing;
@@ -231,8 +232,7 @@ struct LowerGPUPrintfPass
           table += '\0';
           lowerPrintf(op, next++, buffer);
         }
-        printing.insert(
-            (gpuModule.getName() + "::" + kernel.getName()).str());
+        printing.insert((gpuModule.getName() + "::" + kernel.getName()).str());
         numPrintfs += ops.size();
       }
       if (!table.empty())
@@ -248,9 +248,8 @@ struct LowerGPUPrintfPass
         "sluice_rt_printf_capacity", FunctionType::get(context, {}, {i64}));
     func::FuncOp flushFn = runtime.declareFunction(
         "sluice_rt_printf_flush",
-        FunctionType::get(context,
-                          {bufferType, LLVM::LLVMPointerType::get(context)},
-                          {}));
+        FunctionType::get(
+            context, {bufferType, LLVM::LLVMPointerType::get(context)}, {}));
     llvm::StringSet<> launched;
     SmallVector<gpu::LaunchFuncOp> launches;
     module.walk([&](gpu::LaunchFuncOp launch) { launches.push_back(launch); });
