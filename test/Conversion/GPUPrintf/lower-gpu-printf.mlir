@@ -1,4 +1,20 @@
 // RUN: sluice-opt --sluice-lower-gpu-printf %s | FileCheck %s
+// Every backend's host pipeline runs it first; the GPU backends download the
+// buffer (a host access of its bytes) before the flush reads it.
+// RUN: sluice-opt --sluice-host-to-llvm=backend=cpu %s | FileCheck %s --check-prefix=HOST-CPU
+// RUN: sluice-opt --sluice-host-to-llvm=backend=vulkan %s | FileCheck %s --check-prefix=HOST-GPU
+// RUN: sluice-opt --sluice-host-to-llvm=backend=hip %s | FileCheck %s --check-prefix=HOST-GPU
+// HOST-CPU: llvm.call @sluice_rt_printf_capacity()
+// HOST-CPU: llvm.call @sluice_rt_launch_end(
+// HOST-CPU-NOT: llvm.call @sluice_rt_launch_begin(
+// HOST-CPU: llvm.call @sluice_rt_printf_flush(
+// HOST-CPU: llvm.call @free(
+// HOST-GPU: llvm.call @sluice_rt_printf_capacity()
+// HOST-GPU: llvm.call @sluice_rt_launch_end(
+// HOST-GPU-NEXT: llvm.mlir.addressof @__sluice_printf_formats_kernels
+// HOST-GPU: llvm.call @sluice_rt_host_access(
+// HOST-GPU-NOT: llvm.call @sluice_rt_launch_begin(
+// HOST-GPU: llvm.call @sluice_rt_printf_flush(
 // The format table: per printf, one type code per argument (i32 'i', i64 and
 // index 'l', f32 'f', f64 'd'), ':', the format, NUL; an empty entry ends it.
 // CHECK: llvm.mlir.global internal constant @__sluice_printf_formats_kernels("lf:t=%d v=%f\0A\00d:%e\0A\00\00")
