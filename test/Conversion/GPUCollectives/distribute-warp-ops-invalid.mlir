@@ -36,3 +36,25 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @k(%out: memref<?xf32>) kernel
+        attributes {known_block_size = array<i32: 64, 1, 1>} {
+      %tx = gpu.thread_id x
+      %c32 = arith.constant 32 : index
+      %lane = arith.remui %tx, %c32 : index
+      gpu.warp_execute_on_lane_0(%lane)[32] {
+        // expected-error @+1 {{'gpu.warp_execute_on_lane_0' op nested in another gpu.warp_execute_on_lane_0}}
+        gpu.warp_execute_on_lane_0(%lane)[32] {
+          %c0 = arith.constant 0 : index
+          %one = arith.constant 1.0 : f32
+          memref.store %one, %out[%c0] : memref<?xf32>
+        }
+      }
+      gpu.return
+    }
+  }
+}
