@@ -104,6 +104,8 @@ void buildWaveToHIPPipeline(OpPassManager &pm) {
 void buildHostToLLVMPipeline(OpPassManager &pm,
                              const HostToLLVMOptions &options) {
   pm.addPass(createConvertCohortToLLVM());
+  // Before any backend lowers the kernels: every backend prints the same.
+  pm.addPass(createLowerGPUPrintf());
   if (options.backend == "cpu") {
     ConvertGPUToCPUOptions gpu;
     gpu.forceCoroutines = options.forceCoroutines;

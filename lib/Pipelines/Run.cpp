@@ -11,6 +11,7 @@
 #include "sluice/runtime/exit_codes.h"
 #include "sluice/runtime/launch/launch.h"
 #include "sluice/runtime/launch/host_launch.h"
+#include "sluice/runtime/launch/printf_buffer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -74,6 +75,8 @@ static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner
   add(SLUICE_RT_SYM_LAUNCH_SCRATCH, reinterpret_cast<void *>(&sluice_rt_launch_scratch));
   add(SLUICE_RT_SYM_LAUNCH_END, reinterpret_cast<void *>(&sluice_rt_launch_end));
   add(SLUICE_RT_SYM_HOST_ACCESS, reinterpret_cast<void *>(&sluice_rt_host_access));
+  add("sluice_rt_printf_capacity", reinterpret_cast<void *>(&sluice_rt_printf_capacity));
+  add("sluice_rt_printf_flush", reinterpret_cast<void *>(&sluice_rt_printf_flush));
   return map;
 }
 

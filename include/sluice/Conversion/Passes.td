@@ -142,6 +142,62 @@ def ExpandGPUCollectives : Pass<"sluice-expand-gpu-collectives", "::mlir::Module
                            "::mlir::memref::MemRefDialect"];
 }
 
+def LowerGPUPrintf : Pass<"sluice-lower-gpu-printf", "::mlir::ModuleOp"> {
+  let summary = "gpu.printf to records in a buffer that the host prints after each launch";
+  let description = [{
+    Runs first in sluice-host-to-llvm on every backend, so a program prints
+    the same text on the CPU, on Vulkan and on HIP. Every kernel with a
+    `gpu.printf` gets a trailing `memref<?xi32>` argument, the record buffer
+    of include/sluice/ABI/PrintfABI.h; each `gpu.printf` reserves its record
+    with an atomic add on the buffer's first word and writes it (format
+    index, block and thread linear ids, the arguments) if it fits, else adds
+    one to the dropped count. Every `gpu.launch_func` of such a kernel
+    allocates the buffer (`sluice_rt_printf_capacity()` record words),
+    passes it and then calls `sluice_rt_printf_flush`, which prints the
+    records ordered by (block linear id, thread linear id), each thread's in
+    call order, and says on stderr how many were dropped.
+
+    Formats: `%%` and `%[flags][width][.precision][l|ll]` with `d i u x X`
+    (i32, i64, index) or `f F e E g G` (f32, f64); anything else, an argument
+    of another type, a count of conversions that differs from the arguments,
+    a printf outside a kernel and a kernel that prints but no
+    `gpu.launch_func` launches are errors at the op.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+  let statistics = [
+    Statistic<"numPrintfs", "printfs", "gpu.printf ops lowered to records">,
+    Statistic<"numLaunches", "launches", "launches given a record buffer">
+  ];
+}
+
+def DistributeWarpOps : Pass<"sluice-distribute-warp-ops", "::mlir::ModuleOp"> {
+  let summary = "Distribute and lower gpu.warp_execute_on_lane_0 with upstream's vector distribution patterns";
+  let description = [{
+    What every backend runs first, inside sluice-expand-gpu-collectives
+    (convert-gpu-to-cpu with its constant subgroup size, sluice-gpu-to-spirv
+    and sluice-gpu-to-hip-emitc with none); registered on its own for tests.
+    Vectors yielded by the op distribute along their innermost dimension
+    (transfer_write distribution, propagation, reductions); a value read from
+    another lane is a `gpu.shuffle idx` and a reduction over the warp a
+    `gpu.subgroup_reduce` when the op's warp size is `subgroup-size`, else
+    both go through a workgroup array (one element per lane) with barriers.
+    What is left of the op is `scf.if (laneid == 0)`, its operands and
+    results passing through workgroup arrays with one row per warp (warp =
+    linear thread id / warp size) and a barrier on each side. The laneid
+    operand must be the linear thread id modulo the warp size (gpu.lane_id
+    when the warp is the subgroup), the warp size must divide the block, and
+    every lane of the block must reach the op (it contains barriers).
+  }];
+  let options = [
+    Option<"subgroupSize", "subgroup-size", "unsigned", /*default=*/"0",
+           "The backend's subgroup size if it is a constant (0: none)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect", "::mlir::vector::VectorDialect"];
+}
+
 def StructureStageKernels : Pass<"sluice-structure-stage-kernels", "::mlir::ModuleOp"> {
   let summary = "Wrap the CFG of barrier-free stage kernels in one scf.execute_region";
   let description = [{

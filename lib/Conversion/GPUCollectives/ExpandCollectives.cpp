@@ -317,6 +317,10 @@ void shuffleAsIndexed(gpu::ShuffleOp shuffle) {
 
 } // namespace
 
+int64_t blockLaneCapacity(gpu::GPUFuncOp function) {
+  return allReduceCapacity(function);
+}
+
 std::optional<int64_t> staticBlockLanes(gpu::GPUFuncOp function) {
   std::optional<ArrayRef<int32_t>> known = function.getKnownBlockSize();
   if (!known)
@@ -328,6 +332,11 @@ FailureOr<CollectiveExpansionResult>
 expandGPUCollectives(gpu::GPUModuleOp module,
                      const CollectiveExpansionOptions &options) {
   CollectiveExpansionResult result;
+  // First: the distribution creates shuffles, reductions and barriers.
+  FailureOr<unsigned> warpOps = distributeWarpOps(module, options.subgroupSize);
+  if (failed(warpOps))
+    return failure();
+  result.warpOps = *warpOps;
   for (auto function : module.getOps<gpu::GPUFuncOp>()) {
     SmallVector<gpu::AllReduceOp> allReduces;
     SmallVector<gpu::SubgroupReduceOp> subgroupReduces;

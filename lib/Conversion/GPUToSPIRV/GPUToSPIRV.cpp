@@ -25,6 +25,7 @@
 #include "mlir/Conversion/MemRefToSPIRV/MemRefToSPIRV.h"
 #include "mlir/Conversion/SCFToSPIRV/SCFToSPIRV.h"
 #include "mlir/Conversion/UBToSPIRV/UBToSPIRV.h"
+#include "mlir/Conversion/VectorToSPIRV/VectorToSPIRV.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
@@ -779,6 +780,9 @@ struct ConvertSluiceGPUToSPIRVPass
       populateMemRefToSPIRVPatterns(typeConverter, patterns);
       populateFuncToSPIRVPatterns(typeConverter, patterns);
       ub::populateUBToSPIRVConversionPatterns(typeConverter, patterns);
+      // Vectors of 1 to 4 elements (gpu.warp_execute_on_lane_0's
+      // distributed values among them).
+      populateVectorToSPIRVPatterns(typeConverter, patterns);
       patterns.add<GenericAtomicCASPattern, GlobalPattern, GetGlobalPattern>(
           typeConverter, ctx);
       patterns.add<AtomicFAddPattern>(typeConverter, ctx, /*benefit=*/2);

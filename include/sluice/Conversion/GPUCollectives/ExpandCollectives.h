@@ -38,6 +38,7 @@ struct CollectiveExpansionOptions {
 
 /// What one expansion rewrote.
 struct CollectiveExpansionResult {
+  unsigned warpOps = 0;
   unsigned allReduces = 0;
   unsigned subgroupReduces = 0;
   unsigned subgroupQueries = 0;
@@ -58,6 +59,21 @@ constexpr llvm::StringLiteral kIndexedShuffleAttr = "sluice.indexed";
 mlir::FailureOr<CollectiveExpansionResult>
 expandGPUCollectives(mlir::gpu::GPUModuleOp module,
                      const CollectiveExpansionOptions &options);
+
+/// Distributes and lowers every gpu.warp_execute_on_lane_0 of `module`
+/// (upstream's patterns; DistributeWarpOps.cpp): lanes exchange values with
+/// gpu.shuffle / gpu.subgroup_reduce when the op's warp size equals
+/// `subgroupSize` (the backend's constant subgroup size; 0: none), else
+/// through workgroup memory and barriers. Returns how many ops it lowered;
+/// fails with an error at the op it cannot lower. expandGPUCollectives runs
+/// it first.
+mlir::FailureOr<unsigned> distributeWarpOps(mlir::gpu::GPUModuleOp module,
+                                            unsigned subgroupSize);
+
+/// The lanes a workgroup array with one element per lane of `function`'s
+/// block holds: the known block size, else the constant block size of every
+/// launch of it, else kMaxAllReduceLanes.
+int64_t blockLaneCapacity(mlir::gpu::GPUFuncOp function);
 
 /// A kernel's block size when it is static (known_block_size), else nullopt.
 std::optional<int64_t> staticBlockLanes(mlir::gpu::GPUFuncOp function);
