@@ -38,6 +38,11 @@
 //
 // A full buffer drops records and says how many: with no record words all
 // 2 * (4 A + 2 B + 4 C) = 20 are dropped.
+// A value that is not a count is reported and the default capacity is used:
+// every record fits.
+// RUN: env SLUICE_PRINTF_WORDS=lots sluice-run %s 2>&1 | FileCheck %s --check-prefix=BADWORDS
+// BADWORDS: sluice: SLUICE_PRINTF_WORDS='lots' is not a number from 0 to 1073741824; using {{[0-9]+}}{{$}}
+// BADWORDS-NOT: dropped
 // RUN: env SLUICE_PRINTF_WORDS=0 sluice-run %s 2>&1 | FileCheck %s --check-prefix=FULL
 // FULL-NOT: {{^}}A b=
 // FULL: sluice: gpu.printf: 20 records dropped: the buffer's 0 record words were full (SLUICE_PRINTF_WORDS sets them)

@@ -139,6 +139,24 @@ TEST(PrintfBuffer, ReportsMalformedBuffers) {
   EXPECT_EQ(error, "record at word 0 of 5 words ends past the 4 used words");
 }
 
+TEST(PrintfBuffer, ReportsAShortBufferAndABadFormatTable) {
+  std::string text, error;
+  uint64_t dropped = 0;
+  int32_t words[1] = {0};
+  EXPECT_FALSE(sluice::runtime::formatPrintfRecords(words, 1, "i:%d\n", text,
+                                                    dropped, error));
+  EXPECT_EQ(error, "the buffer has 1 words, fewer than the header's " +
+                       std::to_string(pa::kHeaderWords));
+  Buffer buffer(16);
+  buffer.record(0, 0, 0, {1});
+  // A table entry without its "types:" prefix.
+  std::string formats = std::string("%d") + '\0';
+  EXPECT_FALSE(sluice::runtime::formatPrintfRecords(
+      buffer.words.data(), int64_t(buffer.words.size()), formats.c_str(), text,
+      dropped, error));
+  EXPECT_EQ(error, "format table entry 0 has no ':'");
+}
+
 TEST(PrintfFormat, AcceptsAndRefuses) {
   std::vector<pa::FormatPiece> pieces;
   std::string error;
