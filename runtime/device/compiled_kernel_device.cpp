@@ -3,6 +3,8 @@
 #include "sluice/runtime/device/compiled_kernel_device.h"
 
 #include "host_router.h"
+#include "resident_launch.h"
+#include "resident_router.h"
 
 #include <algorithm>
 #include <chrono>
@@ -19,6 +21,17 @@ KernelPrimitives::~KernelPrimitives() = default;
 void *KernelPrimitives::hostAddress(KernelBuffer &) { return nullptr; }
 
 uint32_t KernelPrimitives::megakernelLanesPerThread() const { return 1024; }
+
+Status KernelPrimitives::residentSupport() const {
+  return Status::error(ErrorKind::Unsupported,
+                       "the " + label() +
+                           " has no device placement of the scheduler yet");
+}
+
+Status KernelPrimitives::runResident(const ResidentLaunch &,
+                                     ResidentLaunchResult &) {
+  return residentSupport();
+}
 
 namespace {
 
@@ -507,6 +520,74 @@ Status CompiledKernels::runMegakernel(const HostRouter &router,
   return Status::success();
 }
 
+Status CompiledKernels::residentLaunch(const HostRouter &router,
+                                       ResidentLaunch &out) {
+  if (unified_)
+    return Status::error(ErrorKind::Unsupported,
+                         primitives_->label() +
+                             ": the device placement needs device memory");
+  const GpuKernelLayout &layout = shape_.layout;
+  PerDispatch &d = device_;
+  uint64_t maxInvocations = router.invocations.size();
+  uint32_t owners = uint32_t(layout.ownerCapacity.size());
+  std::vector<LaunchArgument> &arguments = residentArguments_;
+  arguments.clear();
+  auto device = [&](KernelBuffer *buffer, uint64_t elements) {
+    arguments.push_back({buffer, nullptr, elements, {}});
+  };
+  device(d.invocations.get(), maxInvocations);
+  device(d.laneIds.get(), d.laneIdCount);
+  device(d.frames, kUnknownExtent);
+  device(d.fieldOffsets.get(), d.fieldOffsetCount);
+  device(d.nextStage.get(), maxInvocations);
+  device(d.counters.get(), layout.counterCount);
+  device(d.publishedSlots.get(), maxInvocations * layout.publishStride);
+  device(d.publishedCounts.get(), maxInvocations * owners);
+  device(d.allocLimits.get(), owners);
+  device(d.fault.get(), kGpuFaultWords);
+  out.windows.clear();
+  for (uint32_t o = 0; o < owners; ++o) {
+    device(d.rings[o].get(), layout.ownerCapacity[o]);
+    out.windows.push_back(d.rings[o].get());
+    for (const Resident &field : payloads_[o])
+      arguments.push_back(resident(field));
+  }
+  for (const Resident &input : inputs_)
+    arguments.push_back(resident(input));
+  for (const Resident &binding : residents_)
+    arguments.push_back(resident(binding));
+  out.layout = &layout;
+  out.arguments = arguments;
+  out.frames = d.frames;
+  out.invocations = d.invocations.get();
+  out.laneIds = d.laneIds.get();
+  out.nextStage = d.nextStage.get();
+  out.counters = d.counters.get();
+  out.publishedSlots = d.publishedSlots.get();
+  out.publishedCounts = d.publishedCounts.get();
+  out.allocLimits = d.allocLimits.get();
+  out.fault = d.fault.get();
+  out.maxInvocations = uint32_t(maxInvocations);
+  // Sort keys: the column of each main stage's key field.
+  const ComputedFrameLayout &frames = router.layout;
+  out.sortKeys.assign(4 * size_t(router.shape->mainStageCount()), 0);
+  for (uint32_t s = 0; s < router.shape->mainStageCount(); ++s) {
+    uint32_t field = router.program->mainStages[s].sortKeyField;
+    if (field == kNoSortKey)
+      continue;
+    uint32_t bytes = uint32_t(frames.fieldSizes[field]);
+    uint64_t step = frames.kind == FrameLayoutKind::ArrayOfStructs
+                        ? frames.frameStride
+                        : bytes;
+    out.sortKeys[4 * s] = bytes;
+    out.sortKeys[4 * s + 1] =
+        uint32_t(router.program->mainStages[s].sortKeyKind);
+    out.sortKeys[4 * s + 2] = uint32_t(step);
+    out.sortKeys[4 * s + 3] = uint32_t(frames.fieldOffsets[field]);
+  }
+  return Status::success();
+}
+
 //===----------------------------------------------------------------------===//
 // CompiledKernelDevice
 //===----------------------------------------------------------------------===//
@@ -781,6 +862,137 @@ Status CompiledKernelDevice::readCounts(Observation &out) {
                              ": readCounts() before allocate()");
   // dispatch() waited for its launch: the device is idle.
   return impl_->router->readCounts(out);
+}
+
+} // namespace sluice::runtime
+
+namespace sluice::runtime {
+
+Status CompiledKernelDevice::residentSupport() const {
+  return impl_->primitives->residentSupport();
+}
+
+Status CompiledKernelDevice::runResident(const ResidentRun &run,
+                                         ResidentLog &log) {
+  Impl &d = *impl_;
+  HostRouter &router = *d.router;
+  std::string label = d.primitives->label();
+  if (Status support = d.primitives->residentSupport(); !support.ok())
+    return support;
+  if (!router.allocated())
+    return Status::error(ErrorKind::InvalidState,
+                         label + ": runResident() before allocate()");
+  router.reset();
+  router.setFrameSorting(run.sorting);
+  d.stats = CompiledKernelStats{};
+  d.laneIdsChanged = true;
+  log = ResidentLog();
+  if (!router.checkLaneLimit(run.lanes)) {
+    log.fault = router.pendingError();
+    return Status::success();
+  }
+  const ProgramShape &shape = *router.shape;
+  std::vector<uint32_t> capacities;
+  for (const OwnerStorage &owner : router.owners)
+    capacities.push_back(owner.capacity);
+  ResidentTables tables;
+  tables.build(shape, router.framePool, run, capacities);
+  ResidentLaunch launch;
+  launch.tables = &tables.tables;
+  launch.sorting = run.sorting;
+  if (Status status = d.kernels.residentLaunch(router, launch); !status.ok())
+    return status;
+  ResidentLaunchResult result;
+  auto started = std::chrono::steady_clock::now();
+  if (Status status = d.primitives->runResident(launch, result);
+      !status.ok())
+    return Status::error(status.kind(),
+                         label + ": device placement: " + status.message());
+  d.stats.dispatches = result.log.records.size();
+  d.stats.gpuNanoseconds = result.gpuNanoseconds;
+  d.stats.submitWaitNanoseconds =
+      std::chrono::duration<double, std::nano>(
+          std::chrono::steady_clock::now() - started)
+          .count();
+  d.stats.dispatchNanoseconds = d.stats.submitWaitNanoseconds;
+  log = std::move(result.log);
+  log.readbacks = result.launches;
+  if (result.stopReason == decision::kStopVerdict ||
+      result.stopReason == decision::kStopRunning)
+    return Status::success();
+
+  // A fault in the last dispatch: the host's own messages, from the
+  // device's buffers.
+  const decision::Record &last = log.records.back();
+  uint32_t stage = last.dispatchedStage;
+  uint32_t count = last.dispatched;
+  const StageRef &ref = shape.stage(stage);
+  bool main = ref.kind == StageKind::Main;
+  auto download = [&](KernelBuffer *buffer, void *to, uint64_t bytes) {
+    return d.primitives->downloadRange(
+        *buffer, 0, {static_cast<unsigned char *>(to), bytes});
+  };
+  if (result.stopReason == decision::kStopShortSelect) {
+    router.fail(ErrorKind::InvalidState,
+                "device placement: " + router.stageLabel(stage) + " holds " +
+                    std::to_string(result.detail) + " of the " +
+                    std::to_string(count) +
+                    " invocations its count promised");
+    log.fault = router.pendingError();
+    return Status::success();
+  }
+  Status status = download(launch.invocations, router.invocations.data(),
+                           uint64_t(count) * 4);
+  if (status.ok())
+    status = download(launch.laneIds, router.laneOfFrame.data(),
+                      uint64_t(router.framePool) * 4);
+  if (status.ok())
+    status = download(launch.nextStage, router.nextStage.data(),
+                      uint64_t(count) * 4);
+  int32_t words[kGpuFaultWords] = {};
+  if (status.ok())
+    status = download(launch.fault, words, sizeof words);
+  if (!status.ok())
+    return status;
+  sluice_rt_kernel_args args = router.argsTemplate;
+  args.stage = stage;
+  args.count = count;
+  args.owner = main ? SLUICE_RT_NO_OWNER : ref.owner;
+  args.owner_stage = main ? 0 : ref.ownerStage;
+  router.prepareOwnerSlots(main ? shape.producersOf(stage)
+                                : std::span<const ProducerEdge>());
+  if (result.stopReason == decision::kStopKernelFault) {
+    sluice_rt_fault fault{};
+    fault.code = uint32_t(words[SLUICE_FAULT_WORD_CODE]);
+    fault.stage = uint32_t(words[SLUICE_FAULT_WORD_STAGE]);
+    fault.invocation = uint32_t(words[SLUICE_FAULT_WORD_INVOCATION]);
+    fault.owner = uint32_t(words[SLUICE_FAULT_WORD_OWNER]);
+    fault.value = uint32_t(words[SLUICE_FAULT_WORD_VALUE]);
+    // The kernel counts ring positions from its window's start.
+    if (fault.code == SLUICE_RT_FAULT_POOL_EXHAUSTED &&
+        fault.owner < result.allocHeads.size())
+      fault.value += result.allocHeads[fault.owner];
+    args.fault = &fault;
+    router.takeFault(args);
+  } else {
+    for (uint32_t i = 0; i < count; ++i) {
+      uint32_t index = router.invocations[i];
+      uint32_t next = router.nextStage[i];
+      bool ok = main ? router.checkFrameOutcome(stage, i,
+                                                router.laneOfFrame[index], next)
+                     : router.checkItemOutcome(stage, i, index, next);
+      if (!ok)
+        break;
+    }
+  }
+  log.fault = router.pendingError();
+  if (log.fault.ok())
+    log.fault = Status::error(ErrorKind::InvalidState,
+                              "device placement: the device stopped at a "
+                              "fault in " +
+                                  router.stageLabel(stage) +
+                                  " that the host cannot find");
+  return Status::success();
 }
 
 } // namespace sluice::runtime

@@ -12,57 +12,26 @@ namespace {
 using decision::kNone;
 using Clock = std::chrono::steady_clock;
 
-// The program as decision.h's flat tables, plus the counts it decides from.
-struct ResidentState {
-  std::vector<uint32_t> capacity, stageBase, stageCount, producerBegin,
-      edgeOwner, edgeBound;
+// The counts and the router's device form on host memory.
+struct ResidentState : ResidentTables {
   std::vector<uint32_t> stageCounts, ownerLive;
   std::vector<decision::u64> ownerPublished, ownerReleased;
-  decision::Tables tables;
   decision::Counts counts;
-  // The router's device form: the stage of every frame and item slot
-  // (kNone: free).
+  // The stage of every frame and item slot (kNone: free).
   std::vector<uint32_t> frameStage;
   std::vector<std::vector<uint32_t>> slotStage;
 
   void build(const ProgramShape &shape, uint32_t framePool,
              const ResidentRun &run, const std::vector<OwnerStorage> &owners) {
+    std::vector<uint32_t> capacities;
+    for (const OwnerStorage &owner : owners)
+      capacities.push_back(owner.capacity);
+    ResidentTables::build(shape, framePool, run, capacities);
     uint32_t ownerCount = shape.ownerCount();
-    uint32_t mainStages = shape.mainStageCount();
-    for (uint32_t o = 0; o < ownerCount; ++o) {
-      capacity.push_back(owners[o].capacity);
-      stageBase.push_back(shape.ownerStageBase(o));
-      stageCount.push_back(shape.ownerStageCount(o));
-    }
-    for (uint32_t s = 0; s < mainStages; ++s) {
-      producerBegin.push_back(uint32_t(edgeOwner.size()));
-      for (const ProducerEdge &edge : shape.producersOf(s)) {
-        edgeOwner.push_back(edge.owner);
-        edgeBound.push_back(edge.bound);
-      }
-    }
-    producerBegin.push_back(uint32_t(edgeOwner.size()));
     stageCounts.assign(shape.totalStageCount(), 0);
     ownerLive.assign(ownerCount, 0);
     ownerPublished.assign(ownerCount, 0);
     ownerReleased.assign(ownerCount, 0);
-
-    decision::Tables &t = tables;
-    t.stageCount = shape.totalStageCount();
-    t.mainStageCount = mainStages;
-    t.ownerCount = ownerCount;
-    t.entryStage = shape.entryStage();
-    t.framePool = framePool;
-    t.partialAdmission = run.partialAdmission ? 1 : 0;
-    t.lanes = run.lanes;
-    t.maxIterations = run.maxIterations;
-    t.ownerCapacity = capacity.data();
-    t.ownerStageBase = stageBase.data();
-    t.ownerStageCount = stageCount.data();
-    t.producerBegin = producerBegin.data();
-    t.edgeOwner = edgeOwner.data();
-    t.edgeBound = edgeBound.data();
-
     decision::Counts &c = counts;
     c.stageCounts = stageCounts.data();
     c.ownerLive = ownerLive.data();
@@ -71,7 +40,6 @@ struct ResidentState {
     c.freeFrames = framePool;
     c.lanesStarted = 0;
     c.lanesFinished = 0;
-
     frameStage.assign(framePool, kNone);
     slotStage.resize(ownerCount);
     for (uint32_t o = 0; o < ownerCount; ++o)
@@ -79,13 +47,7 @@ struct ResidentState {
   }
 
   void pack(std::vector<uint64_t> &out) const {
-    out.insert(out.end(), stageCounts.begin(), stageCounts.end());
-    out.insert(out.end(), ownerLive.begin(), ownerLive.end());
-    out.insert(out.end(), ownerPublished.begin(), ownerPublished.end());
-    out.insert(out.end(), ownerReleased.begin(), ownerReleased.end());
-    out.push_back(counts.freeFrames);
-    out.push_back(counts.lanesStarted);
-    out.push_back(counts.lanesFinished);
+    packCounts(tables, counts, out);
   }
 };
 
@@ -208,6 +170,58 @@ bool dispatchResident(HostRouter &router, ResidentState &state,
 }
 
 } // namespace
+
+void ResidentTables::build(const ProgramShape &shape, uint32_t framePool,
+                           const ResidentRun &run,
+                           std::span<const uint32_t> capacities) {
+  uint32_t ownerCount = shape.ownerCount();
+  uint32_t mainStages = shape.mainStageCount();
+  capacity.assign(capacities.begin(), capacities.end());
+  stageBase.clear();
+  stageCount.clear();
+  producerBegin.clear();
+  edgeOwner.clear();
+  edgeBound.clear();
+  for (uint32_t o = 0; o < ownerCount; ++o) {
+    stageBase.push_back(shape.ownerStageBase(o));
+    stageCount.push_back(shape.ownerStageCount(o));
+  }
+  for (uint32_t s = 0; s < mainStages; ++s) {
+    producerBegin.push_back(uint32_t(edgeOwner.size()));
+    for (const ProducerEdge &edge : shape.producersOf(s)) {
+      edgeOwner.push_back(edge.owner);
+      edgeBound.push_back(edge.bound);
+    }
+  }
+  producerBegin.push_back(uint32_t(edgeOwner.size()));
+
+  decision::Tables &t = tables;
+  t.stageCount = shape.totalStageCount();
+  t.mainStageCount = mainStages;
+  t.ownerCount = ownerCount;
+  t.entryStage = shape.entryStage();
+  t.framePool = framePool;
+  t.partialAdmission = run.partialAdmission ? 1 : 0;
+  t.lanes = run.lanes;
+  t.maxIterations = run.maxIterations;
+  t.ownerCapacity = capacity.data();
+  t.ownerStageBase = stageBase.data();
+  t.ownerStageCount = stageCount.data();
+  t.producerBegin = producerBegin.data();
+  t.edgeOwner = edgeOwner.data();
+  t.edgeBound = edgeBound.data();
+}
+
+void packCounts(const decision::Tables &t, const decision::Counts &c,
+                std::vector<uint64_t> &out) {
+  out.insert(out.end(), c.stageCounts, c.stageCounts + t.stageCount);
+  out.insert(out.end(), c.ownerLive, c.ownerLive + t.ownerCount);
+  out.insert(out.end(), c.ownerPublished, c.ownerPublished + t.ownerCount);
+  out.insert(out.end(), c.ownerReleased, c.ownerReleased + t.ownerCount);
+  out.push_back(c.freeFrames);
+  out.push_back(c.lanesStarted);
+  out.push_back(c.lanesFinished);
+}
 
 Status runResidentLoop(HostRouter &router, const ResidentRun &run,
                        ResidentKernelRunner runKernel, void *context,

@@ -17,6 +17,22 @@
 
 namespace sluice::runtime {
 
+// The program as decision.h's flat tables (the arrays `tables` points at),
+// shared by every device placement.
+struct ResidentTables {
+  std::vector<uint32_t> capacity, stageBase, stageCount, producerBegin,
+      edgeOwner, edgeBound;
+  decision::Tables tables;
+
+  // `capacities`: per owner, its slots.
+  void build(const ProgramShape &shape, uint32_t framePool,
+             const ResidentRun &run, std::span<const uint32_t> capacities);
+};
+
+// Appends `c` as observationWords() words in packObservation's order.
+void packCounts(const decision::Tables &t, const decision::Counts &c,
+                std::vector<uint64_t> &out);
+
 // Runs `kernel` over [0, args.count) and returns when it is done.
 using ResidentKernelRunner = void (*)(void *context,
                                       sluice_rt_stage_kernel kernel,

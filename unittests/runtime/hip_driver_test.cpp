@@ -15,12 +15,16 @@
 #include "sluice/runtime/launch/host_launch.h"
 
 #include "hip_nvidia_abi.h"
+#include "hip_resident.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -152,6 +156,8 @@ static_assert(abi::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR ==
               CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
 static_assert(abi::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR ==
               CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+static_assert(abi::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH ==
+              CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH);
 static_assert(abi::kMemHostAllocPortable == CU_MEMHOSTALLOC_PORTABLE);
 static_assert(abi::kMemHostAllocDeviceMap == CU_MEMHOSTALLOC_DEVICEMAP);
 static_assert(abi::CU_STREAM_NON_BLOCKING == CU_STREAM_NON_BLOCKING);
@@ -417,6 +423,65 @@ TEST(HipLaunch, ResidentLaunchesDownloadOnlyOnHostRead) {
   EXPECT_EQ(y[n - 1], 4.0f);
   sluice_rt_host_access(x.data(), n * 4, SLUICE_HOST_FREE);
   sluice_rt_host_access(y.data(), n * 4, SLUICE_HOST_FREE);
+}
+
+//===----------------------------------------------------------------------===//
+// The device placement's scheduler kernel (hip_resident.h)
+//===----------------------------------------------------------------------===//
+
+TEST(HipResident, EveryStageKernelNeedsItsBody) {
+  std::string body;
+  const std::string source = "__device__ void k_body(int64_t v1) {}\n";
+  EXPECT_TRUE(hip::stageBodySymbol(source, "k", body).ok());
+  EXPECT_EQ(body, "k_body");
+  Status missing = hip::stageBodySymbol(source, "other", body);
+  EXPECT_EQ(missing.kind(), ErrorKind::Unsupported);
+  EXPECT_EQ(missing.message(),
+            "the program's HIP source has no body function 'other_body' for "
+            "stage kernel 'other' (compile it again with this Sluice)");
+}
+
+TEST(HipResident, TheSchedulerCompilesWithTheShadowPoolsBodies) {
+#ifndef SLUICE_TEST_SHADOW_HIP
+  GTEST_SKIP() << "built without the compiler: no HIP source of the shadow "
+                  "pool";
+#else
+  std::ifstream file(SLUICE_TEST_SHADOW_HIP);
+  ASSERT_TRUE(file) << SLUICE_TEST_SHADOW_HIP;
+  std::stringstream text;
+  text << file.rdbuf();
+  std::string source = text.str();
+  // The bodies in source order (the stage kernels' order) and the parameter
+  // count of their kernels: a body takes the kernel's parameters and the
+  // invocation.
+  std::vector<std::string> bodies;
+  size_t parameters = 0;
+  std::regex declaration(R"(__device__ void (\w+)_body\(([^)]*)\))");
+  for (std::sregex_iterator it(source.begin(), source.end(), declaration), end;
+       it != end; ++it) {
+    bodies.push_back((*it)[1].str() + "_body");
+    std::string list = (*it)[2].str();
+    size_t commas = size_t(std::count(list.begin(), list.end(), ','));
+    if (parameters == 0)
+      parameters = commas; // commas + 1 names, one of them the invocation
+    EXPECT_EQ(commas, parameters) << "every stage kernel has the same ABI";
+  }
+  // The shadow pool: path (entry, bounce, finish) and shadow (intersect,
+  // shade).
+  ASSERT_EQ(bodies.size(), 5u);
+  std::string scheduler =
+      hip::residentSchedulerSource(source, bodies, parameters);
+  EXPECT_NE(scheduler.find("sluice_resident_scheduler("), std::string::npos);
+  EXPECT_EQ(scheduler.find("#include \"sluice/"), std::string::npos);
+  DriverRequest request;
+  std::vector<char> cubin;
+  Status status = hip::compileForNvidia(request, scheduler, "resident.hip",
+                                        "sm_90", cubin);
+  if (status.kind() == ErrorKind::DeviceUnavailable)
+    GTEST_SKIP() << "no NVRTC: " << status.describe();
+  ASSERT_TRUE(status.ok()) << status.describe();
+  EXPECT_EQ(std::string(cubin.data() + 1, 3), "ELF");
+#endif
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 
 #include "sluice/runtime/device/hip/hip_device.h"
 
+#include "hip_resident.h"
 #include "sluice/ABI/KernelABI.h"
 
 #include <cstring>
@@ -183,6 +184,46 @@ public:
     return Status::success();
   }
 
+  // The device placement: a cooperative launch and a body function for
+  // every stage kernel.
+  Status residentSupport() const override {
+    if (Status support = driver->cooperativeSupport(); !support.ok())
+      return Status::error(ErrorKind::Unsupported,
+                           label() + ": " + support.message());
+    for (uint32_t s = 0; s < stageCount; ++s) {
+      std::string body;
+      if (Status status = hip::stageBodySymbol(source, symbols[s], body);
+          !status.ok())
+        return Status::error(status.kind(), label() + ": " + status.message());
+    }
+    return Status::success();
+  }
+
+  Status runResident(const ResidentLaunch &launch,
+                     ResidentLaunchResult &out) override {
+    if (Status status = idle(); !status.ok())
+      return status;
+    std::vector<std::string> stageSymbols(symbols.begin(),
+                                          symbols.begin() + stageCount);
+    if (Status status = resident.prepare(*driver, source, stageSymbols,
+                                         kernelParameterCount(stageForms));
+        !status.ok())
+      return status;
+    auto address = [](const LaunchArgument &argument) {
+      return argument.buffer ? hipBuffer(*argument.buffer).device
+                             : DevicePointer(0);
+    };
+    KernelParameters words;
+    if (Status status = packKernelParameters(0, launch.arguments, stageForms,
+                                             address, words);
+        !status.ok())
+      return status;
+    return resident.run(
+        *driver, stream, start, end, launch, words.values,
+        [](const KernelBuffer &buffer) { return hipBuffer(buffer).device; },
+        out);
+  }
+
   // The device is idle when the host touches its memory.
   Status idle() {
     if (!pending)
@@ -209,6 +250,8 @@ public:
   uint32_t blockLanes = 64;
   bool pending = false; // launches since the last wait
   KernelParameters parameters;
+  std::string source; // the program's HIP source
+  hip::ResidentScheduler resident;
 };
 
 } // namespace
@@ -305,6 +348,7 @@ Status HipDevice::create(HipProgram program, std::unique_ptr<HipDevice> &out) {
                              " threads, but " + driver.describe() +
                              " allows " +
                              std::to_string(driver.info().maxThreadsPerBlock));
+  p.source = program.source;
   std::vector<char> image;
   if (Status status = driver.compile(program.source, "the program's HIP source",
                                      image);

@@ -21,6 +21,21 @@ const char *platformName(Platform platform) {
   return platform == Platform::Amd ? "amd" : "nvidia";
 }
 
+Status Driver::cooperativeSupport() {
+  return Status::error(ErrorKind::Unsupported,
+                       std::string("the ") + platformName(platform()) +
+                           " platform has no cooperative launch");
+}
+
+Status Driver::occupancy(void *, uint32_t, int &) {
+  return cooperativeSupport();
+}
+
+Status Driver::launchCooperative(void *, const uint32_t[3], const uint32_t[3],
+                                 uint32_t, void *, void **) {
+  return cooperativeSupport();
+}
+
 std::string Driver::describe() const {
   std::string text = std::string(platformName(platform())) + " '" +
                      info_.name + "'";

@@ -42,6 +42,11 @@ struct CudaFunctions {
   CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
                              unsigned, unsigned, unsigned, unsigned, CUstream,
                              void **, void **);
+  CUresult (*cuLaunchCooperativeKernel)(CUfunction, unsigned, unsigned,
+                                        unsigned, unsigned, unsigned, unsigned,
+                                        unsigned, CUstream, void **);
+  CUresult (*cuOccupancyMaxActiveBlocksPerMultiprocessor)(int *, CUfunction,
+                                                          int, size_t);
   CUresult (*cuStreamCreate)(CUstream *, unsigned);
   CUresult (*cuStreamSynchronize)(CUstream);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
@@ -256,6 +261,10 @@ public:
                 "cuEventElapsedTime")
     SLUICE_CUDA(cuGetErrorName, "cuGetErrorName")
 #undef SLUICE_CUDA
+    // The device placement's persistent scheduler (CUDA 9 and later).
+    load(library_, f.cuLaunchCooperativeKernel, {"cuLaunchCooperativeKernel"});
+    load(library_, f.cuOccupancyMaxActiveBlocksPerMultiprocessor,
+         {"cuOccupancyMaxActiveBlocksPerMultiprocessor"});
     // CUDA 12.4 and later: lets the first launch check the parameter count.
     load(library_, f.cuFuncGetParamInfo, {"cuFuncGetParamInfo"});
 
@@ -430,6 +439,42 @@ public:
                                    static_cast<CUstream>(stream), parameters,
                                    nullptr),
                 "cuLaunchKernel");
+  }
+  Status cooperativeSupport() override {
+    if (!fn_.cuLaunchCooperativeKernel ||
+        !fn_.cuOccupancyMaxActiveBlocksPerMultiprocessor)
+      return Status::error(ErrorKind::Unsupported,
+                           libraryName_ + " has no cuLaunchCooperativeKernel "
+                                          "or occupancy query");
+    if (Status bound = bind(); !bound.ok())
+      return bound;
+    int value = 0;
+    fn_.cuDeviceGetAttribute(&value, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH,
+                             device_);
+    if (!value)
+      return Status::error(ErrorKind::Unsupported,
+                           describe() + " has no cooperative launch");
+    return Status::success();
+  }
+  Status occupancy(void *function, uint32_t blockThreads,
+                   int &blocksPerMultiprocessor) override {
+    if (Status support = cooperativeSupport(); !support.ok())
+      return support;
+    return call(fn_.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+                    &blocksPerMultiprocessor,
+                    static_cast<CUfunction>(function), int(blockThreads), 0),
+                "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  }
+  Status launchCooperative(void *function, const uint32_t grid[3],
+                           const uint32_t block[3], uint32_t sharedBytes,
+                           void *stream, void **parameters) override {
+    if (Status support = cooperativeSupport(); !support.ok())
+      return support;
+    return call(fn_.cuLaunchCooperativeKernel(
+                    static_cast<CUfunction>(function), grid[0], grid[1],
+                    grid[2], block[0], block[1], block[2], sharedBytes,
+                    static_cast<CUstream>(stream), parameters),
+                "cuLaunchCooperativeKernel");
   }
   Status synchronize(void *stream) override {
     if (Status bound = bind(); !bound.ok())

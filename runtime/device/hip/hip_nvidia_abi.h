@@ -31,6 +31,7 @@ constexpr int CU_DEVICE_ATTRIBUTE_WARP_SIZE = 10;
 constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+constexpr int CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH = 95;
 constexpr unsigned kMemHostAllocPortable = 0x01;
 constexpr unsigned kMemHostAllocDeviceMap = 0x02;
 constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;

@@ -77,6 +77,9 @@ enum class KernelBufferUse : uint8_t {
   Transfer,
 };
 
+struct ResidentLaunch;       // runtime/device/resident_launch.h
+struct ResidentLaunchResult;
+
 class KernelPrimitives {
 public:
   virtual ~KernelPrimitives();
@@ -111,6 +114,12 @@ public:
   // The lanes one megakernel thread may claim per launch: a device that
   // bounds a kernel's loop iterations (Mesa lavapipe) needs short launches.
   virtual uint32_t megakernelLanesPerThread() const;
+  // The device placement of the scheduler (DESIGN.md §2.4): success when
+  // runResident() can run the whole loop on this device, otherwise why not.
+  virtual Status residentSupport() const;
+  // Runs every iteration on the device (resident_launch.h, internal).
+  virtual Status runResident(const ResidentLaunch &launch,
+                             ResidentLaunchResult &out);
 };
 
 struct DispatchTimes {
@@ -208,6 +217,10 @@ public:
   Status runMegakernel(const HostRouter &router, KernelBuffer &frames,
                        const MegakernelRun &run, MegakernelResult &out);
 
+  // The device placement: the argument table and buffers of `router`'s
+  // dispatches at their allocated sizes (discrete memory only).
+  Status residentLaunch(const HostRouter &router, ResidentLaunch &out);
+
 private:
   struct Resident {
     std::unique_ptr<KernelBuffer> buffer;
@@ -239,6 +252,7 @@ private:
     std::unique_ptr<KernelBuffer> placeholder, fieldOffsets, fault, machine;
     std::vector<uint32_t> words; // the machine words, host side
   } megakernel_;
+  std::vector<LaunchArgument> residentArguments_; // residentLaunch()
 };
 
 struct CompiledKernelStats {
@@ -278,6 +292,9 @@ public:
   Status readCounts(Observation &out) override;
   // The megakernel, when the compiled kernels have one (else Unsupported).
   Status runStateMachine(uint32_t lanes, StateMachineReport &report) override;
+  // The device placement, where the primitives have one.
+  Status residentSupport() const override;
+  Status runResident(const ResidentRun &run, ResidentLog &log) override;
 
 protected:
   CompiledKernelDevice();

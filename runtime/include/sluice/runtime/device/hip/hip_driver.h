@@ -91,6 +91,20 @@ public:
   virtual Status launch(void *function, const uint32_t grid[3],
                         const uint32_t block[3], uint32_t sharedBytes,
                         void *stream, void **parameters) = 0;
+  // Cooperative launches (the device placement's persistent scheduler):
+  // success when every block of a grid that fits can be made co-resident,
+  // otherwise why not. The base class has none.
+  virtual Status cooperativeSupport();
+  // Blocks of `blockThreads` threads of `function` that one multiprocessor
+  // holds at once (the occupancy query).
+  virtual Status occupancy(void *function, uint32_t blockThreads,
+                           int &blocksPerMultiprocessor);
+  // Like launch(), with every block resident at once (the driver refuses a
+  // grid larger than that).
+  virtual Status launchCooperative(void *function, const uint32_t grid[3],
+                                   const uint32_t block[3],
+                                   uint32_t sharedBytes, void *stream,
+                                   void **parameters);
   virtual Status synchronize(void *stream) = 0;
   virtual Status createEvent(void *&event) = 0;
   virtual Status record(void *event, void *stream) = 0;

@@ -1,0 +1,79 @@
+//===- hip_resident.h - The hip backend's device placement ------*- C++ -*-===//
+//
+// Internal to the runtime. The wavefront scheduler's device placement on the
+// hip backend (DESIGN.md §2.4, docs/runtime.md "The device placement on a
+// GPU"): one persistent scheduler kernel (resident_kernel.hip), compiled at
+// first use together with the program's HIP source so that it calls the
+// stage kernels' `__device__` bodies, launched cooperatively (every block
+// resident, so its grid barrier cannot deadlock) on a grid sized from the
+// occupancy query.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SLUICE_RUNTIME_DEVICE_HIP_HIP_RESIDENT_H
+#define SLUICE_RUNTIME_DEVICE_HIP_HIP_RESIDENT_H
+
+#include "../resident_launch.h"
+#include "sluice/runtime/device/hip/hip_driver.h"
+
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace sluice::runtime::hip {
+
+// Threads per block of the scheduler kernel (resident_kernel.hip).
+inline constexpr uint32_t kResidentBlockThreads = 256;
+
+// The source NVRTC / hiprtc compiles: the program's source, decision.h,
+// resident_layout.h, the scheduler kernel, and a generated
+// sluice_resident_stage() that calls `bodies[s]` for global stage s with the
+// `parameterCount` kernel parameter words (the count first) and the
+// invocation.
+std::string residentSchedulerSource(const std::string &programSource,
+                                    std::span<const std::string> bodies,
+                                    size_t parameterCount);
+
+// The body function of a stage kernel's symbol ("<symbol>_body"), or an
+// error when `programSource` has none.
+Status stageBodySymbol(const std::string &programSource,
+                       const std::string &symbol, std::string &body);
+
+class ResidentScheduler {
+public:
+  ResidentScheduler() = default;
+  ResidentScheduler(const ResidentScheduler &) = delete;
+  ResidentScheduler &operator=(const ResidentScheduler &) = delete;
+  ~ResidentScheduler();
+
+  // Compiles and loads the scheduler kernel once (later calls return the
+  // first result).
+  Status prepare(Driver &driver, const std::string &programSource,
+                 std::span<const std::string> symbols, size_t parameterCount);
+
+  // The whole run. `parameters`: the stage kernels' parameter words with
+  // every array at its allocated size; `address`: a launch argument's
+  // device address.
+  Status run(Driver &driver, void *stream, void *startEvent, void *endEvent,
+             const ResidentLaunch &launch, std::span<const uint64_t> parameters,
+             const std::function<DevicePointer(const KernelBuffer &)> &address,
+             ResidentLaunchResult &out);
+
+  // Blocks of the last run's grid.
+  uint32_t gridBlocks() const { return gridBlocks_; }
+
+private:
+  Driver *driver_ = nullptr;
+  bool prepared_ = false;
+  Status prepareStatus_;
+  void *module_ = nullptr;
+  void *function_ = nullptr;
+  int blocksPerMultiprocessor_ = 0;
+  DevicePointer state_ = 0;
+  uint64_t stateBytes_ = 0;
+  uint32_t gridBlocks_ = 0;
+};
+
+} // namespace sluice::runtime::hip
+
+#endif // SLUICE_RUNTIME_DEVICE_HIP_HIP_RESIDENT_H

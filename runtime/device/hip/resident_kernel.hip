@@ -1,0 +1,572 @@
+// The device placement of the wavefront scheduler on the hip backend
+// (DESIGN.md §2.4; docs/runtime.md "The device placement on a GPU").
+//
+// Not compiled on its own: the runtime appends this text, at load time, to
+// the program's HIP source, decision.h, resident_layout.h and a generated
+// `sluice_resident_stage(stage, words, count, invocation)` that calls the
+// stage's `__device__` body. One persistent kernel, launched cooperatively so
+// that every block is resident, runs the whole loop:
+//
+//   block 0: finish the previous dispatch (fault check, ring heads), take a
+//            snapshot, decision::decide, refill the lowest free frames,
+//            select the lowest waiting frames or slots, sort them by key,
+//            prepare the stage's kernel arguments
+//   grid barrier
+//   every block: the stage's body over the invocations, each thread routing
+//            its invocation's outcome into the bit sets at once (per-block
+//            tallies, one global atomic per counter and block)
+//   grid barrier
+//
+// until a verdict, a fault or a full record buffer; the host then reads the
+// log. State stays on the device between launches.
+
+#define SLUICE_RESIDENT_BLOCK 256
+
+namespace sluice_resident {
+
+using namespace sluice::decision;
+typedef long long i64;
+
+// Converts a parameter word to whatever the body's parameter type is: a
+// pointer of any element type, or an integer.
+struct Word {
+  u64 v;
+  template <typename T> __device__ operator T *() const {
+    return reinterpret_cast<T *>(v);
+  }
+  __device__ operator i64() const { return i64(v); }
+};
+
+__device__ inline u64 clockNanoseconds() {
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+  u64 t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+#else
+  return 0; // no nanosecond clock on this platform (docs/runtime.md)
+#endif
+}
+
+template <typename T> __device__ inline T *at(u64 address) {
+  return reinterpret_cast<T *>(address);
+}
+
+// Every block of the (cooperatively launched, hence co-resident) grid
+// arrives; the last one opens the next generation.
+__device__ inline void gridBarrier(u32 *control) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    volatile u32 *generation = control + kControlBarrierGeneration;
+    u32 seen = *generation;
+    __threadfence();
+    if (atomicAdd(control + kControlBarrierCount, 1u) == gridDim.x - 1) {
+      control[kControlBarrierCount] = 0;
+      __threadfence();
+      atomicAdd(control + kControlBarrierGeneration, 1u);
+    } else {
+      while (*generation == seen) {
+      }
+    }
+    __threadfence();
+  }
+  __syncthreads();
+}
+
+struct Shared {
+  u32 scan[SLUICE_RESIDENT_BLOCK];
+  u32 stop;
+  u32 taken;
+  u64 low, high;
+  // The decision of this iteration.
+  u32 stage, count, refilled;
+  u64 firstLane;
+  // Per-block tallies of the routing.
+  u32 stageAdds[kResidentMaxStages];
+  int ownerLiveAdds[kResidentMaxOwners];
+  u32 published[kResidentMaxOwners];
+  u32 released[kResidentMaxOwners];
+  u32 finished;
+};
+
+// Exclusive prefix sum of `value` over the block; `total` gets the sum.
+__device__ inline u32 blockScan(u32 value, Shared &sh, u32 &total) {
+  u32 t = threadIdx.x;
+  sh.scan[t] = value;
+  __syncthreads();
+  for (u32 offset = 1; offset < SLUICE_RESIDENT_BLOCK; offset <<= 1) {
+    u32 add = t >= offset ? sh.scan[t - offset] : 0;
+    __syncthreads();
+    sh.scan[t] += add;
+    __syncthreads();
+  }
+  total = sh.scan[SLUICE_RESIDENT_BLOCK - 1];
+  u32 inclusive = sh.scan[t];
+  __syncthreads();
+  return inclusive - value;
+}
+
+// Block 0: the `count` lowest members of the set, ascending, into out[],
+// removed from the set. Returns how many there were (<= count).
+__device__ inline u32 takeLowest(u32 *words, u32 wordCount, u32 count, u32 *out,
+                                 Shared &sh) {
+  u32 per = (wordCount + SLUICE_RESIDENT_BLOCK - 1) / SLUICE_RESIDENT_BLOCK;
+  u32 begin = threadIdx.x * per;
+  u32 end = begin + per < wordCount ? begin + per : wordCount;
+  u32 mine = 0;
+  for (u32 w = begin; w < end; ++w)
+    mine += __popc(words[w]);
+  u32 total = 0;
+  u32 rank = blockScan(mine, sh, total);
+  for (u32 w = begin; w < end && rank < count; ++w) {
+    u32 bits = words[w];
+    u32 keep = bits;
+    while (bits && rank < count) {
+      u32 bit = u32(__ffs(int(bits)) - 1);
+      bits &= bits - 1;
+      keep &= ~(1u << bit);
+      out[rank++] = w * 32 + bit;
+    }
+    words[w] = keep;
+  }
+  __syncthreads();
+  return total < count ? total : count;
+}
+
+// The order code of a key (frame_order.h's sortKeyCode and sortKeyBucket;
+// placements-hip checks that both give the same decisions).
+__device__ inline u64 keyCode(const unsigned char *key, u32 bytes, u32 kind,
+                              u32 buckets) {
+  const u64 sign = u64(1) << 63;
+  i64 integer = 0;
+  double floating = 0;
+  if (kind == 0) {
+    if (bytes == 1)
+      integer = *reinterpret_cast<const signed char *>(key);
+    else if (bytes == 2)
+      integer = *reinterpret_cast<const short *>(key);
+    else if (bytes == 4)
+      integer = *reinterpret_cast<const int *>(key);
+    else
+      integer = *reinterpret_cast<const i64 *>(key);
+    if (buckets == 0)
+      return u64(integer) ^ sign;
+  } else {
+    floating = bytes == 4 ? double(*reinterpret_cast<const float *>(key))
+                          : *reinterpret_cast<const double *>(key);
+    if (buckets == 0) {
+      if (floating != floating)
+        return ~u64(0);
+      if (floating == 0)
+        floating = 0;
+      u64 bits = u64(__double_as_longlong(floating));
+      return (bits & sign) ? ~bits : bits | sign;
+    }
+    if (floating != floating)
+      return buckets - 1;
+    floating = floor(floating);
+    if (floating >= 9223372036854775808.0)
+      integer = 0x7FFFFFFFFFFFFFFFll;
+    else if (floating < -9223372036854775808.0)
+      integer = -0x7FFFFFFFFFFFFFFFll - 1;
+    else
+      integer = i64(floating);
+  }
+  i64 remainder = integer % i64(buckets);
+  return u64(remainder < 0 ? remainder + i64(buckets) : remainder);
+}
+
+// Block 0: orders invocations[0, count) stably by their key codes (an LSD
+// radix sort, one bit per pass, over the bits that max - min spans).
+__device__ inline void sortByKey(const ResidentLayout &L, u32 stage, u32 count,
+                                 Shared &sh) {
+  const u32 *key = at<u32>(L.sortKeys) + 4 * stage;
+  if (!L.sortEnabled || key[0] == 0 || count < 2)
+    return;
+  u32 *from = at<u32>(L.invocations);
+  u32 *to = at<u32>(L.scratch);
+  u64 *codes = at<u64>(L.codes);
+  u64 *codesTo = codes + count;
+  const unsigned char *frames = at<unsigned char>(L.frames) + key[3];
+  u32 t = threadIdx.x;
+  if (t == 0) {
+    sh.low = ~u64(0);
+    sh.high = 0;
+  }
+  __syncthreads();
+  for (u32 i = t; i < count; i += SLUICE_RESIDENT_BLOCK) {
+    u64 code = keyCode(frames + u64(from[i]) * key[2], key[0], key[1],
+                       L.sortBuckets);
+    codes[i] = code;
+    atomicMin(&sh.low, code);
+    atomicMax(&sh.high, code);
+  }
+  __syncthreads();
+  u64 low = sh.low;
+  u64 span = sh.high - low;
+  u32 bits = 0;
+  while (bits < 64 && (span >> bits) != 0)
+    ++bits;
+  u32 per = (count + SLUICE_RESIDENT_BLOCK - 1) / SLUICE_RESIDENT_BLOCK;
+  u32 begin = t * per;
+  u32 end = begin + per < count ? begin + per : count;
+  for (u32 bit = 0; bit < bits; ++bit) {
+    u32 zeros = 0;
+    for (u32 i = begin; i < end; ++i)
+      zeros += (((codes[i] - low) >> bit) & 1) == 0;
+    u32 allZeros = 0;
+    u32 zerosBefore = blockScan(zeros, sh, allZeros);
+    u32 onesBefore = (begin < count ? begin : count) - zerosBefore;
+    for (u32 i = begin; i < end; ++i) {
+      bool one = (((codes[i] - low) >> bit) & 1) != 0;
+      u32 position = one ? allZeros + onesBefore++ : zerosBefore++;
+      to[position] = from[i];
+      codesTo[position] = codes[i];
+    }
+    __syncthreads();
+    u32 *swap = from;
+    from = to;
+    to = swap;
+    u64 *swapCodes = codes;
+    codes = codesTo;
+    codesTo = swapCodes;
+  }
+  if (from != at<u32>(L.invocations)) {
+    for (u32 i = t; i < count; i += SLUICE_RESIDENT_BLOCK)
+      at<u32>(L.invocations)[i] = from[i];
+  }
+  __syncthreads();
+}
+
+__device__ inline void setBit(u32 *words, u32 index) {
+  atomicOr(words + index / 32, 1u << (index % 32));
+}
+
+// Thread 0 of block 0: the dispatch that just ran. Returns a stop reason.
+__device__ inline u32 finishPrevious(const ResidentLayout &L, u32 *control,
+                                     u32 records) {
+  u32 stage = control[kControlPreviousStage];
+  if (stage == kNone)
+    return kStopRunning;
+  control[kControlPreviousStage] = kNone;
+  if (records != 0)
+    at<u64>(L.times)[(records - 1) * kTimeWords + 2] = clockNanoseconds();
+  if (at<int>(L.fault)[0] != 0)
+    return kStopKernelFault;
+  if (control[kControlDetail] != kNone)
+    return kStopBadOutcome;
+  if (stage < L.mainStageCount) {
+    const u32 *producerBegin = at<u32>(L.producerBegin);
+    const u32 *edgeOwner = at<u32>(L.edgeOwner);
+    u64 *positions = at<u64>(L.ringPositions);
+    const int *counters = at<int>(L.counters);
+    for (u32 e = producerBegin[stage]; e < producerBegin[stage + 1]; ++e) {
+      u32 owner = edgeOwner[e];
+      positions[2 * owner] += u32(counters[L.allocBase + owner]);
+    }
+  }
+  return kStopRunning;
+}
+
+// Block 0, between the barriers: the decision and the router's part of the
+// dispatch. Sets sh.stop.
+__device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
+  u32 *control = at<u32>(L.control);
+  u64 *scalars = at<u64>(L.scalars);
+  u32 t = threadIdx.x;
+  if (t == 0) {
+    u32 records = control[kControlRecords];
+    u32 stop = finishPrevious(L, control, records);
+    if (stop == kStopRunning && records == L.recordCapacity)
+      stop = kStopBatchFull;
+    if (stop == kStopRunning) {
+      Tables tables;
+      tables.stageCount = L.stageCount;
+      tables.mainStageCount = L.mainStageCount;
+      tables.ownerCount = L.ownerCount;
+      tables.entryStage = L.entryStage;
+      tables.framePool = L.framePool;
+      tables.partialAdmission = L.partialAdmission;
+      tables.lanes = L.lanes;
+      tables.maxIterations = L.maxIterations;
+      tables.ownerCapacity = at<u32>(L.ownerCapacity);
+      tables.ownerStageBase = at<u32>(L.ownerStageBase);
+      tables.ownerStageCount = at<u32>(L.ownerStageCount);
+      tables.producerBegin = at<u32>(L.producerBegin);
+      tables.edgeOwner = at<u32>(L.edgeOwner);
+      tables.edgeBound = at<u32>(L.edgeBound);
+      Counts counts;
+      counts.stageCounts = at<u32>(L.stageCounts);
+      counts.ownerLive = at<u32>(L.ownerLive);
+      counts.ownerPublished = at<u64>(L.ownerPublished);
+      counts.ownerReleased = at<u64>(L.ownerReleased);
+      counts.freeFrames = u32(scalars[kScalarFreeFrames]);
+      counts.lanesStarted = scalars[kScalarLanesStarted];
+      counts.lanesFinished = scalars[kScalarLanesFinished];
+      // The snapshot: packObservation's order.
+      u64 *snapshot = at<u64>(L.snapshots) + u64(records) * L.snapshotWords;
+      u32 w = 0;
+      for (u32 s = 0; s < L.stageCount; ++s)
+        snapshot[w++] = counts.stageCounts[s];
+      for (u32 o = 0; o < L.ownerCount; ++o)
+        snapshot[w++] = counts.ownerLive[o];
+      for (u32 o = 0; o < L.ownerCount; ++o)
+        snapshot[w++] = counts.ownerPublished[o];
+      for (u32 o = 0; o < L.ownerCount; ++o)
+        snapshot[w++] = counts.ownerReleased[o];
+      snapshot[w++] = counts.freeFrames;
+      snapshot[w++] = counts.lanesStarted;
+      snapshot[w++] = counts.lanesFinished;
+      u64 begun = clockNanoseconds();
+      u64 firstLane = counts.lanesStarted;
+      Record r;
+      Verdict verdict = decide(tables, counts, scalars[kScalarIteration], r);
+      if (verdict != kContinue) {
+        control[kControlVerdict] = verdict;
+        stop = kStopVerdict;
+      } else {
+        scalars[kScalarFreeFrames] = counts.freeFrames;
+        scalars[kScalarLanesStarted] = counts.lanesStarted;
+        scalars[kScalarIteration] += 1;
+        at<Record>(L.records)[records] = r;
+        at<u64>(L.times)[records * kTimeWords] = begun;
+        at<u64>(L.deltas)[records * kDeltaWords] = 0;
+        at<u64>(L.deltas)[records * kDeltaWords + 1] = 0;
+        control[kControlRecords] = records + 1;
+        sh.stage = r.dispatchedStage;
+        sh.count = r.dispatched;
+        sh.refilled = r.refilled;
+        sh.firstLane = firstLane;
+      }
+    }
+    sh.stop = stop;
+    control[kControlStopReason] = stop;
+  }
+  __syncthreads();
+  if (sh.stop != kStopRunning)
+    return;
+  u32 stage = sh.stage;
+  u32 count = sh.count;
+  u32 refilled = sh.refilled;
+  u64 firstLane = sh.firstLane;
+  u32 *sets = at<u32>(L.sets);
+  const u32 *setOffset = at<u32>(L.setOffset);
+  const u32 *setWords = at<u32>(L.setWords);
+  u32 *scratch = at<u32>(L.scratch);
+
+  // Refill: the lowest free frames take the next lanes, in lane order.
+  if (refilled != 0) {
+    u32 *freeSet = sets + setOffset[L.stageCount];
+    takeLowest(freeSet, setWords[L.stageCount], refilled, scratch, sh);
+    u32 *entry = sets + setOffset[L.entryStage];
+    u32 *laneIds = at<u32>(L.laneIds);
+    for (u32 k = t; k < refilled; k += SLUICE_RESIDENT_BLOCK) {
+      u32 frame = scratch[k];
+      laneIds[frame] = u32(firstLane + k);
+      setBit(entry, frame);
+    }
+    __syncthreads();
+  }
+
+  // The dispatch: the lowest waiting frames or slots.
+  u32 taken = takeLowest(sets + setOffset[stage], setWords[stage], count,
+                         at<u32>(L.invocations), sh);
+  if (taken != count) {
+    if (t == 0) {
+      control[kControlDetail] = taken;
+      control[kControlStopReason] = kStopShortSelect;
+      sh.stop = kStopShortSelect;
+    }
+    __syncthreads();
+    return;
+  }
+  if (t == 0)
+    at<u32>(L.stageCounts)[stage] -= count;
+  bool main = stage < L.mainStageCount;
+  if (main)
+    sortByKey(L, stage, count, sh);
+
+  // The kernel arguments, as prepareGpuDispatch sets them.
+  u32 *nextStage = at<u32>(L.nextStage);
+  for (u32 i = t; i < count; i += SLUICE_RESIDENT_BLOCK)
+    nextStage[i] = 0xFFFFFFFEu; // SLUICE_KERNEL_UNDECIDED
+  int *counters = at<int>(L.counters);
+  for (u32 i = t; i < L.counterCount; i += SLUICE_RESIDENT_BLOCK)
+    counters[i] = 0;
+  if (t < 5)
+    at<int>(L.fault)[t] = 0;
+  int *allocLimits = at<int>(L.allocLimits);
+  for (u32 o = t; o < L.ownerCount; o += SLUICE_RESIDENT_BLOCK)
+    allocLimits[o] = 0;
+  __syncthreads();
+  if (main) {
+    const u32 *producerBegin = at<u32>(L.producerBegin);
+    if (producerBegin[stage] != producerBegin[stage + 1]) {
+      u32 *publishedCounts = at<u32>(L.publishedCounts);
+      for (u64 i = t; i < u64(count) * L.ownerCount;
+           i += SLUICE_RESIDENT_BLOCK)
+        publishedCounts[i] = 0;
+    }
+    const u32 *edgeOwner = at<u32>(L.edgeOwner);
+    const u32 *edgeBound = at<u32>(L.edgeBound);
+    const u32 *capacity = at<u32>(L.ownerCapacity);
+    const u64 *positions = at<u64>(L.ringPositions);
+    const u32 *ring = at<u32>(L.freeRing);
+    const u32 *ringOffset = at<u32>(L.ringOffset);
+    for (u32 e = producerBegin[stage]; e < producerBegin[stage + 1]; ++e) {
+      u32 owner = edgeOwner[e];
+      u64 head = positions[2 * owner];
+      u64 tail = positions[2 * owner + 1];
+      u64 window = tail > head ? tail - head : 0;
+      u64 wanted = u64(count) * edgeBound[e];
+      if (wanted < window)
+        window = wanted;
+      if (capacity[owner] < window)
+        window = capacity[owner];
+      u32 *target = at<u32>(at<u64>(L.windows)[owner]);
+      const u32 *source = ring + ringOffset[owner];
+      for (u64 k = t; k < window; k += SLUICE_RESIDENT_BLOCK)
+        target[k] = source[(head + k) % capacity[owner]];
+      if (t == 0)
+        allocLimits[owner] = int(window);
+    }
+  }
+  if (t == 0) {
+    control[kControlPreviousStage] = stage;
+    control[kControlPreviousCount] = count;
+    at<u64>(L.times)[(control[kControlRecords] - 1) * kTimeWords + 1] =
+        clockNanoseconds();
+  }
+  __syncthreads();
+}
+
+// Every thread: the body of invocation i, then its outcome into the sets.
+__device__ inline void runAndRoute(const ResidentLayout &L, Shared &sh,
+                                   u32 stage, u32 count, u32 i) {
+  const u64 *words = at<u64>(L.kernelWords);
+  sluice_resident_stage(stage, words, i64(count), i64(i));
+  u32 next = at<u32>(L.nextStage)[i];
+  u32 index = at<u32>(L.invocations)[i];
+  u32 *control = at<u32>(L.control);
+  u32 *sets = at<u32>(L.sets);
+  const u32 *setOffset = at<u32>(L.setOffset);
+  if (stage < L.mainStageCount) {
+    if (!(next == 0xFFFFFFFFu || next < L.mainStageCount)) {
+      atomicMin(control + kControlDetail, i);
+      return;
+    }
+    if (next == 0xFFFFFFFFu) {
+      setBit(sets + setOffset[L.stageCount], index);
+      atomicAdd(&sh.finished, 1u);
+    } else {
+      setBit(sets + setOffset[next], index);
+      atomicAdd(&sh.stageAdds[next], 1u);
+    }
+    const u32 *producerBegin = at<u32>(L.producerBegin);
+    const u32 *edgeOwner = at<u32>(L.edgeOwner);
+    const u32 *edgeBound = at<u32>(L.edgeBound);
+    const u32 *publishBase = at<u32>(L.ownerPublishBase);
+    const u32 *stageBase = at<u32>(L.ownerStageBase);
+    const u32 *publishedCounts = at<u32>(L.publishedCounts);
+    const u32 *slots = at<u32>(L.publishedSlots);
+    for (u32 e = producerBegin[stage]; e < producerBegin[stage + 1]; ++e) {
+      u32 owner = edgeOwner[e];
+      u32 published = publishedCounts[u64(i) * L.ownerCount + owner];
+      if (published > edgeBound[e])
+        published = edgeBound[e]; // the kernel recorded the fault
+      u32 *first = sets + setOffset[stageBase[owner]];
+      for (u32 k = 0; k < published; ++k)
+        setBit(first, slots[u64(i) * L.publishStride + publishBase[owner] + k]);
+      if (published != 0) {
+        atomicAdd(&sh.stageAdds[stageBase[owner]], published);
+        atomicAdd(&sh.ownerLiveAdds[owner], int(published));
+        atomicAdd(&sh.published[owner], published);
+      }
+    }
+    return;
+  }
+  // An item of an owner's stage.
+  u32 owner = 0;
+  const u32 *stageBase = at<u32>(L.ownerStageBase);
+  const u32 *stageCount = at<u32>(L.ownerStageCount);
+  while (owner + 1 < L.ownerCount && stageBase[owner + 1] <= stage)
+    ++owner;
+  if (!(next == 0xFFFFFFFFu || next < stageCount[owner])) {
+    atomicMin(control + kControlDetail, i);
+    return;
+  }
+  if (next == 0xFFFFFFFFu) {
+    u64 *positions = at<u64>(L.ringPositions);
+    u32 capacity = at<u32>(L.ownerCapacity)[owner];
+    u64 tail = atomicAdd(&positions[2 * owner + 1], 1ull);
+    at<u32>(L.freeRing)[at<u32>(L.ringOffset)[owner] + tail % capacity] =
+        index;
+    atomicAdd(&sh.ownerLiveAdds[owner], -1);
+    atomicAdd(&sh.released[owner], 1u);
+  } else {
+    setBit(sets + setOffset[stageBase[owner] + next], index);
+    atomicAdd(&sh.stageAdds[stageBase[owner] + next], 1u);
+  }
+}
+
+} // namespace sluice_resident
+
+extern "C" __global__ __launch_bounds__(SLUICE_RESIDENT_BLOCK) void
+sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
+  using namespace sluice_resident;
+  __shared__ Shared sh;
+  const ResidentLayout &L = *layout;
+  u32 *control = at<u32>(L.control);
+  volatile u32 *stopWord = control + kControlStop;
+  u32 t = threadIdx.x;
+  for (;;) {
+    if (blockIdx.x == 0) {
+      schedule(L, sh);
+      if (t == 0 && sh.stop != kStopRunning)
+        *stopWord = 1;
+    }
+    gridBarrier(control);
+    if (*stopWord)
+      return;
+    u32 stage = control[kControlPreviousStage];
+    u32 count = control[kControlPreviousCount];
+    for (u32 s = t; s < L.stageCount; s += SLUICE_RESIDENT_BLOCK)
+      sh.stageAdds[s] = 0;
+    for (u32 o = t; o < L.ownerCount; o += SLUICE_RESIDENT_BLOCK) {
+      sh.ownerLiveAdds[o] = 0;
+      sh.published[o] = 0;
+      sh.released[o] = 0;
+    }
+    if (t == 0)
+      sh.finished = 0;
+    __syncthreads();
+    for (u32 i = blockIdx.x * SLUICE_RESIDENT_BLOCK + t; i < count;
+         i += gridDim.x * SLUICE_RESIDENT_BLOCK)
+      runAndRoute(L, sh, stage, count, i);
+    __syncthreads();
+    // The block's tallies.
+    u32 *stageCounts = at<u32>(L.stageCounts);
+    u64 *scalars = at<u64>(L.scalars);
+    for (u32 s = t; s < L.stageCount; s += SLUICE_RESIDENT_BLOCK)
+      if (sh.stageAdds[s])
+        atomicAdd(stageCounts + s, sh.stageAdds[s]);
+    u32 record = control[kControlRecords] - 1;
+    u64 *deltas = at<u64>(L.deltas) + u64(record) * kDeltaWords;
+    for (u32 o = t; o < L.ownerCount; o += SLUICE_RESIDENT_BLOCK) {
+      if (sh.ownerLiveAdds[o])
+        atomicAdd(at<u32>(L.ownerLive) + o, u32(sh.ownerLiveAdds[o]));
+      if (sh.published[o]) {
+        atomicAdd(at<u64>(L.ownerPublished) + o, u64(sh.published[o]));
+        atomicAdd(deltas, u64(sh.published[o]));
+      }
+      if (sh.released[o]) {
+        atomicAdd(at<u64>(L.ownerReleased) + o, u64(sh.released[o]));
+        atomicAdd(deltas + 1, u64(sh.released[o]));
+      }
+    }
+    if (t == 0 && sh.finished) {
+      atomicAdd(scalars + kScalarFreeFrames, u64(sh.finished));
+      atomicAdd(scalars + kScalarLanesFinished, u64(sh.finished));
+    }
+    gridBarrier(control);
+  }
+}

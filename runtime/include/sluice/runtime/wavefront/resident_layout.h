@@ -1,0 +1,109 @@
+//===- resident_layout.h - Device state of a GPU scheduler placement -----===//
+//
+// DESIGN.md §2.4. The memory a GPU device placement of the wavefront
+// scheduler keeps on the device, as one table of device addresses and
+// scalars that the host fills and the persistent scheduler kernel reads
+// (runtime/device/hip/resident_kernel.hip). Like decision.h it uses no
+// standard library, so the same text compiles on the host and into the
+// kernel's source.
+//
+// The router's device form: one bit set per global stage (main stages over
+// the frame pool, auxiliary stages over their owner's slots) and the free
+// frame set; the canonical order of decision.h is "lowest set bit first".
+// Every array is in device memory; the kernel arguments of the stage kernels
+// are the same buffers as a host-placement dispatch uses.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SLUICE_RUNTIME_WAVEFRONT_RESIDENT_LAYOUT_H
+#define SLUICE_RUNTIME_WAVEFRONT_RESIDENT_LAYOUT_H
+
+#include "sluice/runtime/wavefront/decision.h"
+
+namespace sluice::decision {
+
+// Why a launch of the scheduler kernel returned (control word kStopReason).
+inline constexpr u32 kStopRunning = 0;
+inline constexpr u32 kStopVerdict = 1;     // decide() gave a verdict
+inline constexpr u32 kStopBatchFull = 2;   // the record buffer is full
+inline constexpr u32 kStopKernelFault = 3; // the stage's fault words are set
+inline constexpr u32 kStopBadOutcome = 4;  // an outcome names no stage
+inline constexpr u32 kStopShortSelect = 5; // a set held fewer than counted
+
+// Control words (u32).
+enum ControlWord : u32 {
+  kControlVerdict = 0,
+  kControlRecords = 1,    // records written by this launch
+  kControlStopReason = 2,
+  kControlDetail = 3,     // kStopShortSelect: the members found
+  kControlBarrierCount = 4,
+  kControlBarrierGeneration = 5,
+  kControlPreviousStage = 6, // the dispatch awaiting its end (kNone: none)
+  kControlPreviousCount = 7,
+  kControlStop = 8,          // every block leaves the loop
+  kControlWords = 16
+};
+
+// 64-bit scalars.
+enum ScalarWord : u32 {
+  kScalarFreeFrames = 0,
+  kScalarLanesStarted = 1,
+  kScalarLanesFinished = 2,
+  kScalarIteration = 3,
+  kScalarWords = 4
+};
+
+// Per record: the decision began, the dispatch began, the dispatch ended
+// (device nanoseconds; 0 where the device has no clock).
+inline constexpr u32 kTimeWords = 3;
+// Per record: items published, items released.
+inline constexpr u32 kDeltaWords = 2;
+
+// At most this many global stages and owners (the kernel's per-block
+// tallies live in shared memory).
+inline constexpr u32 kResidentMaxStages = 64;
+inline constexpr u32 kResidentMaxOwners = 16;
+
+// The table the kernel takes (one pointer to it). Addresses are device
+// addresses; u32 arrays unless noted.
+struct ResidentLayout {
+  // decision::Tables' arrays.
+  u64 ownerCapacity, ownerStageBase, ownerStageCount, producerBegin, edgeOwner,
+      edgeBound;
+  u64 ownerPublishBase; // per owner: the compiled publish base
+  // decision::Counts.
+  u64 stageCounts, ownerLive;
+  u64 ownerPublished, ownerReleased; // u64 arrays
+  u64 scalars;                       // u64[kScalarWords]
+  // The router: bit sets, word offset and word count per global stage; the
+  // free frame set at index stageCount.
+  u64 sets, setOffset, setWords;
+  // Per owner: its free ring (ringOffset[o] into freeRing, capacity
+  // entries) and its positions, u64 [allocHead, freeTail] per owner.
+  u64 freeRing, ringOffset, ringPositions;
+  // The stage kernels' parameters (u64 words, the HIP parameter ABI) and the
+  // kernel argument buffers the scheduler fills or reads.
+  u64 kernelWords;
+  u64 invocations, laneIds, nextStage, counters, publishedSlots,
+      publishedCounts, allocLimits, fault;
+  u64 windows; // u64 per owner: the address of its admission window
+  // Coherence sorting, per main stage (u32 x 4): key bytes (0: no key),
+  // kind (SortKeyKind), step between frames, byte offset of the column in
+  // the frame buffer (u32; the frame buffer is below 4 GiB).
+  u64 sortKeys, frames;
+  u64 scratch; // u32[2 * max(framePool, largest capacity)] + u64 codes
+  u64 codes;   // u64[2 * max(framePool, largest capacity)]
+  // The log: records, snapshots (packObservation's words, one more than
+  // records), deltas and times.
+  u64 records, snapshots, deltas, times;
+  u64 control; // u32[kControlWords]
+  u64 lanes, maxIterations;
+  u32 stageCount, mainStageCount, ownerCount, entryStage, framePool,
+      partialAdmission;
+  u32 counterCount, allocBase, publishStride, recordCapacity, snapshotWords;
+  u32 sortEnabled, sortBuckets; // buckets 0: full key codes
+  u32 parameterCount;
+};
+
+} // namespace sluice::decision
+
+#endif // SLUICE_RUNTIME_WAVEFRONT_RESIDENT_LAYOUT_H
