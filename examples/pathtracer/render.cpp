@@ -77,6 +77,9 @@ void printUsage(std::FILE *out) {
       "  --workers N          CPU workers (cpu; default one per core)\n"
       "  --frame-pool N       frames in the pool (default 256)\n"
       "  --no-partial-admission  admit a producer only whole\n"
+      "  --scheduler-placement host|device  where the wavefront scheduler\n"
+      "                       decides (default host; device: on the GPU where\n"
+      "                       the backend can, docs/runtime.md)\n"
       "  --sort on|off        order the frames of a dispatch of a stage with\n"
       "                       a sort_by key (\"shade\": the material) by that\n"
       "                       key (default on; wavefront only)\n"
@@ -148,6 +151,7 @@ int parseArguments(int argc, char **argv, Options &options) {
       {"--backend", &options.run.backend},
       {"--schedule", &options.run.schedule},
       {"--sort", &options.run.sort},
+      {"--scheduler-placement", &options.run.placement},
       {"--trace", &options.run.tracePath},
       {"--pfm", &options.pfm},
       {"--png", &options.png},
@@ -195,6 +199,8 @@ int parseArguments(int argc, char **argv, Options &options) {
       return usageError(std::string(name) + " needs a value");
     if (option->text) {
       *option->text = std::string(value);
+      if (option->text == &options.run.placement)
+        options.run.placementGiven = true;
     } else if (!parseNumber(value, *option->number)) {
       return usageError(std::string(name) +
                         " expects a non-negative integer, got '" +
@@ -378,6 +384,9 @@ int main(int argc, char **argv) {
   run.workers = load.workers;
   run.sorting.enabled = options.run.sort == "on";
   run.sorting.buckets = options.run.sortBuckets;
+  run.placement = options.run.placement == "device"
+                      ? rt::SchedulerPlacement::Device
+                      : rt::SchedulerPlacement::Host;
 
   const uint64_t pixels = uint64_t(options.width) * options.height;
   const uint32_t passes = (options.spp + options.passSpp - 1) / options.passSpp;
@@ -396,6 +405,14 @@ int main(int argc, char **argv) {
         !status.ok())
       return fail(status.message());
     rt::RunReport report = program.run(run);
+    if (pass == 0 && options.run.placementGiven &&
+        run.schedule == rt::Schedule::Wavefront)
+      std::fprintf(stderr, "sluice-render: scheduler placement: %s%s%s\n",
+                   rt::schedulerPlacementName(report.placement),
+                   report.placementNote.empty() ? "" : " (",
+                   report.placementNote.empty()
+                       ? ""
+                       : (report.placementNote + ")").c_str());
     if (report.deviceSetupFailed())
       return fail(std::string(adapter.name) +
                       " backend: " + report.status.describe(),

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Host placement against device placement of the wavefront scheduler, side
+by side in one run (issue 14 §4, DESIGN.md §2.4), from the files
+bench/vulkan/aot.sh packs (default .aot):
+
+  the benchmark copy of the shadow pool (bench/inputs/shadow_pool_stats.mlir:
+  262,144 lanes, frame pool 1,024) through sluice-run-artifact, and the path
+  tracer on the benchmark scene (512 x 512 x 64, frame pool 65,536) through
+  sluice-render, on each backend given (default hip vulkan).
+
+Both placements make the same decisions (scripts/check-placements), so they
+run the same dispatch sequence; the host placement's device time is the
+stage-kernel time of that sequence. Per placement: wall per iteration, and
+the overhead per iteration, (wall - that stage-kernel time) / iterations;
+the GPU share of the host placement's wall; the device placement's speed-up.
+Where a backend has no device placement the run says so and falls back to
+the host placement (its line shows the reason).
+
+  python3 bench/placement/compare.py [AOT] [--backends hip,vulkan] [--repeat 5]
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+
+def run(cmd, env):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    return p.returncode, p.stdout.decode(errors="replace")
+
+
+def number(pattern, text, default=None):
+    m = re.search(pattern, text, re.M)
+    return float(m.group(1)) if m else default
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("aot", nargs="?", default=".aot")
+    ap.add_argument("--backends", default="hip,vulkan")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--no-pathtracer", action="store_true")
+    opts = ap.parse_args()
+    aot = os.path.abspath(opts.aot)
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = ":".join(
+        [os.path.join(aot, "lib"), "/usr/local/cuda/lib64", "/usr/local/nvidia/lib64",
+         env.get("LD_LIBRARY_PATH", "")])
+    rows = []
+    for backend in opts.backends.split(","):
+        results = {}
+        for placement in ("host", "device"):
+            cmd = [os.path.join(aot, "sluice-run-artifact"), os.path.join(aot, "shadow_pool.sluice"),
+                   "--backend=" + backend, "--lanes=262144", "--frame-pool=1024", "--stats",
+                   "--repeat=%d" % opts.repeat, "--scheduler-placement=" + placement]
+            rc, out = run(cmd, env)
+            wall = number(r"fastest of \d+ runs: ([0-9.]+) ms wall", out)
+            iterations = number(r"^iterations: (\d+)", out)
+            gpu = number(r"([0-9.]+) ms of device time", out)
+            where = (re.findall(r"scheduler placement: (.*)", out) or ["?"])[0]
+            results[placement] = (rc, wall, iterations, gpu, where)
+            print("shadow pool %s %s: exit %d, %s ms wall, %s iterations, %s ms device time; placement %s"
+                  % (backend, placement, rc, wall, iterations, gpu, where))
+            if rc != 0:
+                print("\n".join(out.splitlines()[-8:]))
+        (hrc, hwall, hit, hgpu, _), (drc, dwall, dit, dgpu, dwhere) = results["host"], results["device"]
+        if hrc == 0 and drc == 0 and hwall and dwall and hit and hgpu is not None:
+            rows.append((backend, hwall, dwall, hit, dit, hgpu, dwhere))
+    if rows:
+        print("\n| backend | iterations | host: µs/iter | host: overhead µs/iter | host: GPU share "
+              "| device: µs/iter | device: overhead µs/iter | speed-up | device placement |")
+        print("|---|---|---|---|---|---|---|---|---|")
+        for backend, hwall, dwall, hit, dit, hgpu, dwhere in rows:
+            print("| %s | %d | %.2f | %.2f | %.0f%% | %.2f | %.2f | %.2fx | %s |" % (
+                backend, hit, hwall * 1e3 / hit, (hwall - hgpu) * 1e3 / hit,
+                100.0 * hgpu / hwall, dwall * 1e3 / dit, (dwall - hgpu) * 1e3 / dit,
+                hwall / dwall, dwhere))
+    if opts.no_pathtracer:
+        return 0
+    print()
+    for backend in opts.backends.split(","):
+        for placement in ("host", "device"):
+            for sort in ("on", "off"):
+                cmd = [os.path.join(aot, "sluice-render"), "--artifact", os.path.join(aot, "pathtracer.sluice"),
+                       "--scene", os.path.join(aot, "scenes", "cornell-box.json"), "--backend", backend,
+                       "--width", "512", "--height", "512", "--spp", "64", "--frame-pool", "65536",
+                       "--sort", sort, "--stats", "--scheduler-placement", placement]
+                rc, out = run(cmd, env)
+                mrays = number(r"^Mrays/s:\s*([0-9.]+)", out)
+                where = (re.findall(r"scheduler placement: (.*)", out) or ["?"])[0]
+                print("path tracer %s %s sort %s: exit %d, %s Mrays/s; placement %s" % (
+                    backend, placement, sort, rc, mrays, where))
+                if rc != 0:
+                    print("\n".join(out.splitlines()[-8:]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
