@@ -404,6 +404,9 @@ LogicalResult compileWaveProgram(ModuleOp module,
   if (rt::Status status = rt::parseDescriptor(text, "<compiled>", program);
       !status.ok())
     return module.emitError(status.message());
+  // The hip lowering reads the stage kernels off the descriptor (each
+  // one's body becomes a __device__ function the device placement calls).
+  Attribute descriptor = module->getAttr(kProgramDescriptorAttrName);
   module->removeAttr(kProgramDescriptorAttrName);
   if (failed(checkKernelSignatures(module, program)))
     return failure();
@@ -411,6 +414,8 @@ LogicalResult compileWaveProgram(ModuleOp module,
   std::vector<rt::ArtifactSection> sections;
   for (const std::string &backend : options.backends) {
     OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
+    if (backend == "hip" && descriptor)
+      (*copy)->setAttr(kProgramDescriptorAttrName, descriptor);
     rt::ArtifactSection &section = sections.emplace_back();
     LogicalResult lowered =
         backend == "cpu"   ? lowerToCPU(*copy, options, section)
