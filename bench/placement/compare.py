@@ -80,19 +80,21 @@ def main():
         return 0
     print()
     for backend in opts.backends.split(","):
-        for placement in ("host", "device"):
-            for sort in ("on", "off"):
-                cmd = [os.path.join(aot, "sluice-render"), "--artifact", os.path.join(aot, "pathtracer.sluice"),
-                       "--scene", os.path.join(aot, "scenes", "cornell-box.json"), "--backend", backend,
-                       "--width", "512", "--height", "512", "--spp", "64", "--frame-pool", "65536",
-                       "--sort", sort, "--stats", "--scheduler-placement", placement]
-                rc, out = run(cmd, env)
-                mrays = number(r"^Mrays/s:\s*([0-9.]+)", out)
-                where = (re.findall(r"scheduler placement: (.*)", out) or ["?"])[0]
-                print("path tracer %s %s sort %s: exit %d, %s Mrays/s; placement %s" % (
-                    backend, placement, sort, rc, mrays, where))
-                if rc != 0:
-                    print("\n".join(out.splitlines()[-8:]))
+        configs = [(["--scheduler-placement", p, "--sort", s], "wavefront, %s placement, sort %s" % (p, s))
+                   for p in ("host", "device") for s in ("on", "off")]
+        configs.append((["--schedule", "state-machine", "--pass-spp", "64"], "megakernel (state machine)"))
+        for extra, what in configs:
+            cmd = [os.path.join(aot, "sluice-render"), "--artifact", os.path.join(aot, "pathtracer.sluice"),
+                   "--scene", os.path.join(aot, "scenes", "cornell-box.json"), "--backend", backend,
+                   "--width", "512", "--height", "512", "--spp", "64", "--frame-pool", "65536",
+                   "--stats"] + extra
+            rc, out = run(cmd, env)
+            mrays = number(r"^Mrays/s:\s*([0-9.]+)", out)
+            where = (re.findall(r"scheduler placement: (.*)", out) or [""])[0]
+            print("path tracer %s %s: exit %d, %s Mrays/s%s" % (
+                backend, what, rc, mrays, "; placement " + where if where else ""))
+            if rc != 0:
+                print("\n".join(out.splitlines()[-8:]))
     return 0
 
 
