@@ -57,7 +57,7 @@ def main():
             rc, out = run(cmd, env)
             wall = number(r"fastest of \d+ runs: ([0-9.]+) ms wall", out)
             iterations = number(r"^iterations: (\d+)", out)
-            gpu = number(r"([0-9.]+) ms of device time", out)
+            gpu = number(r"([0-9.]+) ms of (?:GPU|device) time", out)
             where = (re.findall(r"scheduler placement: (.*)", out) or ["?"])[0]
             results[placement] = (rc, wall, iterations, gpu, where)
             print("shadow pool %s %s: exit %d, %s ms wall, %s iterations, %s ms device time; placement %s"

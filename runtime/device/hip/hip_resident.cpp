@@ -154,15 +154,20 @@ Status ResidentScheduler::run(
     ResidentLaunchResult &out) {
   const decision::Tables &t = *launch.tables;
   const GpuKernelLayout &layout = *launch.layout;
+  uint32_t edgeCount = t.producerBegin[t.mainStageCount];
   if (t.stageCount > decision::kResidentMaxStages ||
-      t.ownerCount > decision::kResidentMaxOwners)
+      t.ownerCount > decision::kResidentMaxOwners ||
+      edgeCount > decision::kResidentMaxEdges)
     return Status::error(
         ErrorKind::Unsupported,
         "the device placement holds at most " +
-            std::to_string(decision::kResidentMaxStages) + " stages and " +
-            std::to_string(decision::kResidentMaxOwners) +
-            " owners; the program has " + std::to_string(t.stageCount) +
-            " and " + std::to_string(t.ownerCount));
+            std::to_string(decision::kResidentMaxStages) + " stages, " +
+            std::to_string(decision::kResidentMaxOwners) + " owners and " +
+            std::to_string(decision::kResidentMaxEdges) +
+            " producer edges; the program has " +
+            std::to_string(t.stageCount) + ", " +
+            std::to_string(t.ownerCount) + " and " +
+            std::to_string(edgeCount));
   out = ResidentLaunchResult();
   const uint32_t stages = t.stageCount;
   const uint32_t owners = t.ownerCount;

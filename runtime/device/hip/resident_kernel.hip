@@ -73,6 +73,22 @@ __device__ inline void gridBarrier(u32 *control) {
 }
 
 struct Shared {
+  // The program's tables, loaded once per block (constant for the run).
+  u32 capacity[kResidentMaxOwners], stageBase[kResidentMaxOwners],
+      ownerStages[kResidentMaxOwners], publishBase[kResidentMaxOwners],
+      ringOffset[kResidentMaxOwners];
+  u32 producerBegin[kResidentMaxStages + 1];
+  u32 edgeOwner[kResidentMaxEdges], edgeBound[kResidentMaxEdges];
+  u32 setOffset[kResidentMaxStages + 1], setWords[kResidentMaxStages + 1];
+  // Block 0: the counts of this iteration's decision, gathered at once.
+  u32 stageCounts[kResidentMaxStages], live[kResidentMaxOwners];
+  u64 ownerPublished[kResidentMaxOwners], ownerReleased[kResidentMaxOwners];
+  u32 ringTaken[kResidentMaxOwners]; // ring positions the last dispatch took
+  u64 scalars[kScalarWords];
+  u32 records, previousStage, detail;
+  int fault;
+  // Coherence sorting: a 16-bin histogram per thread.
+  u32 histogram[16 * SLUICE_RESIDENT_BLOCK];
   u32 scan[SLUICE_RESIDENT_BLOCK];
   u32 stop;
   u32 taken;
@@ -91,6 +107,35 @@ struct Shared {
 // Exclusive prefix sum of `value` over the block; `total` gets the sum.
 __device__ inline u32 blockScan(u32 value, Shared &sh, u32 &total) {
   u32 t = threadIdx.x;
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+  // Warps of 32: a shuffle scan per warp, then one over the warps' totals.
+  const u32 warps = SLUICE_RESIDENT_BLOCK / 32;
+  u32 lane = t & 31, warp = t >> 5;
+  u32 x = value;
+  for (u32 offset = 1; offset < 32; offset <<= 1) {
+    u32 y = __shfl_up_sync(0xFFFFFFFFu, x, offset);
+    if (lane >= offset)
+      x += y;
+  }
+  if (lane == 31)
+    sh.scan[warp] = x;
+  __syncthreads();
+  if (warp == 0) {
+    u32 w = lane < warps ? sh.scan[lane] : 0;
+    for (u32 offset = 1; offset < 32; offset <<= 1) {
+      u32 y = __shfl_up_sync(0xFFFFFFFFu, w, offset);
+      if (lane >= offset)
+        w += y;
+    }
+    if (lane < warps)
+      sh.scan[lane] = w;
+  }
+  __syncthreads();
+  u32 before = warp ? sh.scan[warp - 1] : 0;
+  total = sh.scan[warps - 1];
+  __syncthreads();
+  return before + x - value;
+#endif
   sh.scan[t] = value;
   __syncthreads();
   for (u32 offset = 1; offset < SLUICE_RESIDENT_BLOCK; offset <<= 1) {
@@ -209,16 +254,29 @@ __device__ inline void sortByKey(const ResidentLayout &L, u32 stage, u32 count,
   u32 per = (count + SLUICE_RESIDENT_BLOCK - 1) / SLUICE_RESIDENT_BLOCK;
   u32 begin = t * per;
   u32 end = begin + per < count ? begin + per : count;
-  for (u32 bit = 0; bit < bits; ++bit) {
-    u32 zeros = 0;
+  u32 *histogram = sh.histogram; // [digit * BLOCK + thread]
+  for (u32 shift = 0; shift < bits; shift += 4) {
+    for (u32 d = 0; d < 16; ++d)
+      histogram[d * SLUICE_RESIDENT_BLOCK + t] = 0;
     for (u32 i = begin; i < end; ++i)
-      zeros += (((codes[i] - low) >> bit) & 1) == 0;
-    u32 allZeros = 0;
-    u32 zerosBefore = blockScan(zeros, sh, allZeros);
-    u32 onesBefore = (begin < count ? begin : count) - zerosBefore;
+      ++histogram[(((codes[i] - low) >> shift) & 15) * SLUICE_RESIDENT_BLOCK + t];
+    __syncthreads();
+    // Positions: digit-major, then thread (chunks ascend): stable.
+    u32 sum = 0;
+    for (u32 j = 0; j < 16; ++j)
+      sum += histogram[t * 16 + j];
+    u32 all = 0;
+    u32 running = blockScan(sum, sh, all);
+    for (u32 j = 0; j < 16; ++j) {
+      u32 c = histogram[t * 16 + j];
+      histogram[t * 16 + j] = running;
+      running += c;
+    }
+    __syncthreads();
     for (u32 i = begin; i < end; ++i) {
-      bool one = (((codes[i] - low) >> bit) & 1) != 0;
-      u32 position = one ? allZeros + onesBefore++ : zerosBefore++;
+      u32 position =
+          histogram[(((codes[i] - low) >> shift) & 15) * SLUICE_RESIDENT_BLOCK +
+                    t]++;
       to[position] = from[i];
       codesTo[position] = codes[i];
     }
@@ -241,30 +299,29 @@ __device__ inline void setBit(u32 *words, u32 index) {
   atomicOr(words + index / 32, 1u << (index % 32));
 }
 
-// Thread 0 of block 0: the dispatch that just ran. Returns a stop reason.
-__device__ inline u32 finishPrevious(const ResidentLayout &L, u32 *control,
-                                     u32 records) {
-  u32 stage = control[kControlPreviousStage];
-  if (stage == kNone)
-    return kStopRunning;
-  control[kControlPreviousStage] = kNone;
-  if (records != 0)
-    at<u64>(L.times)[(records - 1) * kTimeWords + 2] = clockNanoseconds();
-  if (at<int>(L.fault)[0] != 0)
-    return kStopKernelFault;
-  if (control[kControlDetail] != kNone)
-    return kStopBadOutcome;
-  if (stage < L.mainStageCount) {
-    const u32 *producerBegin = at<u32>(L.producerBegin);
-    const u32 *edgeOwner = at<u32>(L.edgeOwner);
-    u64 *positions = at<u64>(L.ringPositions);
-    const int *counters = at<int>(L.counters);
-    for (u32 e = producerBegin[stage]; e < producerBegin[stage + 1]; ++e) {
-      u32 owner = edgeOwner[e];
-      positions[2 * owner] += u32(counters[L.allocBase + owner]);
-    }
+// Every block, once: the program's tables into shared memory.
+__device__ inline void loadTables(const ResidentLayout &L, Shared &sh) {
+  u32 t = threadIdx.x;
+  for (u32 o = t; o < L.ownerCount; o += SLUICE_RESIDENT_BLOCK) {
+    sh.capacity[o] = at<u32>(L.ownerCapacity)[o];
+    sh.stageBase[o] = at<u32>(L.ownerStageBase)[o];
+    sh.ownerStages[o] = at<u32>(L.ownerStageCount)[o];
+    sh.publishBase[o] = at<u32>(L.ownerPublishBase)[o];
+    sh.ringOffset[o] = at<u32>(L.ringOffset)[o];
   }
-  return kStopRunning;
+  for (u32 s = t; s <= L.mainStageCount; s += SLUICE_RESIDENT_BLOCK)
+    sh.producerBegin[s] = at<u32>(L.producerBegin)[s];
+  for (u32 s = t; s <= L.stageCount; s += SLUICE_RESIDENT_BLOCK) {
+    sh.setOffset[s] = at<u32>(L.setOffset)[s];
+    sh.setWords[s] = at<u32>(L.setWords)[s];
+  }
+  __syncthreads();
+  u32 edges = sh.producerBegin[L.mainStageCount];
+  for (u32 e = t; e < edges; e += SLUICE_RESIDENT_BLOCK) {
+    sh.edgeOwner[e] = at<u32>(L.edgeOwner)[e];
+    sh.edgeBound[e] = at<u32>(L.edgeBound)[e];
+  }
+  __syncthreads();
 }
 
 // Block 0, between the barriers: the decision and the router's part of the
@@ -272,10 +329,66 @@ __device__ inline u32 finishPrevious(const ResidentLayout &L, u32 *control,
 __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
   u32 *control = at<u32>(L.control);
   u64 *scalars = at<u64>(L.scalars);
+  u32 *stageCounts = at<u32>(L.stageCounts);
   u32 t = threadIdx.x;
+  // Everything the decision reads, in one parallel round of loads.
+  for (u32 s = t; s < L.stageCount; s += SLUICE_RESIDENT_BLOCK)
+    sh.stageCounts[s] = stageCounts[s];
+  for (u32 o = t; o < L.ownerCount; o += SLUICE_RESIDENT_BLOCK) {
+    sh.live[o] = at<u32>(L.ownerLive)[o];
+    sh.ownerPublished[o] = at<u64>(L.ownerPublished)[o];
+    sh.ownerReleased[o] = at<u64>(L.ownerReleased)[o];
+    sh.ringTaken[o] = u32(at<int>(L.counters)[L.allocBase + o]);
+  }
+  if (t < kScalarWords)
+    sh.scalars[t] = scalars[t];
+  if (t == kScalarWords) {
+    sh.records = control[kControlRecords];
+    sh.previousStage = control[kControlPreviousStage];
+    sh.detail = control[kControlDetail];
+    sh.fault = at<int>(L.fault)[0];
+  }
+  __syncthreads();
+  u32 records = sh.records;
+  // The snapshot (packObservation's order) of the counts this iteration
+  // decides from.
+  {
+    u64 *snapshot = at<u64>(L.snapshots) + u64(records) * L.snapshotWords;
+    u32 stages = L.stageCount, owners = L.ownerCount;
+    for (u32 w = t; w < L.snapshotWords; w += SLUICE_RESIDENT_BLOCK) {
+      u64 value;
+      if (w < stages)
+        value = sh.stageCounts[w];
+      else if (w < stages + owners)
+        value = sh.live[w - stages];
+      else if (w < stages + 2 * owners)
+        value = sh.ownerPublished[w - stages - owners];
+      else if (w < stages + 3 * owners)
+        value = sh.ownerReleased[w - stages - 2 * owners];
+      else
+        value = sh.scalars[w - stages - 3 * owners]; // free, started, finished
+      snapshot[w] = value;
+    }
+  }
   if (t == 0) {
-    u32 records = control[kControlRecords];
-    u32 stop = finishPrevious(L, control, records);
+    u32 stop = kStopRunning;
+    // The dispatch that just ran.
+    u32 previous = sh.previousStage;
+    if (previous != kNone) {
+      control[kControlPreviousStage] = kNone;
+      if (records != 0)
+        at<u64>(L.times)[(records - 1) * kTimeWords + 2] = clockNanoseconds();
+      if (sh.fault != 0)
+        stop = kStopKernelFault;
+      else if (sh.detail != kNone)
+        stop = kStopBadOutcome;
+      else if (previous < L.mainStageCount) {
+        u64 *positions = at<u64>(L.ringPositions);
+        for (u32 e = sh.producerBegin[previous];
+             e < sh.producerBegin[previous + 1]; ++e)
+          positions[2 * sh.edgeOwner[e]] += sh.ringTaken[sh.edgeOwner[e]];
+      }
+    }
     if (stop == kStopRunning && records == L.recordCapacity)
       stop = kStopBatchFull;
     if (stop == kStopRunning) {
@@ -288,45 +401,35 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
       tables.partialAdmission = L.partialAdmission;
       tables.lanes = L.lanes;
       tables.maxIterations = L.maxIterations;
-      tables.ownerCapacity = at<u32>(L.ownerCapacity);
-      tables.ownerStageBase = at<u32>(L.ownerStageBase);
-      tables.ownerStageCount = at<u32>(L.ownerStageCount);
-      tables.producerBegin = at<u32>(L.producerBegin);
-      tables.edgeOwner = at<u32>(L.edgeOwner);
-      tables.edgeBound = at<u32>(L.edgeBound);
+      tables.ownerCapacity = sh.capacity;
+      tables.ownerStageBase = sh.stageBase;
+      tables.ownerStageCount = sh.ownerStages;
+      tables.producerBegin = sh.producerBegin;
+      tables.edgeOwner = sh.edgeOwner;
+      tables.edgeBound = sh.edgeBound;
       Counts counts;
-      counts.stageCounts = at<u32>(L.stageCounts);
-      counts.ownerLive = at<u32>(L.ownerLive);
-      counts.ownerPublished = at<u64>(L.ownerPublished);
-      counts.ownerReleased = at<u64>(L.ownerReleased);
-      counts.freeFrames = u32(scalars[kScalarFreeFrames]);
-      counts.lanesStarted = scalars[kScalarLanesStarted];
-      counts.lanesFinished = scalars[kScalarLanesFinished];
-      // The snapshot: packObservation's order.
-      u64 *snapshot = at<u64>(L.snapshots) + u64(records) * L.snapshotWords;
-      u32 w = 0;
-      for (u32 s = 0; s < L.stageCount; ++s)
-        snapshot[w++] = counts.stageCounts[s];
-      for (u32 o = 0; o < L.ownerCount; ++o)
-        snapshot[w++] = counts.ownerLive[o];
-      for (u32 o = 0; o < L.ownerCount; ++o)
-        snapshot[w++] = counts.ownerPublished[o];
-      for (u32 o = 0; o < L.ownerCount; ++o)
-        snapshot[w++] = counts.ownerReleased[o];
-      snapshot[w++] = counts.freeFrames;
-      snapshot[w++] = counts.lanesStarted;
-      snapshot[w++] = counts.lanesFinished;
+      counts.stageCounts = sh.stageCounts;
+      counts.ownerLive = sh.live;
+      counts.ownerPublished = sh.ownerPublished;
+      counts.ownerReleased = sh.ownerReleased;
+      counts.freeFrames = u32(sh.scalars[kScalarFreeFrames]);
+      counts.lanesStarted = sh.scalars[kScalarLanesStarted];
+      counts.lanesFinished = sh.scalars[kScalarLanesFinished];
       u64 begun = clockNanoseconds();
       u64 firstLane = counts.lanesStarted;
       Record r;
-      Verdict verdict = decide(tables, counts, scalars[kScalarIteration], r);
+      Verdict verdict =
+          decide(tables, counts, sh.scalars[kScalarIteration], r);
       if (verdict != kContinue) {
         control[kControlVerdict] = verdict;
         stop = kStopVerdict;
       } else {
-        scalars[kScalarFreeFrames] = counts.freeFrames;
-        scalars[kScalarLanesStarted] = counts.lanesStarted;
-        scalars[kScalarIteration] += 1;
+        // The refill is applied; the dispatched invocations leave their
+        // stage (the routing adds their outcomes back).
+        sh.stageCounts[r.dispatchedStage] -= r.dispatched;
+        sh.scalars[kScalarFreeFrames] = counts.freeFrames;
+        sh.scalars[kScalarLanesStarted] = counts.lanesStarted;
+        sh.scalars[kScalarIteration] += 1;
         at<Record>(L.records)[records] = r;
         at<u64>(L.times)[records * kTimeWords] = begun;
         at<u64>(L.deltas)[records * kDeltaWords] = 0;
@@ -348,16 +451,19 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
   u32 count = sh.count;
   u32 refilled = sh.refilled;
   u64 firstLane = sh.firstLane;
+  // The counts after the decision, back to device memory.
+  for (u32 s = t; s < L.stageCount; s += SLUICE_RESIDENT_BLOCK)
+    stageCounts[s] = sh.stageCounts[s];
+  if (t < kScalarWords)
+    scalars[t] = sh.scalars[t];
   u32 *sets = at<u32>(L.sets);
-  const u32 *setOffset = at<u32>(L.setOffset);
-  const u32 *setWords = at<u32>(L.setWords);
   u32 *scratch = at<u32>(L.scratch);
 
   // Refill: the lowest free frames take the next lanes, in lane order.
   if (refilled != 0) {
-    u32 *freeSet = sets + setOffset[L.stageCount];
-    takeLowest(freeSet, setWords[L.stageCount], refilled, scratch, sh);
-    u32 *entry = sets + setOffset[L.entryStage];
+    u32 *freeSet = sets + sh.setOffset[L.stageCount];
+    takeLowest(freeSet, sh.setWords[L.stageCount], refilled, scratch, sh);
+    u32 *entry = sets + sh.setOffset[L.entryStage];
     u32 *laneIds = at<u32>(L.laneIds);
     for (u32 k = t; k < refilled; k += SLUICE_RESIDENT_BLOCK) {
       u32 frame = scratch[k];
@@ -368,7 +474,7 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
   }
 
   // The dispatch: the lowest waiting frames or slots.
-  u32 taken = takeLowest(sets + setOffset[stage], setWords[stage], count,
+  u32 taken = takeLowest(sets + sh.setOffset[stage], sh.setWords[stage], count,
                          at<u32>(L.invocations), sh);
   if (taken != count) {
     if (t == 0) {
@@ -379,8 +485,6 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     __syncthreads();
     return;
   }
-  if (t == 0)
-    at<u32>(L.stageCounts)[stage] -= count;
   bool main = stage < L.mainStageCount;
   if (main)
     sortByKey(L, stage, count, sh);
@@ -398,34 +502,28 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
   for (u32 o = t; o < L.ownerCount; o += SLUICE_RESIDENT_BLOCK)
     allocLimits[o] = 0;
   __syncthreads();
-  if (main) {
-    const u32 *producerBegin = at<u32>(L.producerBegin);
-    if (producerBegin[stage] != producerBegin[stage + 1]) {
-      u32 *publishedCounts = at<u32>(L.publishedCounts);
-      for (u64 i = t; i < u64(count) * L.ownerCount;
-           i += SLUICE_RESIDENT_BLOCK)
-        publishedCounts[i] = 0;
-    }
-    const u32 *edgeOwner = at<u32>(L.edgeOwner);
-    const u32 *edgeBound = at<u32>(L.edgeBound);
-    const u32 *capacity = at<u32>(L.ownerCapacity);
+  if (main && sh.producerBegin[stage] != sh.producerBegin[stage + 1]) {
+    u32 *publishedCounts = at<u32>(L.publishedCounts);
+    for (u64 i = t; i < u64(count) * L.ownerCount; i += SLUICE_RESIDENT_BLOCK)
+      publishedCounts[i] = 0;
     const u64 *positions = at<u64>(L.ringPositions);
     const u32 *ring = at<u32>(L.freeRing);
-    const u32 *ringOffset = at<u32>(L.ringOffset);
-    for (u32 e = producerBegin[stage]; e < producerBegin[stage + 1]; ++e) {
-      u32 owner = edgeOwner[e];
+    for (u32 e = sh.producerBegin[stage]; e < sh.producerBegin[stage + 1];
+         ++e) {
+      u32 owner = sh.edgeOwner[e];
+      u32 capacity = sh.capacity[owner];
       u64 head = positions[2 * owner];
       u64 tail = positions[2 * owner + 1];
       u64 window = tail > head ? tail - head : 0;
-      u64 wanted = u64(count) * edgeBound[e];
+      u64 wanted = u64(count) * sh.edgeBound[e];
       if (wanted < window)
         window = wanted;
-      if (capacity[owner] < window)
-        window = capacity[owner];
+      if (capacity < window)
+        window = capacity;
       u32 *target = at<u32>(at<u64>(L.windows)[owner]);
-      const u32 *source = ring + ringOffset[owner];
+      const u32 *source = ring + sh.ringOffset[owner];
       for (u64 k = t; k < window; k += SLUICE_RESIDENT_BLOCK)
-        target[k] = source[(head + k) % capacity[owner]];
+        target[k] = source[(head + k) % capacity];
       if (t == 0)
         allocLimits[owner] = int(window);
     }
@@ -433,8 +531,7 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
   if (t == 0) {
     control[kControlPreviousStage] = stage;
     control[kControlPreviousCount] = count;
-    at<u64>(L.times)[(control[kControlRecords] - 1) * kTimeWords + 1] =
-        clockNanoseconds();
+    at<u64>(L.times)[records * kTimeWords + 1] = clockNanoseconds();
   }
   __syncthreads();
 }
@@ -448,36 +545,33 @@ __device__ inline void runAndRoute(const ResidentLayout &L, Shared &sh,
   u32 index = at<u32>(L.invocations)[i];
   u32 *control = at<u32>(L.control);
   u32 *sets = at<u32>(L.sets);
-  const u32 *setOffset = at<u32>(L.setOffset);
   if (stage < L.mainStageCount) {
     if (!(next == 0xFFFFFFFFu || next < L.mainStageCount)) {
       atomicMin(control + kControlDetail, i);
       return;
     }
     if (next == 0xFFFFFFFFu) {
-      setBit(sets + setOffset[L.stageCount], index);
+      setBit(sets + sh.setOffset[L.stageCount], index);
       atomicAdd(&sh.finished, 1u);
     } else {
-      setBit(sets + setOffset[next], index);
+      setBit(sets + sh.setOffset[next], index);
       atomicAdd(&sh.stageAdds[next], 1u);
     }
-    const u32 *producerBegin = at<u32>(L.producerBegin);
-    const u32 *edgeOwner = at<u32>(L.edgeOwner);
-    const u32 *edgeBound = at<u32>(L.edgeBound);
-    const u32 *publishBase = at<u32>(L.ownerPublishBase);
-    const u32 *stageBase = at<u32>(L.ownerStageBase);
     const u32 *publishedCounts = at<u32>(L.publishedCounts);
     const u32 *slots = at<u32>(L.publishedSlots);
-    for (u32 e = producerBegin[stage]; e < producerBegin[stage + 1]; ++e) {
-      u32 owner = edgeOwner[e];
+    for (u32 e = sh.producerBegin[stage]; e < sh.producerBegin[stage + 1];
+         ++e) {
+      u32 owner = sh.edgeOwner[e];
       u32 published = publishedCounts[u64(i) * L.ownerCount + owner];
-      if (published > edgeBound[e])
-        published = edgeBound[e]; // the kernel recorded the fault
-      u32 *first = sets + setOffset[stageBase[owner]];
+      if (published > sh.edgeBound[e])
+        published = sh.edgeBound[e]; // the kernel recorded the fault
+      u32 base = sh.stageBase[owner];
+      u32 *first = sets + sh.setOffset[base];
       for (u32 k = 0; k < published; ++k)
-        setBit(first, slots[u64(i) * L.publishStride + publishBase[owner] + k]);
+        setBit(first,
+               slots[u64(i) * L.publishStride + sh.publishBase[owner] + k]);
       if (published != 0) {
-        atomicAdd(&sh.stageAdds[stageBase[owner]], published);
+        atomicAdd(&sh.stageAdds[base], published);
         atomicAdd(&sh.ownerLiveAdds[owner], int(published));
         atomicAdd(&sh.published[owner], published);
       }
@@ -486,25 +580,22 @@ __device__ inline void runAndRoute(const ResidentLayout &L, Shared &sh,
   }
   // An item of an owner's stage.
   u32 owner = 0;
-  const u32 *stageBase = at<u32>(L.ownerStageBase);
-  const u32 *stageCount = at<u32>(L.ownerStageCount);
-  while (owner + 1 < L.ownerCount && stageBase[owner + 1] <= stage)
+  while (owner + 1 < L.ownerCount && sh.stageBase[owner + 1] <= stage)
     ++owner;
-  if (!(next == 0xFFFFFFFFu || next < stageCount[owner])) {
+  if (!(next == 0xFFFFFFFFu || next < sh.ownerStages[owner])) {
     atomicMin(control + kControlDetail, i);
     return;
   }
   if (next == 0xFFFFFFFFu) {
     u64 *positions = at<u64>(L.ringPositions);
-    u32 capacity = at<u32>(L.ownerCapacity)[owner];
     u64 tail = atomicAdd(&positions[2 * owner + 1], 1ull);
-    at<u32>(L.freeRing)[at<u32>(L.ringOffset)[owner] + tail % capacity] =
+    at<u32>(L.freeRing)[sh.ringOffset[owner] + tail % sh.capacity[owner]] =
         index;
     atomicAdd(&sh.ownerLiveAdds[owner], -1);
     atomicAdd(&sh.released[owner], 1u);
   } else {
-    setBit(sets + setOffset[stageBase[owner] + next], index);
-    atomicAdd(&sh.stageAdds[stageBase[owner] + next], 1u);
+    setBit(sets + sh.setOffset[sh.stageBase[owner] + next], index);
+    atomicAdd(&sh.stageAdds[sh.stageBase[owner] + next], 1u);
   }
 }
 
@@ -518,6 +609,7 @@ sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
   u32 *control = at<u32>(L.control);
   volatile u32 *stopWord = control + kControlStop;
   u32 t = threadIdx.x;
+  loadTables(L, sh);
   for (;;) {
     if (blockIdx.x == 0) {
       schedule(L, sh);

@@ -62,6 +62,7 @@ inline constexpr u32 kDeltaWords = 2;
 // tallies live in shared memory).
 inline constexpr u32 kResidentMaxStages = 64;
 inline constexpr u32 kResidentMaxOwners = 16;
+inline constexpr u32 kResidentMaxEdges = 256;
 
 // The table the kernel takes (one pointer to it). Addresses are device
 // addresses; u32 arrays unless noted.
