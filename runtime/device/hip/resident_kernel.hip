@@ -90,9 +90,9 @@ struct Shared {
   // Coherence sorting: a 16-bin histogram per thread.
   u32 histogram[16 * SLUICE_RESIDENT_BLOCK];
   u32 scan[SLUICE_RESIDENT_BLOCK];
+  u64 lows[SLUICE_RESIDENT_BLOCK], highs[SLUICE_RESIDENT_BLOCK];
   u32 stop;
   u32 taken;
-  u64 low, high;
   // The decision of this iteration.
   u32 stage, count, refilled;
   u64 firstLane;
@@ -233,21 +233,30 @@ __device__ inline void sortByKey(const ResidentLayout &L, u32 stage, u32 count,
   u64 *codesTo = codes + count;
   const unsigned char *frames = at<unsigned char>(L.frames) + key[3];
   u32 t = threadIdx.x;
-  if (t == 0) {
-    sh.low = ~u64(0);
-    sh.high = 0;
-  }
-  __syncthreads();
+  // The codes, and their range: per thread, then a tree over the block
+  // (no atomics: 64-bit shared atomics serialize).
+  u64 lowest = ~u64(0), highest = 0;
   for (u32 i = t; i < count; i += SLUICE_RESIDENT_BLOCK) {
     u64 code = keyCode(frames + u64(from[i]) * key[2], key[0], key[1],
                        L.sortBuckets);
     codes[i] = code;
-    atomicMin(&sh.low, code);
-    atomicMax(&sh.high, code);
+    lowest = code < lowest ? code : lowest;
+    highest = code > highest ? code : highest;
   }
+  sh.lows[t] = lowest;
+  sh.highs[t] = highest;
   __syncthreads();
-  u64 low = sh.low;
-  u64 span = sh.high - low;
+  for (u32 half = SLUICE_RESIDENT_BLOCK / 2; half != 0; half >>= 1) {
+    if (t < half) {
+      if (sh.lows[t + half] < sh.lows[t])
+        sh.lows[t] = sh.lows[t + half];
+      if (sh.highs[t + half] > sh.highs[t])
+        sh.highs[t] = sh.highs[t + half];
+    }
+    __syncthreads();
+  }
+  u64 low = sh.lows[0];
+  u64 span = sh.highs[0] - low;
   u32 bits = 0;
   while (bits < 64 && (span >> bits) != 0)
     ++bits;
