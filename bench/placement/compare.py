@@ -78,9 +78,42 @@ def main():
                 hwall / dwall, dwhere))
     if opts.no_pathtracer:
         return 0
+    # Where the device placement's time goes (its trace: "plan" is block 0
+    # deciding and routing, a stage event the dispatch with both barriers),
+    # and a large dispatch (frame pool 65,536: the grid sorts) against the
+    # host placement's iteration log.
+    for backend in opts.backends.split(","):
+        trace = os.path.join(aot, "placement-%s.json" % backend)
+        rc, out = run([os.path.join(aot, "sluice-run-artifact"), os.path.join(aot, "shadow_pool.sluice"),
+                       "--backend=" + backend, "--lanes=262144", "--frame-pool=1024",
+                       "--scheduler-placement=device", "--trace=" + trace], env)
+        if rc == 0 and os.path.exists(trace):
+            import json
+            with open(trace) as fh:
+                events = json.load(fh)
+            events = events["traceEvents"] if isinstance(events, dict) else events
+            plan = sum(e.get("dur", 0) for e in events if e.get("name") == "plan")
+            stages = sum(e.get("dur", 0) for e in events if e.get("cat") == "dispatch")
+            n = sum(1 for e in events if e.get("name") == "plan")
+            if n:
+                print("shadow pool %s device trace: %d iterations, decide+route %.2f µs/iter, "
+                      "dispatch %.2f µs/iter" % (backend, n, plan / n, stages / n))
+        logs = {}
+        for placement in ("host", "device"):
+            log = os.path.join(aot, "large-%s-%s.log" % (backend, placement))
+            rc, out = run([os.path.join(aot, "sluice-run-artifact"), os.path.join(aot, "shadow_pool.sluice"),
+                           "--backend=" + backend, "--lanes=262144", "--frame-pool=65536",
+                           "--scheduler-placement=" + placement, "--iteration-log=" + log], env)
+            logs[placement] = open(log).read() if rc == 0 and os.path.exists(log) else None
+        print("shadow pool %s frame pool 65536: iteration logs %s (%s iterations)" % (
+            backend, "equal" if logs["host"] and logs["host"] == logs["device"] else "DIFFER",
+            len((logs["host"] or "").splitlines())))
     print()
     for backend in opts.backends.split(","):
-        configs = [(["--scheduler-placement", p, "--sort", s], "wavefront, %s placement, sort %s" % (p, s))
+        configs = [(["--scheduler-placement", p, "--sort", s,
+                     "--film", os.path.join(aot, "film-%s-%s-%s.npy" % (backend, p, s)),
+                     "--iteration-log", os.path.join(aot, "pt-%s-%s-%s.log" % (backend, p, s))],
+                    "wavefront, %s placement, sort %s" % (p, s))
                    for p in ("host", "device") for s in ("on", "off")]
         configs.append((["--schedule", "state-machine", "--pass-spp", "64"], "megakernel (state machine)"))
         for extra, what in configs:
@@ -95,6 +128,19 @@ def main():
                 backend, what, rc, mrays, "; placement " + where if where else ""))
             if rc != 0:
                 print("\n".join(out.splitlines()[-8:]))
+        # Same decisions, same film: both placements, both sort settings.
+        def read(path):
+            return open(path, "rb").read() if os.path.exists(path) else None
+        for s in ("on", "off"):
+            host = read(os.path.join(aot, "pt-%s-host-%s.log" % (backend, s)))
+            device = read(os.path.join(aot, "pt-%s-device-%s.log" % (backend, s)))
+            print("path tracer %s sort %s: iteration logs (first pass) %s" % (
+                backend, s, "equal" if host and host == device else "DIFFER"))
+        films = {(p, s): read(os.path.join(aot, "film-%s-%s-%s.npy" % (backend, p, s)))
+                 for p in ("host", "device") for s in ("on", "off")}
+        first = films[("host", "on")]
+        print("path tracer %s films: %s" % (backend, "all four byte-identical" if first and all(
+            f == first for f in films.values()) else "DIFFER"))
     return 0
 
 

@@ -89,6 +89,9 @@ void printUsage(std::FILE *out) {
       "                       surfaces (docs/pathtracer.md section 9; default\n"
       "                       0: the plain scene)\n"
       "  --trace FILE         Chrome trace of the first pass's iterations\n"
+      "  --iteration-log FILE one line per wavefront iteration of the first\n"
+      "                       pass: the decision and the counts it saw (the\n"
+      "                       same for both scheduler placements)\n"
       "  --pfm FILE           write the linear image (PFM)\n"
       "  --png FILE           write the sRGB image (8-bit PNG)\n"
       "  --film FILE.npy      write the fixed-point film (i64, 3 per pixel)\n"
@@ -153,6 +156,7 @@ int parseArguments(int argc, char **argv, Options &options) {
       {"--sort", &options.run.sort},
       {"--scheduler-placement", &options.run.placement},
       {"--trace", &options.run.tracePath},
+      {"--iteration-log", &options.run.iterationLogPath},
       {"--pfm", &options.pfm},
       {"--png", &options.png},
       {"--film", &options.film},
@@ -401,6 +405,8 @@ int main(int argc, char **argv) {
     uint32_t samples = std::min(options.passSpp, options.spp - done);
     run.lanes = uint32_t(pixels * samples);
     run.tracePath = pass == 0 ? options.run.tracePath : std::string();
+    run.iterationLogPath =
+        pass == 0 ? options.run.iterationLogPath : std::string();
     if (rt::Status status = program.setUniform("sample_base", int32_t(done));
         !status.ok())
       return fail(status.message());

@@ -175,6 +175,14 @@ Status ResidentScheduler::run(
   const uint32_t recordCapacity = 4096;
   const uint64_t maxInvocations = std::max<uint32_t>(launch.maxInvocations, 1);
 
+  // The grid: as many blocks as the device holds at once, at most one per
+  // 256 invocations of the largest dispatch.
+  uint64_t perGrid = uint64_t(blocksPerMultiprocessor_) *
+                     std::max(driver.info().multiprocessors, 1);
+  uint64_t wanted = (maxInvocations + kResidentBlockThreads - 1) /
+                    kResidentBlockThreads;
+  gridBlocks_ = uint32_t(std::max<uint64_t>(1, std::min(perGrid, wanted)));
+
   StateImage image;
   ResidentLayout L{};
   auto u32s = [&](const u32 *data, size_t count) {
@@ -235,6 +243,8 @@ Status ResidentScheduler::run(
   uint64_t oSortKeys = image.array(std::span<const u32>(launch.sortKeys));
   uint64_t oScratch = image.place(2 * maxInvocations * 4);
   uint64_t oCodes = image.place(2 * maxInvocations * 8);
+  uint64_t oSortRange = image.place(2 * 8);
+  uint64_t oSortHistogram = image.place(16 * uint64_t(gridBlocks_) * 4);
   uint64_t oRecords = image.place(uint64_t(recordCapacity) *
                                   sizeof(decision::Record));
   uint64_t oSnapshots =
@@ -300,6 +310,8 @@ Status ResidentScheduler::run(
   L.frames = address(*launch.frames);
   L.scratch = device(oScratch);
   L.codes = device(oCodes);
+  L.sortRange = device(oSortRange);
+  L.sortHistogram = device(oSortHistogram);
   L.records = device(oRecords);
   L.snapshots = device(oSnapshots);
   L.deltas = device(oDeltas);
@@ -327,11 +339,6 @@ Status ResidentScheduler::run(
       !status.ok())
     return status;
 
-  uint64_t perGrid = uint64_t(blocksPerMultiprocessor_) *
-                     std::max(driver.info().multiprocessors, 1);
-  uint64_t wanted = (maxInvocations + kResidentBlockThreads - 1) /
-                    kResidentBlockThreads;
-  gridBlocks_ = uint32_t(std::max<uint64_t>(1, std::min(perGrid, wanted)));
   uint32_t grid[3] = {gridBlocks_, 1, 1};
   uint32_t block[3] = {kResidentBlockThreads, 1, 1};
   u64 layoutAddress = device(oLayout);

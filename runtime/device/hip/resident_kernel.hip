@@ -91,6 +91,7 @@ struct Shared {
   u32 histogram[16 * SLUICE_RESIDENT_BLOCK];
   u32 scan[SLUICE_RESIDENT_BLOCK];
   u64 lows[SLUICE_RESIDENT_BLOCK], highs[SLUICE_RESIDENT_BLOCK];
+  u32 digitTotal[16], digitBefore[16], digitBase[16], digitStart[16];
   u32 stop;
   u32 taken;
   // The decision of this iteration.
@@ -495,8 +496,18 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     return;
   }
   bool main = stage < L.mainStageCount;
-  if (main)
+  bool sorts = main && L.sortEnabled && at<u32>(L.sortKeys)[4 * stage] != 0 &&
+               count >= 2;
+  if (sorts && count <= kResidentBlockSortLimit)
     sortByKey(L, stage, count, sh);
+  if (t == 0) {
+    bool grid = sorts && count > kResidentBlockSortLimit;
+    control[kControlGridSort] = grid ? 1 : 0;
+    if (grid) {
+      at<u64>(L.sortRange)[0] = ~u64(0);
+      at<u64>(L.sortRange)[1] = 0;
+    }
+  }
 
   // The kernel arguments, as prepareGpuDispatch sets them.
   u32 *nextStage = at<u32>(L.nextStage);
@@ -543,6 +554,134 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     at<u64>(L.times)[records * kTimeWords + 1] = clockNanoseconds();
   }
   __syncthreads();
+}
+
+// Every block: orders invocations[0, count) stably by key code, as
+// sortByKey does, for a dispatch too large for one block. Each block takes a
+// contiguous tile, each thread a contiguous chunk of it; a pass over 4 bits
+// ranks every element by (digit, block, thread, position): stable.
+__device__ inline void gridSort(const ResidentLayout &L, Shared &sh, u32 stage,
+                                u32 count) {
+  const u32 *key = at<u32>(L.sortKeys) + 4 * stage;
+  u32 *control = at<u32>(L.control);
+  u32 t = threadIdx.x, b = blockIdx.x, blocks = gridDim.x;
+  u32 tile = (count + blocks - 1) / blocks;
+  u32 tileBegin = b * tile < count ? b * tile : count;
+  u32 tileEnd = tileBegin + tile < count ? tileBegin + tile : count;
+  u32 per = (tile + SLUICE_RESIDENT_BLOCK - 1) / SLUICE_RESIDENT_BLOCK;
+  u32 begin = tileBegin + t * per < tileEnd ? tileBegin + t * per : tileEnd;
+  u32 end = begin + per < tileEnd ? begin + per : tileEnd;
+  u32 *from = at<u32>(L.invocations);
+  u32 *to = at<u32>(L.scratch);
+  u64 *codes = at<u64>(L.codes);
+  u64 *codesTo = codes + count;
+  const unsigned char *frames = at<unsigned char>(L.frames) + key[3];
+  u64 *range = at<u64>(L.sortRange);
+  u64 lowest = ~u64(0), highest = 0;
+  for (u32 i = begin; i < end; ++i) {
+    u64 code = keyCode(frames + u64(from[i]) * key[2], key[0], key[1],
+                       L.sortBuckets);
+    codes[i] = code;
+    lowest = code < lowest ? code : lowest;
+    highest = code > highest ? code : highest;
+  }
+  sh.lows[t] = lowest;
+  sh.highs[t] = highest;
+  __syncthreads();
+  for (u32 half = SLUICE_RESIDENT_BLOCK / 2; half != 0; half >>= 1) {
+    if (t < half) {
+      if (sh.lows[t + half] < sh.lows[t])
+        sh.lows[t] = sh.lows[t + half];
+      if (sh.highs[t + half] > sh.highs[t])
+        sh.highs[t] = sh.highs[t + half];
+    }
+    __syncthreads();
+  }
+  if (t == 0) {
+    atomicMin(range, sh.lows[0]);
+    atomicMax(range + 1, sh.highs[0]);
+  }
+  gridBarrier(control);
+  u64 low = *(volatile u64 *)range;
+  u64 span = *(volatile u64 *)(range + 1) - low;
+  u32 bits = 0;
+  while (bits < 64 && (span >> bits) != 0)
+    ++bits;
+  u32 *histogram = sh.histogram; // [digit * BLOCK + thread]
+  u32 *blockHistogram = at<u32>(L.sortHistogram); // [digit * blocks + block]
+  for (u32 shift = 0; shift < bits; shift += 4) {
+    for (u32 d = 0; d < 16; ++d)
+      histogram[d * SLUICE_RESIDENT_BLOCK + t] = 0;
+    for (u32 i = begin; i < end; ++i)
+      ++histogram[(((codes[i] - low) >> shift) & 15) * SLUICE_RESIDENT_BLOCK +
+                  t];
+    __syncthreads();
+    if (t < 16) {
+      u32 sum = 0;
+      for (u32 k = 0; k < SLUICE_RESIDENT_BLOCK; ++k)
+        sum += histogram[t * SLUICE_RESIDENT_BLOCK + k];
+      blockHistogram[t * blocks + b] = sum;
+    }
+    gridBarrier(control);
+    // The base of each digit in this block: every block's elements of the
+    // smaller digits, then the earlier blocks' of the same digit.
+    if (t < 16) {
+      sh.digitTotal[t] = 0;
+      sh.digitBefore[t] = 0;
+    }
+    __syncthreads();
+    for (u32 k = t; k < 16 * blocks; k += SLUICE_RESIDENT_BLOCK) {
+      u32 value = *(volatile u32 *)(blockHistogram + k);
+      u32 digit = k / blocks;
+      atomicAdd(&sh.digitTotal[digit], value);
+      if (k % blocks < b)
+        atomicAdd(&sh.digitBefore[digit], value);
+    }
+    __syncthreads();
+    if (t == 0) {
+      u32 running = 0;
+      for (u32 d = 0; d < 16; ++d) {
+        sh.digitBase[d] = running + sh.digitBefore[d];
+        running += sh.digitTotal[d];
+      }
+    }
+    // Within the block: digit-major, then thread.
+    u32 sum = 0;
+    for (u32 j = 0; j < 16; ++j)
+      sum += histogram[t * 16 + j];
+    u32 all = 0;
+    u32 running = blockScan(sum, sh, all);
+    for (u32 j = 0; j < 16; ++j) {
+      u32 c = histogram[t * 16 + j];
+      histogram[t * 16 + j] = running;
+      running += c;
+    }
+    __syncthreads();
+    if (t < 16)
+      sh.digitStart[t] = histogram[t * SLUICE_RESIDENT_BLOCK];
+    __syncthreads();
+    for (u32 i = begin; i < end; ++i) {
+      u32 digit = u32(((codes[i] - low) >> shift) & 15);
+      u32 position = sh.digitBase[digit] +
+                     histogram[digit * SLUICE_RESIDENT_BLOCK + t]++ -
+                     sh.digitStart[digit];
+      to[position] = from[i];
+      codesTo[position] = codes[i];
+    }
+    gridBarrier(control);
+    u32 *swap = from;
+    from = to;
+    to = swap;
+    u64 *swapCodes = codes;
+    codes = codesTo;
+    codesTo = swapCodes;
+  }
+  if (from != at<u32>(L.invocations)) {
+    u32 *invocations = at<u32>(L.invocations);
+    for (u32 i = begin; i < end; ++i)
+      invocations[i] = from[i];
+    gridBarrier(control);
+  }
 }
 
 // Every thread: the body of invocation i, then its outcome into the sets.
@@ -630,6 +769,8 @@ sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
       return;
     u32 stage = control[kControlPreviousStage];
     u32 count = control[kControlPreviousCount];
+    if (control[kControlGridSort])
+      gridSort(L, sh, stage, count);
     for (u32 s = t; s < L.stageCount; s += SLUICE_RESIDENT_BLOCK)
       sh.stageAdds[s] = 0;
     for (u32 o = t; o < L.ownerCount; o += SLUICE_RESIDENT_BLOCK) {

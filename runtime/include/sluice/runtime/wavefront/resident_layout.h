@@ -40,6 +40,7 @@ enum ControlWord : u32 {
   kControlPreviousStage = 6, // the dispatch awaiting its end (kNone: none)
   kControlPreviousCount = 7,
   kControlStop = 8,          // every block leaves the loop
+  kControlGridSort = 9,      // 1: the whole grid sorts this dispatch
   kControlWords = 16
 };
 
@@ -63,6 +64,8 @@ inline constexpr u32 kDeltaWords = 2;
 inline constexpr u32 kResidentMaxStages = 64;
 inline constexpr u32 kResidentMaxOwners = 16;
 inline constexpr u32 kResidentMaxEdges = 256;
+// Dispatches of more invocations than this are sorted by the whole grid.
+inline constexpr u32 kResidentBlockSortLimit = 4096;
 
 // The table the kernel takes (one pointer to it). Addresses are device
 // addresses; u32 arrays unless noted.
@@ -93,6 +96,9 @@ struct ResidentLayout {
   u64 sortKeys, frames;
   u64 scratch; // u32[2 * max(framePool, largest capacity)] + u64 codes
   u64 codes;   // u64[2 * max(framePool, largest capacity)]
+  // The grid's sort of a large dispatch: u64 [lowest, highest] code and a
+  // u32 [16 digits][grid blocks] histogram.
+  u64 sortRange, sortHistogram;
   // The log: records, snapshots (packObservation's words, one more than
   // records), deltas and times.
   u64 records, snapshots, deltas, times;
