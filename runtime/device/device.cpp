@@ -29,14 +29,15 @@ size_t observationWords(const ProgramShape &shape) {
   return shape.totalStageCount() + 3 * size_t(shape.ownerCount()) + 3;
 }
 
-void packObservation(const Observation &in, std::vector<uint64_t> &out) {
-  out.insert(out.end(), in.stageCounts.begin(), in.stageCounts.end());
-  out.insert(out.end(), in.ownerLive.begin(), in.ownerLive.end());
-  out.insert(out.end(), in.ownerPublished.begin(), in.ownerPublished.end());
-  out.insert(out.end(), in.ownerReleased.begin(), in.ownerReleased.end());
-  out.push_back(in.freeFrames);
-  out.push_back(in.lanesStarted);
-  out.push_back(in.lanesFinished);
+void packCounts(const decision::Tables &t, const decision::Counts &c,
+                std::vector<uint64_t> &out) {
+  out.insert(out.end(), c.stageCounts, c.stageCounts + t.stageCount);
+  out.insert(out.end(), c.ownerLive, c.ownerLive + t.ownerCount);
+  out.insert(out.end(), c.ownerPublished, c.ownerPublished + t.ownerCount);
+  out.insert(out.end(), c.ownerReleased, c.ownerReleased + t.ownerCount);
+  out.push_back(c.freeFrames);
+  out.push_back(c.lanesStarted);
+  out.push_back(c.lanesFinished);
 }
 
 void unpackObservation(const ProgramShape &shape, const uint64_t *words,

@@ -212,17 +212,6 @@ void ResidentTables::build(const ProgramShape &shape, uint32_t framePool,
   t.edgeBound = edgeBound.data();
 }
 
-void packCounts(const decision::Tables &t, const decision::Counts &c,
-                std::vector<uint64_t> &out) {
-  out.insert(out.end(), c.stageCounts, c.stageCounts + t.stageCount);
-  out.insert(out.end(), c.ownerLive, c.ownerLive + t.ownerCount);
-  out.insert(out.end(), c.ownerPublished, c.ownerPublished + t.ownerCount);
-  out.insert(out.end(), c.ownerReleased, c.ownerReleased + t.ownerCount);
-  out.push_back(c.freeFrames);
-  out.push_back(c.lanesStarted);
-  out.push_back(c.lanesFinished);
-}
-
 Status runResidentLoop(HostRouter &router, const ResidentRun &run,
                        ResidentKernelRunner runKernel, void *context,
                        ResidentLog &log) {

@@ -29,9 +29,6 @@ struct ResidentTables {
              const ResidentRun &run, std::span<const uint32_t> capacities);
 };
 
-// Appends `c` as observationWords() words in packObservation's order.
-void packCounts(const decision::Tables &t, const decision::Counts &c,
-                std::vector<uint64_t> &out);
 
 // Runs `kernel` over [0, args.count) and returns when it is done.
 using ResidentKernelRunner = void (*)(void *context,

@@ -319,6 +319,25 @@ std::string WavefrontScheduler::devicePlacementBlocker() const {
   return {};
 }
 
+namespace {
+
+// A device placement's record as the host placement's.
+IterationRecord toIterationRecord(const decision::Record &r) {
+  IterationRecord record;
+  record.iteration = r.iteration;
+  record.chosenStage = r.chosenStage;
+  record.dispatchedStage = r.dispatchedStage;
+  record.waiting = r.waiting;
+  record.dispatched = r.dispatched;
+  record.refilled = r.refilled;
+  record.blockingOwner = r.blockingOwner;
+  record.availability = r.availability;
+  record.action = IterationAction(r.action);
+  return record;
+}
+
+} // namespace
+
 void WavefrontScheduler::runOnDevice() {
   ResidentRun run;
   run.lanes = lanes_;
@@ -336,17 +355,7 @@ void WavefrontScheduler::runOnDevice() {
     unpackObservation(shape_, log.snapshots.data() + n * words, observation_);
     if (observer_)
       observer_->observed(observation_);
-    const decision::Record &r = log.records[n];
-    IterationRecord record;
-    record.iteration = r.iteration;
-    record.chosenStage = r.chosenStage;
-    record.dispatchedStage = r.dispatchedStage;
-    record.waiting = r.waiting;
-    record.dispatched = r.dispatched;
-    record.refilled = r.refilled;
-    record.blockingOwner = r.blockingOwner;
-    record.availability = r.availability;
-    record.action = IterationAction(r.action);
+    IterationRecord record = toIterationRecord(log.records[n]);
     accountDispatch(record);
     stats_[record.dispatchedStage].itemsPublished += log.itemsPublished[n];
     stats_[record.dispatchedStage].itemsReleased += log.itemsReleased[n];

@@ -517,7 +517,23 @@ public:
   }
   Status runResident(const ResidentRun &, ResidentLog &log) override {
     log.verdict = verdict;
-    packObservation(last, log.last);
+    // The device's counts, as a device placement packs them.
+    std::vector<decision::u64> published(last.ownerPublished.begin(),
+                                         last.ownerPublished.end());
+    std::vector<decision::u64> released(last.ownerReleased.begin(),
+                                        last.ownerReleased.end());
+    decision::Tables tables;
+    tables.stageCount = uint32_t(last.stageCounts.size());
+    tables.ownerCount = uint32_t(last.ownerLive.size());
+    decision::Counts counts;
+    counts.stageCounts = last.stageCounts.data();
+    counts.ownerLive = last.ownerLive.data();
+    counts.ownerPublished = published.data();
+    counts.ownerReleased = released.data();
+    counts.freeFrames = last.freeFrames;
+    counts.lanesStarted = last.lanesStarted;
+    counts.lanesFinished = last.lanesFinished;
+    packCounts(tables, counts, log.last);
     return Status::success();
   }
 };

@@ -360,7 +360,7 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
   }
   __syncthreads();
   u32 records = sh.records;
-  // The snapshot (packObservation's order) of the counts this iteration
+  // The snapshot (packCounts's order) of the counts this iteration
   // decides from.
   {
     u64 *snapshot = at<u64>(L.snapshots) + u64(records) * L.snapshotWords;

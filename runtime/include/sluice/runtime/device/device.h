@@ -52,7 +52,7 @@ struct ResidentRun {
 
 // What a device placement leaves for the host: per iteration the decision
 // record and the counts it decided from (before that iteration's refill,
-// packed by packObservation), the items its dispatch published and
+// packed by packCounts), the items its dispatch published and
 // released, and when it happened; then why it stopped.
 struct ResidentLog {
   std::vector<decision::Record> records;
@@ -67,11 +67,14 @@ struct ResidentLog {
   uint64_t readbacks = 0;      // host reads of device state during the run
 };
 
-// An Observation as observationWords(shape) 64-bit words: stage counts,
-// owner live, published and released counts, free frames, lanes started,
-// lanes finished.
+// The counts of an iteration as observationWords(shape) 64-bit words: stage
+// counts, owner live, published and released counts, free frames, lanes
+// started, lanes finished. Device placements pack decision::Counts
+// (packCounts; the GPU kernels write the same order), the host unpacks
+// them into an Observation.
 size_t observationWords(const ProgramShape &shape);
-void packObservation(const Observation &in, std::vector<uint64_t> &out);
+void packCounts(const decision::Tables &t, const decision::Counts &c,
+                std::vector<uint64_t> &out);
 void unpackObservation(const ProgramShape &shape, const uint64_t *words,
                        Observation &out);
 

@@ -99,7 +99,7 @@ struct ResidentLayout {
   // The grid's sort of a large dispatch: u64 [lowest, highest] code and a
   // u32 [16 digits][grid blocks] histogram.
   u64 sortRange, sortHistogram;
-  // The log: records, snapshots (packObservation's words, one more than
+  // The log: records, snapshots (packCounts's words, one more than
   // records), deltas and times.
   u64 records, snapshots, deltas, times;
   u64 control; // u32[kControlWords]
