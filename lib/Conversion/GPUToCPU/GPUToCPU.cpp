@@ -2,10 +2,14 @@
 
 #include "KernelLowering.h"
 #include "sluice/Conversion/GPUCollectives/ExpandCollectives.h"
+#include "sluice/Conversion/GPUCollectives/ExpandKernelMath.h"
 #include "sluice/Conversion/GPULaunchToRuntime/LaunchLowering.h"
 #include "sluice/Conversion/Passes.h"
 
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -87,8 +91,11 @@ struct ConvertGPUToCPUPass
     CollectiveExpansionOptions collectives;
     collectives.subgroupSize = subgroupSize;
     collectives.shufflesAsIndexed = true;
+    KernelMathOptions math;
+    math.widenHalfFunctions = true; // libm has f32 and f64 functions
     for (gpu::GPUModuleOp gpuModule : gpuModules)
       if (failed(expandGPUCollectives(gpuModule, collectives)) ||
+          failed(expandKernelMath(gpuModule, math)) ||
           failed(checkSupported(gpuModule)))
         return signalPassFailure();
 
@@ -172,6 +179,21 @@ struct ConvertGPUToCPUPass
     for (gpu::GPUModuleOp gpuModule : gpuModules)
       gpuModule.erase();
     module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+    if (failed(callLibmForMissingIntrinsics(module)))
+      return signalPassFailure();
+  }
+
+  /// The math functions LLVM has no intrinsic for become calls of the host's
+  /// libm (erff, cbrt, ...), which the JIT and the ahead-of-time objects
+  /// resolve like the sinf and expf that LLVM's own intrinsics call.
+  static LogicalResult callLibmForMissingIntrinsics(ModuleOp module) {
+    ConversionTarget target(*module.getContext());
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    target.addIllegalOp<math::ErfOp, math::ErfcOp, math::CbrtOp, math::AcoshOp,
+                        math::AsinhOp, math::AtanhOp>();
+    RewritePatternSet patterns(module.getContext());
+    populateMathToLibmConversionPatterns(patterns);
+    return applyPartialConversion(module, target, std::move(patterns));
   }
 
   /// What the CPU backend cannot launch, checked before the kernels are

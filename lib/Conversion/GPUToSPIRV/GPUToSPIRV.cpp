@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sluice/Conversion/GPUCollectives/ExpandCollectives.h"
+#include "sluice/Conversion/GPUCollectives/ExpandKernelMath.h"
 #include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
 #include "sluice/Conversion/Passes.h"
 
@@ -627,6 +628,19 @@ struct ConvertSluiceGPUToSPIRVPass
           ConvertSluiceGPUToSPIRVPass> {
   using Base::Base;
 
+  /// What GLSL.std.450 and the SPIR-V core lack among the math ops, and the
+  /// bit counts that the i32 emulation of i8/i16 and 32-bit FindUMsb/ILsb
+  /// would get wrong.
+  static sluice::KernelMathOptions spirvKernelMath() {
+    sluice::KernelMathOptions options;
+    options.narrowBitCounts = true;
+    options.wideBitCounts = true;
+    options.cttzAsCtpop = true;
+    options.truncAsFloor = true;
+    options.polynomialFunctions = true;
+    return options;
+  }
+
   LogicalResult attachTargetEnv(ModuleOp module) {
     if (module->hasAttr(spirv::getTargetEnvAttrName()))
       return success();
@@ -747,7 +761,8 @@ struct ConvertSluiceGPUToSPIRVPass
       // The device's subgroup size is known only at run time.
       sluice::CollectiveExpansionOptions collectives;
       collectives.shufflesAsIndexed = true;
-      if (failed(sluice::expandGPUCollectives(copy, collectives)))
+      if (failed(sluice::expandGPUCollectives(copy, collectives)) ||
+          failed(sluice::expandKernelMath(copy, spirvKernelMath())))
         return signalPassFailure();
       for (auto func :
            llvm::make_early_inc_range(copy.getOps<gpu::GPUFuncOp>())) {
@@ -787,6 +802,7 @@ struct ConvertSluiceGPUToSPIRVPass
           typeConverter, ctx);
       patterns.add<AtomicFAddPattern>(typeConverter, ctx, /*benefit=*/2);
       sluice::populateSubgroupToSPIRVPatterns(typeConverter, patterns);
+      sluice::populateMathExtrasToSPIRVPatterns(typeConverter, patterns);
       if (failed(applyFullConversion(copy, *target, std::move(patterns))))
         return signalPassFailure();
     }

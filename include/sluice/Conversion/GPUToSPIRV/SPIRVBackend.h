@@ -55,6 +55,12 @@ uint64_t attributionBytes(mlir::MemRefType type);
 llvm::SmallVector<uint64_t> scratchArguments(mlir::gpu::GPUFuncOp kernel,
                                              uint64_t maxPrivateBytes);
 
+/// math.exp2 (GLSL.std.450 Exp2) and math.ctpop (OpBitCount) of 32-bit
+/// types, which upstream's MathToSPIRV does not lower.
+void populateMathExtrasToSPIRVPatterns(
+    const mlir::SPIRVTypeConverter &typeConverter,
+    mlir::RewritePatternSet &patterns);
+
 /// gpu.shuffle (every mode, any width) as OpGroupNonUniformShuffle from a
 /// computed source lane; the subgroup size is the device's (SubgroupSize).
 void populateSubgroupToSPIRVPatterns(
