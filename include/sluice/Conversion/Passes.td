@@ -399,6 +399,21 @@ def SluiceSPIRVInt64Atomics : Pass<"sluice-spirv-int64-atomics", "::mlir::spirv:
   let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
 }
 
+def SluiceSPIRVInterfaceVersion : Pass<"sluice-spirv-interface-version", "::mlir::spirv::ModuleOp"> {
+  let summary = "Keep a module for SPIR-V 1.4 or later at its target environment's version";
+  let description = [{
+    Runs after `spirv-update-vce` (the `sluice-to-spirv` pipeline does). For a
+    `spirv.target_env` of SPIR-V 1.4 or later, `spirv-lower-abi-attrs` lists
+    every global an entry point uses in its interface, as 1.4 requires, but
+    `spirv-update-vce` lowers the module's version to what its ops need
+    (1.0), which allows only Input and Output variables there. This pass sets
+    the module's version back to the target environment's, so the module
+    passes `spirv-val` for that environment. Modules for 1.0 to 1.3 are left
+    as they are.
+  }];
+  let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
+}
+
 def SluiceSPIRVPushConstants : Pass<"sluice-spirv-push-constants", "::mlir::spirv::ModuleOp"> {
   let summary = "Move scalar kernel arguments into each entry point's push-constant block";
   let description = [{

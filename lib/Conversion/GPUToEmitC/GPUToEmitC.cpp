@@ -11,6 +11,7 @@
 
 #include "Prepare.h"
 #include "sluice/Conversion/GPUCollectives/ExpandCollectives.h"
+#include "sluice/Conversion/GPUCollectives/ExpandKernelMath.h"
 
 #include "sluice/Conversion/GPUToEmitC/HIPBackend.h"
 #include "sluice/Conversion/Passes.h"
@@ -212,6 +213,16 @@ emitc::FileOp createFile(OpBuilder &b, Location loc, StringRef id) {
   return file;
 }
 
+/// HIP has __clz/__popc of 32 and 64 bits and no cttz, absi or class tests
+/// of its own for every width; the rest of math maps to C99 functions.
+sluice::KernelMathOptions hipKernelMath() {
+  sluice::KernelMathOptions options;
+  options.narrowBitCounts = true;
+  options.cttzAsCtpop = true;
+  options.integerAbsAndClassAsArith = true;
+  return options;
+}
+
 struct ConvertSluiceGPUToHIPEmitCPass
     : public sluice::impl::ConvertSluiceGPUToHIPEmitCBase<
           ConvertSluiceGPUToHIPEmitCPass> {
@@ -330,6 +341,7 @@ struct ConvertSluiceGPUToHIPEmitCPass
       collectives.shufflesAsIndexed = true;     // __shfl reads a lane
       if (failed(sluice::checkHIPSubgroupOps(copy)) ||
           failed(sluice::expandGPUCollectives(copy, collectives)) ||
+          failed(sluice::expandKernelMath(copy, hipKernelMath())) ||
           failed(sluice::prepareForHIP(copy, bodies)) ||
           failed(convert(copy))) {
         copy.erase();

@@ -764,6 +764,11 @@ struct ConvertSluiceGPUToSPIRVPass
       if (failed(sluice::expandGPUCollectives(copy, collectives)) ||
           failed(sluice::expandKernelMath(copy, spirvKernelMath())))
         return signalPassFailure();
+      spirv::TargetEnv env(spirv::lookupTargetEnvOrDefault(copy));
+      if (failed(sluice::widenNarrowIntegers(
+              copy, env.allows(spirv::Capability::Int8),
+              env.allows(spirv::Capability::Int16))))
+        return signalPassFailure();
       for (auto func :
            llvm::make_early_inc_range(copy.getOps<gpu::GPUFuncOp>())) {
         if (!func.isKernel())
