@@ -5,6 +5,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -302,6 +303,7 @@ LogicalResult expandKernelMath(Operation *module,
   MLIRContext *ctx = module->getContext();
   RewritePatternSet patterns(ctx);
   patterns.add<FPowIBySquaring, IPowIBySquaring>(ctx);
+  populateScalarVectorTransferPatterns(patterns);
   if (options.narrowBitCounts)
     patterns.add<NarrowBitCount<math::CountLeadingZerosOp>,
                  NarrowBitCount<math::CountTrailingZerosOp>,
@@ -329,9 +331,21 @@ LogicalResult expandKernelMath(Operation *module,
                  HalfFunctionInF32<math::AcoshOp>,
                  HalfFunctionInF32<math::AsinhOp>,
                  HalfFunctionInF32<math::AtanhOp>>(ctx);
+  // Only the math and transfer ops and what their rewrites create: the rest
+  // of the kernel stays as written (a fold elsewhere would hide it from the
+  // backends' checks).
+  SmallVector<Operation *> roots;
+  module->walk([&](Operation *op) {
+    if (isa<math::MathDialect>(op->getDialect()) ||
+        isa<vector::TransferReadOp, vector::TransferWriteOp>(op))
+      roots.push_back(op);
+  });
+  if (roots.empty())
+    return success();
   GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
   config.enableFolding(false);
-  return applyPatternsGreedily(module, std::move(patterns), config);
+  return applyOpPatternsGreedily(roots, std::move(patterns), config);
 }
 
 } // namespace sluice

@@ -189,10 +189,13 @@ struct SluiceCheckSPIRVPass
   /// f16 without the capabilities that hold it natively, and bf16, which
   /// upstream's converter would widen to f32 silently (a buffer of 2-byte
   /// elements read as 4-byte ones).
-  void checkFloatTypes(gpu::GPUModuleOp module, const spirv::TargetEnv &env) {
-    bool float16 =
-        env.allows(spirv::Capability::Float16) &&
-        env.allows(spirv::Capability::StorageBuffer16BitAccess);
+  void checkFloatTypes(gpu::GPUModuleOp module, spirv::TargetEnvAttr attr) {
+    bool float16 = false;
+    if (attr) {
+      spirv::TargetEnv env(attr);
+      float16 = env.allows(spirv::Capability::Float16) &&
+                env.allows(spirv::Capability::StorageBuffer16BitAccess);
+    }
     // The first use is reported: a signature, else the first op.
     module.walk<WalkOrder::PreOrder>([&](Operation *op) {
       Type bad;
@@ -237,9 +240,7 @@ struct SluiceCheckSPIRVPass
       spirv::TargetEnvAttr attr = spirv::lookupTargetEnv(module);
       if (attr && failed(checkTargetEnv(module, attr)))
         continue;
-      checkFloatTypes(module, spirv::TargetEnv(
-                                  attr ? attr : spirv::getDefaultTargetEnv(
-                                                    module.getContext())));
+      checkFloatTypes(module, attr);
       checkRecursion(module);
       checkOps(module);
       DominanceInfo dominance(module);

@@ -641,6 +641,53 @@ struct ConvertSluiceGPUToSPIRVPass
     return options;
   }
 
+  static bool usesVectors(gpu::GPUFuncOp func) {
+    return func
+        .walk([](Operation *op) {
+          auto isVector = [](Type type) { return isa<VectorType>(type); };
+          return llvm::any_of(op->getResultTypes(), isVector) ||
+                         llvm::any_of(op->getOperandTypes(), isVector)
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        })
+        .wasInterrupted();
+  }
+
+  /// What upstream's unrolling leaves of a vector of more than 4 elements or
+  /// of several dimensions (broadcasts, inserts, extracts, shuffles, ...) is
+  /// an error at the op: SPIR-V vectors have 2 to 4 elements. A memref.dim
+  /// of a dynamic buffer argument (also what a transfer that is not
+  /// in_bounds checks) too: the kernel is not given a buffer's length.
+  static LogicalResult checkVectorShapes(gpu::GPUModuleOp module) {
+    auto unsupported = [](Type type) {
+      auto vector = dyn_cast<VectorType>(type);
+      return vector && (vector.getRank() > 1 || vector.getNumElements() > 4);
+    };
+    WalkResult result = module.walk([&](Operation *op) {
+      auto types = llvm::concat<Type>(op->getOperandTypes(),
+                                      op->getResultTypes());
+      if (auto bad = llvm::find_if(types, unsupported); bad != types.end()) {
+        op->emitOpError("on ")
+            << *bad
+            << ": SPIR-V vectors have 2 to 4 elements and one dimension, and "
+               "this op on a larger vector is not split (elementwise ops, "
+               "reductions and transfers are); use vectors of at most 4 "
+               "elements";
+        return WalkResult::interrupt();
+      }
+      if (auto dim = dyn_cast<memref::DimOp>(op);
+          dim && isa<BlockArgument>(dim.getSource()) &&
+          !cast<MemRefType>(dim.getSource().getType()).hasStaticShape()) {
+        op->emitOpError("of a buffer argument: a Vulkan kernel is not given "
+                        "its storage buffers' lengths; pass the extent as an "
+                        "argument (or mark a vector transfer in_bounds)");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
+  }
+
   LogicalResult attachTargetEnv(ModuleOp module) {
     if (module->hasAttr(spirv::getTargetEnvAttrName()))
       return success();
@@ -763,6 +810,15 @@ struct ConvertSluiceGPUToSPIRVPass
       collectives.shufflesAsIndexed = true;
       if (failed(sluice::expandGPUCollectives(copy, collectives)) ||
           failed(sluice::expandKernelMath(copy, spirvKernelMath())))
+        return signalPassFailure();
+      // Vectors of more than 4 elements or of several dimensions, as
+      // vectors of 2 to 4 elements (SPIR-V's, VectorToSPIRV's).
+      // (Its greedy rewrite folds too: only kernels with vectors get it.)
+      for (auto func : copy.getOps<gpu::GPUFuncOp>())
+        if (usesVectors(func) &&
+            failed(spirv::unrollVectorsInFuncBodies(func)))
+          return signalPassFailure();
+      if (failed(checkVectorShapes(copy)))
         return signalPassFailure();
       spirv::TargetEnv env(spirv::lookupTargetEnvOrDefault(copy));
       if (failed(sluice::widenNarrowIntegers(

@@ -13,6 +13,7 @@
 #define SLUICE_CONVERSION_GPUCOLLECTIVES_EXPANDKERNELMATH_H
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace sluice {
 
@@ -40,9 +41,14 @@ struct KernelMathOptions {
   bool widenHalfFunctions = false;
 };
 
+/// vector.transfer_read/write of 1-D vectors on memrefs as one guarded
+/// scalar load or store per element (VectorTransfers.cpp); expandKernelMath
+/// applies them with its other rewrites.
+void populateScalarVectorTransferPatterns(mlir::RewritePatternSet &patterns);
+
 /// Rewrites the math of every function in `module` as `options` asks, and
 /// always math.fpowi and math.ipowi as square-and-multiply (the same
-/// products on every backend). Fails only when the rewrite does not converge.
+/// products on every backend) and 1-D vector transfers as scalar accesses. Fails only when the rewrite does not converge.
 mlir::LogicalResult expandKernelMath(mlir::Operation *module,
                                      const KernelMathOptions &options);
 
