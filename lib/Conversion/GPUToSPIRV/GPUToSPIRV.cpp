@@ -638,6 +638,8 @@ struct ConvertSluiceGPUToSPIRVPass
     options.cttzAsCtpop = true;
     options.truncAsFloor = true;
     options.polynomialFunctions = true;
+    // absi as arith, which widenNarrowIntegers keeps sign-extended.
+    options.integerAbsAndClassAsArith = true;
     return options;
   }
 
