@@ -46,7 +46,13 @@ elementAccess(OpBuilder &b, Location loc, VectorTransferOpInterface op,
     indices[dimension] =
         arith::AddIOp::create(b, loc, indices[dimension], offset);
     if (!op.isDimInBounds(0)) {
-      Value extent = memref::DimOp::create(b, loc, memref, dimension);
+      auto type = cast<MemRefType>(memref.getType());
+      Value extent =
+          type.isDynamicDim(dimension)
+              ? memref::DimOp::create(b, loc, memref, dimension).getResult()
+              : arith::ConstantIndexOp::create(b, loc,
+                                               type.getDimSize(dimension))
+                    .getResult();
       allowed = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
                                       indices[dimension], extent);
     }

@@ -217,8 +217,8 @@ emitc::FileOp createFile(OpBuilder &b, Location loc, StringRef id) {
 /// expansions leave as a vector is an error at the op.
 LogicalResult checkScalarOnly(gpu::GPUModuleOp module) {
   WalkResult result = module.walk([](Operation *op) {
-    auto types =
-        llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes());
+    SmallVector<Type> types(op->getOperandTypes());
+    llvm::append_range(types, op->getResultTypes());
     auto vector =
         llvm::find_if(types, [](Type type) { return isa<VectorType>(type); });
     if (vector == types.end())

@@ -666,8 +666,8 @@ struct ConvertSluiceGPUToSPIRVPass
       return vector && (vector.getRank() > 1 || vector.getNumElements() > 4);
     };
     WalkResult result = module.walk([&](Operation *op) {
-      auto types = llvm::concat<Type>(op->getOperandTypes(),
-                                      op->getResultTypes());
+      SmallVector<Type> types(op->getOperandTypes());
+      llvm::append_range(types, op->getResultTypes());
       if (auto bad = llvm::find_if(types, unsupported); bad != types.end()) {
         op->emitOpError("on ")
             << *bad

@@ -178,3 +178,18 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+// A vector op: the emitted C++ has only scalars.
+gpu.module @m {
+  gpu.func @k(%a: memref<8xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %x = memref.load %a[%c0] : memref<8xf32>
+    // expected-error @+1 {{'vector.broadcast' op on 'vector<4xf32>': the HIP backend writes scalar C++ and has no vector types; compute each element as a scalar}}
+    %v = vector.broadcast %x : f32 to vector<4xf32>
+    %r = vector.reduction <add>, %v : vector<4xf32> into f32
+    memref.store %r, %a[%c0] : memref<8xf32>
+    gpu.return
+  }
+}
