@@ -30,8 +30,8 @@ Value bitSet(OpBuilder &b, Location loc, Value bits, unsigned i) {
   Type type = bits.getType();
   Value shifted =
       arith::ShRUIOp::create(b, loc, bits, intConstant(b, loc, type, i));
-  Value bit = arith::AndIOp::create(b, loc, shifted,
-                                    intConstant(b, loc, type, 1));
+  Value bit =
+      arith::AndIOp::create(b, loc, shifted, intConstant(b, loc, type, 1));
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bit,
                                intConstant(b, loc, type, 0));
 }
@@ -100,11 +100,10 @@ struct IPowIBySquaring : OpRewritePattern<math::IPowIOp> {
     Value zero = intConstant(rewriter, loc, type, 0);
     Value one = intConstant(rewriter, loc, type, 1);
     Value minusOne = intConstant(rewriter, loc, type, -1);
-    Value power =
-        powerBySquaring<arith::MulIOp>(rewriter, loc, base, n, one);
+    Value power = powerBySquaring<arith::MulIOp>(rewriter, loc, base, n, one);
     Value odd = bitSet(rewriter, loc, n, 0);
-    Value isOne = arith::CmpIOp::create(rewriter, loc,
-                                        arith::CmpIPredicate::eq, base, one);
+    Value isOne = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                        base, one);
     Value isMinusOne = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::eq, base, minusOne);
     Value minusOnePower =
@@ -113,8 +112,8 @@ struct IPowIBySquaring : OpRewritePattern<math::IPowIOp> {
         rewriter, loc, isOne, one,
         arith::SelectOp::create(rewriter, loc, isMinusOne, minusOnePower,
                                 zero));
-    Value negative = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::slt, n, zero);
+    Value negative = arith::CmpIOp::create(rewriter, loc,
+                                           arith::CmpIPredicate::slt, n, zero);
     rewriter.replaceOpWithNewOp<arith::SelectOp>(op, negative, negativePower,
                                                  power);
     return success();
@@ -122,8 +121,7 @@ struct IPowIBySquaring : OpRewritePattern<math::IPowIOp> {
 };
 
 /// ctlz/cttz/ctpop of an integer narrower than 32 bits, through i32.
-template <typename CountOp>
-struct NarrowBitCount : OpRewritePattern<CountOp> {
+template <typename CountOp> struct NarrowBitCount : OpRewritePattern<CountOp> {
   using OpRewritePattern<CountOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(CountOp op,
                                 PatternRewriter &rewriter) const override {
@@ -154,8 +152,7 @@ struct NarrowBitCount : OpRewritePattern<CountOp> {
 };
 
 /// ctlz/cttz/ctpop of an i64 from its two 32-bit halves.
-template <typename CountOp>
-struct WideBitCount : OpRewritePattern<CountOp> {
+template <typename CountOp> struct WideBitCount : OpRewritePattern<CountOp> {
   using OpRewritePattern<CountOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(CountOp op,
                                 PatternRewriter &rewriter) const override {
@@ -222,8 +219,8 @@ struct TruncAsFloor : OpRewritePattern<math::TruncOp> {
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value x = op.getOperand();
-    Value floor = math::FloorOp::create(
-        rewriter, loc, math::AbsFOp::create(rewriter, loc, x));
+    Value floor = math::FloorOp::create(rewriter, loc,
+                                        math::AbsFOp::create(rewriter, loc, x));
     rewriter.replaceOpWithNewOp<math::CopySignOp>(op, floor, x);
     return success();
   }
@@ -257,8 +254,8 @@ struct FloatClassAsCompare : OpRewritePattern<ClassOp> {
     } else {
       Value infinity = arith::ConstantOp::create(
           rewriter, loc,
-          rewriter.getFloatAttr(type,
-                                llvm::APFloat::getInf(type.getFloatSemantics())));
+          rewriter.getFloatAttr(
+              type, llvm::APFloat::getInf(type.getFloatSemantics())));
       Value magnitude = math::AbsFOp::create(rewriter, loc, x);
       rewriter.replaceOpWithNewOp<arith::CmpFOp>(
           op,
@@ -271,8 +268,7 @@ struct FloatClassAsCompare : OpRewritePattern<ClassOp> {
 };
 
 /// A float function of f16/bf16 operands computed in f32, rounded back.
-template <typename FnOp>
-struct HalfFunctionInF32 : OpRewritePattern<FnOp> {
+template <typename FnOp> struct HalfFunctionInF32 : OpRewritePattern<FnOp> {
   using OpRewritePattern<FnOp>::OpRewritePattern;
   LogicalResult matchAndRewrite(FnOp op,
                                 PatternRewriter &rewriter) const override {
@@ -322,15 +318,14 @@ LogicalResult expandKernelMath(Operation *module,
                  FloatClassAsCompare<math::IsFiniteOp>>(ctx);
   if (options.polynomialFunctions) {
     populateMathF32ExpansionPatterns(patterns, isPolynomialFunction);
-    populateMathPolynomialApproximationPatterns(patterns,
-                                                isPolynomialFunction);
+    populateMathPolynomialApproximationPatterns(patterns, isPolynomialFunction);
   }
   if (options.widenHalfFunctions)
-    patterns.add<HalfFunctionInF32<math::ErfOp>, HalfFunctionInF32<math::ErfcOp>,
-                 HalfFunctionInF32<math::CbrtOp>,
-                 HalfFunctionInF32<math::AcoshOp>,
-                 HalfFunctionInF32<math::AsinhOp>,
-                 HalfFunctionInF32<math::AtanhOp>>(ctx);
+    patterns
+        .add<HalfFunctionInF32<math::ErfOp>, HalfFunctionInF32<math::ErfcOp>,
+             HalfFunctionInF32<math::CbrtOp>, HalfFunctionInF32<math::AcoshOp>,
+             HalfFunctionInF32<math::AsinhOp>,
+             HalfFunctionInF32<math::AtanhOp>>(ctx);
   // Only the math and transfer ops and what their rewrites create: the rest
   // of the kernel stays as written (a fold elsewhere would hide it from the
   // backends' checks).

@@ -71,8 +71,8 @@ struct ScalarTransferRead : OpRewritePattern<vector::TransferReadOp> {
     VectorType type = op.getVectorType();
     auto memrefType = dyn_cast<MemRefType>(op.getBase().getType());
     std::optional<int64_t> dimension = transferDimension(op);
-    if (!memrefType || type.getRank() != 1 || type.isScalable() ||
-        !dimension || memrefType.getElementType() != type.getElementType())
+    if (!memrefType || type.getRank() != 1 || type.isScalable() || !dimension ||
+        memrefType.getElementType() != type.getElementType())
       return rewriter.notifyMatchFailure(op, "not a 1-D memref transfer");
     Location loc = op.getLoc();
     SmallVector<Value> elements;
@@ -102,16 +102,15 @@ struct ScalarTransferWrite : OpRewritePattern<vector::TransferWriteOp> {
     VectorType type = op.getVectorType();
     auto memrefType = dyn_cast<MemRefType>(op.getBase().getType());
     std::optional<int64_t> dimension = transferDimension(op);
-    if (!memrefType || type.getRank() != 1 || type.isScalable() ||
-        !dimension || *dimension < 0 ||
-        memrefType.getElementType() != type.getElementType())
+    if (!memrefType || type.getRank() != 1 || type.isScalable() || !dimension ||
+        *dimension < 0 || memrefType.getElementType() != type.getElementType())
       return rewriter.notifyMatchFailure(op, "not a 1-D memref transfer");
     Location loc = op.getLoc();
     for (int64_t i = 0; i < type.getNumElements(); ++i) {
       auto [indices, allowed] = elementAccess(rewriter, loc, op, op.getBase(),
                                               *dimension, i, op.getMask());
-      Value element = vector::ExtractOp::create(rewriter, loc,
-                                                op.getVector(), i);
+      Value element =
+          vector::ExtractOp::create(rewriter, loc, op.getVector(), i);
       scf::IfOp::create(rewriter, loc, allowed, [&](OpBuilder &b, Location l) {
         memref::StoreOp::create(b, l, element, op.getBase(), indices);
         scf::YieldOp::create(b, l);

@@ -44,9 +44,8 @@ Value i32Constant(OpBuilder &b, Location loc, int64_t value) {
 /// The i32 that holds the low `bits` bits of `value`, sign-extended.
 Value signExtendFrom(OpBuilder &b, Location loc, Value value, unsigned bits) {
   Value shift = i32Constant(b, loc, kRegisterBits - bits);
-  return arith::ShRSIOp::create(b, loc,
-                                arith::ShLIOp::create(b, loc, value, shift),
-                                shift);
+  return arith::ShRSIOp::create(
+      b, loc, arith::ShLIOp::create(b, loc, value, shift), shift);
 }
 
 /// The N-bit value as an unsigned i32.
@@ -110,17 +109,17 @@ struct WidenArithOp : public ConversionPattern {
     SmallVector<Type> resultTypes;
     for (Type type : op->getResultTypes())
       resultTypes.push_back(widths.widened(type) ? i32 : type);
-    if (!llvm::all_of(inputs, [](Value v) { return v.getType().isIntOrIndexOrFloat(); }))
+    if (!llvm::all_of(
+            inputs, [](Value v) { return v.getType().isIntOrIndexOrFloat(); }))
       return rewriter.notifyMatchFailure(op, "vector operands");
-    Operation *wide =
-        rewriter.create(loc, op->getName().getIdentifier(), inputs,
-                        resultTypes, op->getAttrs());
+    Operation *wide = rewriter.create(loc, op->getName().getIdentifier(),
+                                      inputs, resultTypes, op->getAttrs());
     SmallVector<Value> results(wide->getResults());
     // Everything but the bitwise ops, compares, selects and signed
     // max/min may leave bits above N that the N-bit result does not have.
-    bool canonical = isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp,
-                         arith::SelectOp, arith::CmpIOp, arith::MaxSIOp,
-                         arith::MinSIOp, arith::ShRSIOp>(op);
+    bool canonical =
+        isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp, arith::SelectOp,
+            arith::CmpIOp, arith::MaxSIOp, arith::MinSIOp, arith::ShRSIOp>(op);
     if (!canonical && resultBits)
       for (Value &result : results)
         if (result.getType() == i32)
@@ -137,8 +136,8 @@ struct WidenArithOp : public ConversionPattern {
     Type i32 = rewriter.getI32Type();
     Type resultType = op->getResult(0).getType();
     Type target = resultBits ? i32 : resultType;
-    bool unsignedInput = isa<arith::ExtUIOp, arith::UIToFPOp,
-                             arith::IndexCastUIOp>(op);
+    bool unsignedInput =
+        isa<arith::ExtUIOp, arith::UIToFPOp, arith::IndexCastUIOp>(op);
     if (bits && unsignedInput)
       input = zeroExtendFrom(rewriter, loc, input, bits);
     Value result = input;
@@ -177,16 +176,14 @@ LogicalResult sluice::widenNarrowIntegers(gpu::GPUModuleOp module, bool int8,
                                 : Type(type);
   });
   // N-bit values from memory (and for it) meet the i32 form here.
-  converter.addTargetMaterialization([](OpBuilder &b, Type type,
-                                        ValueRange inputs,
-                                        Location loc) -> Value {
-    return arith::ExtSIOp::create(b, loc, type, inputs[0]);
-  });
-  converter.addSourceMaterialization([](OpBuilder &b, Type type,
-                                        ValueRange inputs,
-                                        Location loc) -> Value {
-    return arith::TruncIOp::create(b, loc, type, inputs[0]);
-  });
+  converter.addTargetMaterialization(
+      [](OpBuilder &b, Type type, ValueRange inputs, Location loc) -> Value {
+        return arith::ExtSIOp::create(b, loc, type, inputs[0]);
+      });
+  converter.addSourceMaterialization(
+      [](OpBuilder &b, Type type, ValueRange inputs, Location loc) -> Value {
+        return arith::TruncIOp::create(b, loc, type, inputs[0]);
+      });
   ConversionTarget target(*ctx);
   target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
   target.addDynamicallyLegalDialect<arith::ArithDialect>(

@@ -48,7 +48,8 @@ void populateScalarVectorTransferPatterns(mlir::RewritePatternSet &patterns);
 
 /// Rewrites the math of every function in `module` as `options` asks, and
 /// always math.fpowi and math.ipowi as square-and-multiply (the same
-/// products on every backend) and 1-D vector transfers as scalar accesses. Fails only when the rewrite does not converge.
+/// products on every backend) and 1-D vector transfers as scalar accesses.
+/// Fails only when the rewrite does not converge.
 mlir::LogicalResult expandKernelMath(mlir::Operation *module,
                                      const KernelMathOptions &options);
 
