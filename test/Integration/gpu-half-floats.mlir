@@ -2,8 +2,9 @@
 // by its `check` (Python, rounded to the type). The CPU computes f16 and bf16
 // arithmetic; Vulkan refuses both (docs/gpu-kernels.md).
 // RUN: sluice-run %s | %python %S/Inputs/gpu-half-floats.py check
-// RUN: sluice-run --gpu-force-coroutines %s | %python %S/Inputs/gpu-half-floats.py check
-// RUN: not sluice-run --backend=vulkan %s 2>&1 | FileCheck %s --check-prefix=VULKAN
+// RUN: env SLUICE_WORKERS=1 sluice-run %s | %python %S/Inputs/gpu-half-floats.py check
+// RUN: not sluice-run --backend=vulkan %s > %t.vulkan 2>&1
+// RUN: FileCheck %s --check-prefix=VULKAN --input-file=%t.vulkan
 // VULKAN: error: 'gpu.func' op f16 in a kernel needs the Float16 and StorageBuffer16BitAccess capabilities
 module attributes {gpu.container_module} {
   func.func private @sluice_print_f64(f64)
