@@ -69,7 +69,13 @@ def ConvertGPUToCPU : Pass<"convert-gpu-to-cpu", "::mlir::ModuleOp"> {
     one lane loop and reads its source lane's entry in the next. On the
     coroutine path a kernel with shuffles runs one coroutine per subgroup
     (`coroutine-lanes` does not apply), so control flow around a shuffle
-    must be the same for the lanes of a subgroup (checked at run time).
+    must be the same for the lanes of a subgroup (checked at run time). An
+    `scf.if` with results around a shuffle first passes its results through
+    one-element private attributions, so it is cut like one without.
+
+    Math: fpowi and ipowi become square-and-multiply (the same products as
+    on every backend), and erf, erfc, cbrt, acosh, asinh, atanh, expm1 and
+    log1p calls of the host's libm (f16/bf16 computed in f32).
 
     Rejected with an error: gpu ops other than thread_id, block_id, block_dim,
     grid_dim, barrier, shuffle, return and the collectives above (printf, ...),
@@ -320,9 +326,12 @@ def SluiceCheckSPIRV : Pass<"sluice-check-spirv", "::mlir::ModuleOp"> {
     call graph of the functions of a gpu.module), irreducible control flow (a
     cycle in a region's CFG that is entered other than through a block that
     dominates it), dynamic allocation (`memref.alloc`, `memref.realloc`, and
-    `memref.alloca` with dynamic sizes) and function pointers
-    (`func.constant`, `func.call_indirect`). Everything else is left to the
-    conversion. docs/spirv-backend.md.
+    `memref.alloca` with dynamic sizes), function pointers
+    (`func.constant`, `func.call_indirect`), 64-bit transcendentals, bf16
+    anywhere in a kernel, f16 unless the target environment has Float16 and
+    StorageBuffer16BitAccess, and a `spirv.target_env` that is not for Vulkan
+    or lacks Shader. Everything else is left to the conversion.
+    docs/spirv-backend.md, docs/gpu-kernels.md.
   }];
   let statistics = [
     Statistic<"numRejected", "rejected-ops", "Ops rejected">
@@ -360,6 +369,15 @@ def ConvertSluiceGPUToSPIRV : Pass<"sluice-gpu-to-spirv", "::mlir::ModuleOp"> {
       `workgroup-size` option; every argument gets a
       `spirv.interface_var_abi` (descriptor set 0, binding = position).
 
+    Kernel math and types (docs/gpu-kernels.md): math ops without a
+    GLSL.std.450 instruction are rewritten first (trunc, fpowi, ipowi, cttz,
+    bit counts of i8/i16/i64 exactly; erf, erfc, cbrt and atan2 as upstream's
+    polynomials), `math.exp2` and `math.ctpop` get patterns, i8/i16
+    arithmetic without Int8/Int16 is computed in i32 with the narrow value
+    kept sign-extended, 1-D vector transfers become guarded scalar accesses,
+    and vectors of more than 4 elements are unrolled where upstream can (an
+    op it cannot split is an error at the op).
+
     Sluice patterns: `memref.generic_atomic_rmw` in the compare-and-swap form
     convert-wave-to-gpu emits for faults becomes `spirv.AtomicCompareExchange`.
     Counters and slot allocation (`memref.atomic_rmw addi`) use the upstream
@@ -395,6 +413,21 @@ def SluiceSPIRVInt64Atomics : Pass<"sluice-spirv-int64-atomics", "::mlir::spirv:
     the `Int64Atomics` capability, which this pass adds to the module's
     version-capability-extension triple. The Vulkan runtime checks it against
     the device's `shaderBufferInt64Atomics`.
+  }];
+  let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
+}
+
+def SluiceSPIRVInterfaceVersion : Pass<"sluice-spirv-interface-version", "::mlir::spirv::ModuleOp"> {
+  let summary = "Keep a module for SPIR-V 1.4 or later at its target environment's version";
+  let description = [{
+    Runs after `spirv-update-vce` (the `sluice-to-spirv` pipeline does). For a
+    `spirv.target_env` of SPIR-V 1.4 or later, `spirv-lower-abi-attrs` lists
+    every global an entry point uses in its interface, as 1.4 requires, but
+    `spirv-update-vce` lowers the module's version to what its ops need
+    (1.0), which allows only Input and Output variables there. This pass sets
+    the module's version back to the target environment's, so the module
+    passes `spirv-val` for that environment. Modules for 1.0 to 1.3 are left
+    as they are.
   }];
   let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
 }

@@ -2,12 +2,17 @@
 
 #include "KernelLowering.h"
 #include "sluice/Conversion/GPUCollectives/ExpandCollectives.h"
+#include "sluice/Conversion/GPUCollectives/ExpandKernelMath.h"
 #include "sluice/Conversion/GPULaunchToRuntime/LaunchLowering.h"
 #include "sluice/Conversion/Passes.h"
 
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Transforms/DialectConversion.h"
 
 namespace sluice {
 #define GEN_PASS_DEF_CONVERTGPUTOCPU
@@ -19,6 +24,66 @@ using namespace sluice;
 using namespace sluice::gpu_to_cpu;
 
 namespace {
+
+/// An scf.if with results around a gpu.shuffle becomes one without: each
+/// result goes through a one-element private attribution (stored where the
+/// branch yields it, loaded after the scf.if), so the shuffle stands at the
+/// block level of an scf.if, where fission and lane-group coroutines cut
+/// lane loops. Results of other than integer, float or index type stay.
+void hoistBranchResultsAroundShuffles(gpu::GPUFuncOp kernel) {
+  SmallVector<scf::IfOp> branches;
+  kernel.walk([&](scf::IfOp branch) { // innermost first
+    if (branch.getNumResults() != 0 &&
+        branch.walk([](gpu::ShuffleOp) { return WalkResult::interrupt(); })
+            .wasInterrupted() &&
+        llvm::all_of(branch.getResultTypes(), [](Type type) {
+          return type.isIntOrIndexOrFloat();
+        }))
+      branches.push_back(branch);
+  });
+  MLIRContext *ctx = kernel.getContext();
+  auto privateSpace = gpu::AddressSpaceAttr::get(
+      ctx, gpu::GPUDialect::getPrivateAddressSpace());
+  for (scf::IfOp branch : branches) {
+    Location loc = branch.getLoc();
+    OpBuilder b(branch);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    SmallVector<Value> slots;
+    for (Type type : branch.getResultTypes()) {
+      Type stored = type.isIndex() ? b.getI64Type() : type;
+      slots.push_back(kernel.addPrivateAttribution(
+          MemRefType::get({1}, stored, MemRefLayoutAttrInterface(),
+                          privateSpace),
+          loc));
+    }
+    for (Region *region : {&branch.getThenRegion(), &branch.getElseRegion()}) {
+      auto yield = cast<scf::YieldOp>(region->front().getTerminator());
+      OpBuilder y(yield);
+      for (auto [value, slot] : llvm::zip(yield.getOperands(), slots)) {
+        Value stored = value;
+        if (value.getType().isIndex())
+          stored = arith::IndexCastOp::create(y, loc, y.getI64Type(), value);
+        memref::StoreOp::create(y, loc, stored, slot, ValueRange{zero});
+      }
+      yield->setOperands({});
+    }
+    auto replacement = scf::IfOp::create(b, loc, TypeRange{},
+                                         branch.getCondition(),
+                                         /*withElseRegion=*/false);
+    replacement.getThenRegion().takeBody(branch.getThenRegion());
+    replacement.getElseRegion().takeBody(branch.getElseRegion());
+    b.setInsertionPointAfter(replacement);
+    SmallVector<Value> results;
+    for (auto [type, slot] : llvm::zip(branch.getResultTypes(), slots)) {
+      Value loaded = memref::LoadOp::create(b, loc, slot, ValueRange{zero});
+      if (type.isIndex())
+        loaded = arith::IndexCastOp::create(b, loc, type, loaded);
+      results.push_back(loaded);
+    }
+    branch.replaceAllUsesWith(results);
+    branch.erase();
+  }
+}
 
 /// Rejects what the CPU backend cannot run, with the op and the reason.
 LogicalResult checkSupported(gpu::GPUModuleOp module) {
@@ -87,10 +152,16 @@ struct ConvertGPUToCPUPass
     CollectiveExpansionOptions collectives;
     collectives.subgroupSize = subgroupSize;
     collectives.shufflesAsIndexed = true;
-    for (gpu::GPUModuleOp gpuModule : gpuModules)
+    KernelMathOptions math;
+    math.widenHalfFunctions = true; // libm has f32 and f64 functions
+    for (gpu::GPUModuleOp gpuModule : gpuModules) {
       if (failed(expandGPUCollectives(gpuModule, collectives)) ||
-          failed(checkSupported(gpuModule)))
+          failed(expandKernelMath(gpuModule, math)))
         return signalPassFailure();
+      gpuModule.walk(hoistBranchResultsAroundShuffles);
+      if (failed(checkSupported(gpuModule)))
+        return signalPassFailure();
+    }
 
     // Constant block sizes shared by every launch of a kernel.
     llvm::DenseMap<std::pair<StringAttr, StringAttr>,
@@ -172,6 +243,24 @@ struct ConvertGPUToCPUPass
     for (gpu::GPUModuleOp gpuModule : gpuModules)
       gpuModule.erase();
     module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+    if (failed(callLibmForMissingIntrinsics(module)))
+      return signalPassFailure();
+  }
+
+  /// The math functions LLVM has no (accurate) intrinsic for become calls of the host's
+  /// libm (erff, cbrt, ...), which the JIT and the ahead-of-time objects
+  /// resolve like the sinf and expf that LLVM's own intrinsics call.
+  static LogicalResult callLibmForMissingIntrinsics(ModuleOp module) {
+    ConversionTarget target(*module.getContext());
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    // expm1 and log1p too: MathToLLVM computes them as exp(x) - 1 and
+    // log(1 + x), which lose every digit for small x.
+    target.addIllegalOp<math::ErfOp, math::ErfcOp, math::CbrtOp, math::AcoshOp,
+                        math::AsinhOp, math::AtanhOp, math::ExpM1Op,
+                        math::Log1pOp>();
+    RewritePatternSet patterns(module.getContext());
+    populateMathToLibmConversionPatterns(patterns);
+    return applyPartialConversion(module, target, std::move(patterns));
   }
 
   /// What the CPU backend cannot launch, checked before the kernels are

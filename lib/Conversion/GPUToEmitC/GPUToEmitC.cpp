@@ -11,6 +11,7 @@
 
 #include "Prepare.h"
 #include "sluice/Conversion/GPUCollectives/ExpandCollectives.h"
+#include "sluice/Conversion/GPUCollectives/ExpandKernelMath.h"
 
 #include "sluice/Conversion/GPUToEmitC/HIPBackend.h"
 #include "sluice/Conversion/Passes.h"
@@ -212,6 +213,34 @@ emitc::FileOp createFile(OpBuilder &b, Location loc, StringRef id) {
   return file;
 }
 
+/// The emitted C++ has no vector types: what distribution and the
+/// expansions leave as a vector is an error at the op.
+LogicalResult checkScalarOnly(gpu::GPUModuleOp module) {
+  WalkResult result = module.walk([](Operation *op) {
+    SmallVector<Type> types(op->getOperandTypes());
+    llvm::append_range(types, op->getResultTypes());
+    auto vector =
+        llvm::find_if(types, [](Type type) { return isa<VectorType>(type); });
+    if (vector == types.end())
+      return WalkResult::advance();
+    op->emitOpError("on ") << *vector
+                           << ": the HIP backend writes scalar C++ and has no "
+                              "vector types; compute each element as a scalar";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
+/// HIP has __clz/__popc of 32 and 64 bits and no cttz, absi or class tests
+/// of its own for every width; the rest of math maps to C99 functions.
+sluice::KernelMathOptions hipKernelMath() {
+  sluice::KernelMathOptions options;
+  options.narrowBitCounts = true;
+  options.cttzAsCtpop = true;
+  options.integerAbsAndClassAsArith = true;
+  return options;
+}
+
 struct ConvertSluiceGPUToHIPEmitCPass
     : public sluice::impl::ConvertSluiceGPUToHIPEmitCBase<
           ConvertSluiceGPUToHIPEmitCPass> {
@@ -330,7 +359,9 @@ struct ConvertSluiceGPUToHIPEmitCPass
       collectives.shufflesAsIndexed = true;     // __shfl reads a lane
       if (failed(sluice::checkHIPSubgroupOps(copy)) ||
           failed(sluice::expandGPUCollectives(copy, collectives)) ||
+          failed(sluice::expandKernelMath(copy, hipKernelMath())) ||
           failed(sluice::prepareForHIP(copy, bodies)) ||
+          failed(checkScalarOnly(copy)) ||
           failed(convert(copy))) {
         copy.erase();
         return signalPassFailure();

@@ -615,9 +615,9 @@ template <typename Op> struct IntegerMathLowering : OpConversionPattern<Op> {
   matchAndRewrite(Op op, typename Op::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type type = op->getResult(0).getType();
+    // Narrower integers go through i32 first (expandKernelMath).
     if (!type.isInteger(32) && !type.isInteger(64))
-      return op->emitOpError("on ")
-             << type << " is not lowered to HIP (i32 and i64 only)";
+      return rewriter.notifyMatchFailure(op, "not i32 or i64");
     bool is64 = type.isInteger(64);
     Location loc = op.getLoc();
     Type operand =

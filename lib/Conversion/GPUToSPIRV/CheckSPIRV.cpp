@@ -1,8 +1,10 @@
 //===- CheckSPIRV.cpp - Reject what SPIR-V Shader cannot express ----------===//
 //
 // sluice-check-spirv: recursion, irreducible control flow, dynamic allocation,
-// function pointers and 64-bit transcendentals in gpu.module code, each
-// reported at the op with the reason. docs/spirv-backend.md.
+// function pointers, 64-bit transcendentals, element types the target
+// environment cannot hold (f16 without Float16, bf16) and target
+// environments that are not Vulkan compute, each reported at the op with the
+// reason. docs/spirv-backend.md, docs/gpu-kernels.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +13,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SPIRV/IR/TargetAndABI.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
@@ -136,7 +139,9 @@ struct SluiceCheckSPIRVPass
                    math::Log2Op, math::Log1pOp, math::SinOp, math::CosOp,
                    math::TanOp, math::AsinOp, math::AcosOp, math::AtanOp,
                    math::Atan2Op, math::SinhOp, math::CoshOp, math::TanhOp,
-                   math::PowFOp>(op) &&
+                   math::PowFOp, math::Log10Op, math::AsinhOp, math::AcoshOp,
+                   math::AtanhOp, math::ErfOp, math::ErfcOp, math::CbrtOp>(
+                   op) &&
                llvm::any_of(op->getOperandTypes(),
                             [](Type type) { return type.isF64(); }))
         reject(op, "64-bit transcendental: SPIR-V's GLSL.std.450 has this "
@@ -149,8 +154,93 @@ struct SluiceCheckSPIRVPass
     });
   }
 
+  /// The innermost element type of `type` (memref, vector), else `type`.
+  static Type elementOf(Type type) {
+    while (auto shaped = dyn_cast<ShapedType>(type))
+      type = shaped.getElementType();
+    return type;
+  }
+
+  /// The first float type among `types` that the target cannot hold.
+  static Type unsupportedFloat(TypeRange types, bool float16) {
+    for (Type type : types) {
+      Type element = elementOf(type);
+      if (element.isBF16() || (element.isF16() && !float16))
+        return element;
+    }
+    return nullptr;
+  }
+
+  void rejectFloat(Operation *op, Type type) {
+    if (type.isBF16())
+      reject(op, "bf16 in a kernel: SPIR-V has no bfloat16 type for Vulkan "
+                 "without SPV_KHR_bfloat16, which this backend does not use; "
+                 "hold the values as f32 (or as i16 bits), or run on the CPU "
+                 "backend");
+    else
+      reject(op, "f16 in a kernel needs the Float16 and "
+                 "StorageBuffer16BitAccess capabilities (Vulkan shaderFloat16 "
+                 "and storageBuffer16BitAccess), which the target environment "
+                 "lacks: SPIR-V would hold the value in an f32 and read 2-byte "
+                 "elements as 4-byte ones; compute in f32 or give the module a "
+                 "spirv.target_env with both");
+  }
+
+  /// f16 without the capabilities that hold it natively, and bf16, which
+  /// upstream's converter would widen to f32 silently (a buffer of 2-byte
+  /// elements read as 4-byte ones).
+  void checkFloatTypes(gpu::GPUModuleOp module, spirv::TargetEnvAttr attr) {
+    bool float16 = false;
+    if (attr) {
+      spirv::TargetEnv env(attr);
+      float16 = env.allows(spirv::Capability::Float16) &&
+                env.allows(spirv::Capability::StorageBuffer16BitAccess);
+    }
+    // The first use is reported: a signature, else the first op.
+    module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      Type bad;
+      if (auto func = dyn_cast<FunctionOpInterface>(op))
+        bad = unsupportedFloat(func.getArgumentTypes(), float16);
+      else if (!(bad = unsupportedFloat(op->getResultTypes(), float16)))
+        bad = unsupportedFloat(op->getOperandTypes(), float16);
+      if (!bad)
+        return WalkResult::advance();
+      rejectFloat(op, bad);
+      return WalkResult::interrupt();
+    });
+  }
+
+  /// The backend writes Vulkan compute shaders: a target environment of
+  /// another API (OpenCL kernels have no storage buffers, descriptor sets or
+  /// GLSL.std.450) or without Shader is an error, not a failure to
+  /// legalize the first memref access.
+  LogicalResult checkTargetEnv(gpu::GPUModuleOp module,
+                               spirv::TargetEnvAttr attr) {
+    spirv::TargetEnv env(attr);
+    if (attr.getClientAPI() != spirv::ClientAPI::Vulkan &&
+        attr.getClientAPI() != spirv::ClientAPI::Unknown) {
+      reject(module, Twine("spirv.target_env is for ") +
+                         spirv::stringifyClientAPI(attr.getClientAPI()) +
+                         ": the SPIR-V backend writes Vulkan compute shaders "
+                         "(api=Vulkan, the Shader capability)");
+      return failure();
+    }
+    if (!env.allows(spirv::Capability::Shader)) {
+      reject(module, "spirv.target_env lacks the Shader capability: the "
+                     "SPIR-V backend writes Vulkan compute shaders");
+      return failure();
+    }
+    return success();
+  }
+
   void runOnOperation() override {
     for (auto module : getOperation().getOps<gpu::GPUModuleOp>()) {
+      // The environment the module brings, else the backend's default
+      // (sluice-gpu-to-spirv), which has neither Float16 nor Int8/Int16.
+      spirv::TargetEnvAttr attr = spirv::lookupTargetEnv(module);
+      if (attr && failed(checkTargetEnv(module, attr)))
+        continue;
+      checkFloatTypes(module, attr);
       checkRecursion(module);
       checkOps(module);
       DominanceInfo dominance(module);

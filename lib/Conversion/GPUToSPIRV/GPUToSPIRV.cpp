@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "sluice/Conversion/GPUCollectives/ExpandCollectives.h"
+#include "sluice/Conversion/GPUCollectives/ExpandKernelMath.h"
 #include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
 #include "sluice/Conversion/Passes.h"
 
@@ -627,6 +628,68 @@ struct ConvertSluiceGPUToSPIRVPass
           ConvertSluiceGPUToSPIRVPass> {
   using Base::Base;
 
+  /// What GLSL.std.450 and the SPIR-V core lack among the math ops, and the
+  /// bit counts that the i32 emulation of i8/i16 and 32-bit FindUMsb/ILsb
+  /// would get wrong.
+  static sluice::KernelMathOptions spirvKernelMath() {
+    sluice::KernelMathOptions options;
+    options.narrowBitCounts = true;
+    options.wideBitCounts = true;
+    options.cttzAsCtpop = true;
+    options.truncAsFloor = true;
+    options.polynomialFunctions = true;
+    // absi as arith, which widenNarrowIntegers keeps sign-extended.
+    options.integerAbsAndClassAsArith = true;
+    return options;
+  }
+
+  static bool usesVectors(gpu::GPUFuncOp func) {
+    return func
+        .walk([](Operation *op) {
+          auto isVector = [](Type type) { return isa<VectorType>(type); };
+          return llvm::any_of(op->getResultTypes(), isVector) ||
+                         llvm::any_of(op->getOperandTypes(), isVector)
+                     ? WalkResult::interrupt()
+                     : WalkResult::advance();
+        })
+        .wasInterrupted();
+  }
+
+  /// What upstream's unrolling leaves of a vector of more than 4 elements or
+  /// of several dimensions (broadcasts, inserts, extracts, shuffles, ...) is
+  /// an error at the op: SPIR-V vectors have 2 to 4 elements. A memref.dim
+  /// of a dynamic buffer argument (also what a transfer that is not
+  /// in_bounds checks) too: the kernel is not given a buffer's length.
+  static LogicalResult checkVectorShapes(gpu::GPUModuleOp module) {
+    auto unsupported = [](Type type) {
+      auto vector = dyn_cast<VectorType>(type);
+      return vector && (vector.getRank() > 1 || vector.getNumElements() > 4);
+    };
+    WalkResult result = module.walk([&](Operation *op) {
+      SmallVector<Type> types(op->getOperandTypes());
+      llvm::append_range(types, op->getResultTypes());
+      if (auto bad = llvm::find_if(types, unsupported); bad != types.end()) {
+        op->emitOpError("on ")
+            << *bad
+            << ": SPIR-V vectors have 2 to 4 elements and one dimension, and "
+               "this op on a larger vector is not split (elementwise ops, "
+               "reductions and transfers are); use vectors of at most 4 "
+               "elements";
+        return WalkResult::interrupt();
+      }
+      if (auto dim = dyn_cast<memref::DimOp>(op);
+          dim && isa<BlockArgument>(dim.getSource()) &&
+          !cast<MemRefType>(dim.getSource().getType()).hasStaticShape()) {
+        op->emitOpError("of a buffer argument: a Vulkan kernel is not given "
+                        "its storage buffers' lengths; pass the extent as an "
+                        "argument (or mark a vector transfer in_bounds)");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return failure(result.wasInterrupted());
+  }
+
   LogicalResult attachTargetEnv(ModuleOp module) {
     if (module->hasAttr(spirv::getTargetEnvAttrName()))
       return success();
@@ -747,7 +810,22 @@ struct ConvertSluiceGPUToSPIRVPass
       // The device's subgroup size is known only at run time.
       sluice::CollectiveExpansionOptions collectives;
       collectives.shufflesAsIndexed = true;
-      if (failed(sluice::expandGPUCollectives(copy, collectives)))
+      if (failed(sluice::expandGPUCollectives(copy, collectives)) ||
+          failed(sluice::expandKernelMath(copy, spirvKernelMath())))
+        return signalPassFailure();
+      // Vectors of more than 4 elements or of several dimensions, as
+      // vectors of 2 to 4 elements (SPIR-V's, VectorToSPIRV's).
+      // (Its greedy rewrite folds too: only kernels with vectors get it.)
+      for (auto func : copy.getOps<gpu::GPUFuncOp>())
+        if (usesVectors(func) &&
+            failed(spirv::unrollVectorsInFuncBodies(func)))
+          return signalPassFailure();
+      if (failed(checkVectorShapes(copy)))
+        return signalPassFailure();
+      spirv::TargetEnv env(spirv::lookupTargetEnvOrDefault(copy));
+      if (failed(sluice::widenNarrowIntegers(
+              copy, env.allows(spirv::Capability::Int8),
+              env.allows(spirv::Capability::Int16))))
         return signalPassFailure();
       for (auto func :
            llvm::make_early_inc_range(copy.getOps<gpu::GPUFuncOp>())) {
@@ -787,6 +865,7 @@ struct ConvertSluiceGPUToSPIRVPass
           typeConverter, ctx);
       patterns.add<AtomicFAddPattern>(typeConverter, ctx, /*benefit=*/2);
       sluice::populateSubgroupToSPIRVPatterns(typeConverter, patterns);
+      sluice::populateMathExtrasToSPIRVPatterns(typeConverter, patterns);
       if (failed(applyFullConversion(copy, *target, std::move(patterns))))
         return signalPassFailure();
     }

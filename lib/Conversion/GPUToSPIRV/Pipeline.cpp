@@ -25,6 +25,7 @@ void sluice::buildSluiceToSPIRVPipeline(OpPassManager &pm,
   spv.addPass(createSluiceSPIRVPushConstants());
   spv.addPass(spirv::createSPIRVUpdateVCEPass());
   spv.addPass(createSluiceSPIRVInt64Atomics());
+  spv.addPass(createSluiceSPIRVInterfaceVersion());
 }
 
 void sluice::registerSluiceToSPIRVPipeline() {
@@ -32,6 +33,6 @@ void sluice::registerSluiceToSPIRVPipeline() {
       "sluice-to-spirv",
       "Lower the gpu hand-off to Vulkan spirv.modules: sluice-check-spirv, "
       "sluice-gpu-to-spirv, spirv-lower-abi-attrs, spirv-update-vce, "
-      "sluice-spirv-int64-atomics",
+      "sluice-spirv-int64-atomics, sluice-spirv-interface-version",
       buildSluiceToSPIRVPipeline);
 }

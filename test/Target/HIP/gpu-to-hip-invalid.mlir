@@ -111,19 +111,6 @@ gpu.module @m {
 // -----
 
 gpu.module @m {
-  gpu.func @k(%a: memref<4xi16>) kernel {
-    %c0 = arith.constant 0 : index
-    %x = memref.load %a[%c0] : memref<4xi16>
-    // expected-error @+1 {{'math.ctpop' op on 'i16' is not lowered to HIP (i32 and i64 only)}}
-    %y = math.ctpop %x : i16
-    memref.store %y, %a[%c0] : memref<4xi16>
-    gpu.return
-  }
-}
-
-// -----
-
-gpu.module @m {
   gpu.func @k(%a: memref<4xi16>, %b: memref<4xi1>) kernel {
     %c0 = arith.constant 0 : index
     %x = memref.load %a[%c0] : memref<4xi16>
@@ -188,6 +175,21 @@ gpu.module @m {
     %a = memref.alloc(%c4) : memref<?xf32>
     %v = memref.load %a[%c0] : memref<?xf32>
     memref.store %v, %out[%c0] : memref<?xf32>
+    gpu.return
+  }
+}
+
+// -----
+
+// A vector op: the emitted C++ has only scalars.
+gpu.module @m {
+  gpu.func @k(%a: memref<8xf32>) kernel {
+    %c0 = arith.constant 0 : index
+    %x = memref.load %a[%c0] : memref<8xf32>
+    // expected-error @+1 {{'vector.broadcast' op on 'vector<4xf32>': the HIP backend writes scalar C++ and has no vector types; compute each element as a scalar}}
+    %v = vector.broadcast %x : f32 to vector<4xf32>
+    %r = vector.reduction <add>, %v : vector<4xf32> into f32
+    memref.store %r, %a[%c0] : memref<8xf32>
     gpu.return
   }
 }

@@ -145,3 +145,81 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// bf16 has no SPIR-V type for Vulkan here; upstream's converter would widen
+// it to f32 silently (2-byte elements read as 4-byte ones).
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    // expected-error @below {{'gpu.func' op bf16 in a kernel: SPIR-V has no bfloat16 type for Vulkan without SPV_KHR_bfloat16, which this backend does not use; hold the values as f32 (or as i16 bits), or run on the CPU backend}}
+    gpu.func @k(%in: memref<?xbf16>, %out: memref<?xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %in[%c0] : memref<?xbf16>
+      %y = arith.extf %x : bf16 to f32
+      memref.store %y, %out[%c0] : memref<?xf32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// f16 inside a kernel without the capabilities of the default environment.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @k(%out: memref<?xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %out[%c0] : memref<?xf32>
+      // expected-error @below {{'arith.truncf' op f16 in a kernel needs the Float16 and StorageBuffer16BitAccess capabilities (Vulkan shaderFloat16 and storageBuffer16BitAccess), which the target environment lacks: SPIR-V would hold the value in an f32 and read 2-byte elements as 4-byte ones; compute in f32 or give the module a spirv.target_env with both}}
+      %h = arith.truncf %x : f32 to f16
+      %y = arith.extf %h : f16 to f32
+      memref.store %y, %out[%c0] : memref<?xf32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// An OpenCL target environment: the backend writes Vulkan compute shaders
+// (before this check, the first memref.load failed to legalize).
+module attributes {gpu.container_module, spirv.target_env = #spirv.target_env<#spirv.vce<v1.2, [Kernel, Addresses, Int64], []>, api=OpenCL, #spirv.resource_limits<>>} {
+  // expected-error @below {{'gpu.module' op spirv.target_env is for OpenCL: the SPIR-V backend writes Vulkan compute shaders (api=Vulkan, the Shader capability)}}
+  gpu.module @kernels {
+    gpu.func @k(%out: memref<?xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %out[%c0] : memref<?xf32>
+      memref.store %x, %out[%c0] : memref<?xf32>
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A Vulkan environment without Shader.
+module attributes {gpu.container_module, spirv.target_env = #spirv.target_env<#spirv.vce<v1.3, [Int64], []>, api=Vulkan, #spirv.resource_limits<>>} {
+  // expected-error @below {{'gpu.module' op spirv.target_env lacks the Shader capability: the SPIR-V backend writes Vulkan compute shaders}}
+  gpu.module @kernels {
+    gpu.func @k(%out: memref<?xf32>) kernel {
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// 64-bit erf: GLSL.std.450 and upstream's polynomial are 32-bit.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    gpu.func @k(%out: memref<?xf64>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %out[%c0] : memref<?xf64>
+      // expected-error @below {{'math.erf' op 64-bit transcendental: SPIR-V's GLSL.std.450 has this function for 16- and 32-bit floats only; compute it in f32 or run on the CPU backend}}
+      %y = math.erf %x : f64
+      memref.store %y, %out[%c0] : memref<?xf64>
+      gpu.return
+    }
+  }
+}

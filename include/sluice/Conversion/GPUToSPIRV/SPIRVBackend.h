@@ -55,6 +55,19 @@ uint64_t attributionBytes(mlir::MemRefType type);
 llvm::SmallVector<uint64_t> scratchArguments(mlir::gpu::GPUFuncOp kernel,
                                              uint64_t maxPrivateBytes);
 
+/// Rewrites the arith ops on i8 (without `int8`, the target's Int8
+/// capability) and i16 (without `int16`) of `module` as i32 ops that keep
+/// the narrow value sign-extended, so wrapping, division, compares and
+/// shifts give the N-bit results; memory keeps N-bit elements.
+mlir::LogicalResult widenNarrowIntegers(mlir::gpu::GPUModuleOp module,
+                                        bool int8, bool int16);
+
+/// math.exp2 (GLSL.std.450 Exp2) and math.ctpop (OpBitCount) of 32-bit
+/// types, which upstream's MathToSPIRV does not lower.
+void populateMathExtrasToSPIRVPatterns(
+    const mlir::SPIRVTypeConverter &typeConverter,
+    mlir::RewritePatternSet &patterns);
+
 /// gpu.shuffle (every mode, any width) as OpGroupNonUniformShuffle from a
 /// computed source lane; the subgroup size is the device's (SubgroupSize).
 void populateSubgroupToSPIRVPatterns(
