@@ -544,4 +544,63 @@ def ConvertGPULaunchToRuntime : Pass<"convert-gpu-launch-to-runtime", "::mlir::M
                            "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect"];
 }
 
+def SequentializeAsync : Pass<"sluice-sequentialize-async", "::mlir::ModuleOp"> {
+  let summary = "Run every async.execute body in place, in program order";
+  let description = [{
+    Host programs may wrap work (launches, copies) in `async.execute`
+    regions. Running each body where it is written, before the op that
+    follows it, is a schedule the async dialect allows: a body starts after
+    its dependencies (which dominate it) and `async.await` returns once it
+    has finished. The pass moves every body in front of its
+    `async.execute`, replaces the body's arguments by the values the
+    producing executes yielded, `async.await` of a value by that value, and
+    erases `async.await` of tokens, `async.create_group`,
+    `async.add_to_group` (its rank becomes 0) and `async.await_all`.
+
+    Errors at the op: an `!async.value` operand that no `async.execute` of
+    the module produced (a function argument, a call result), and a token,
+    value or group that is used by anything but the ops above (returned,
+    passed to a call, stored).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numExecutes", "executes", "async.execute bodies run in place">
+  ];
+}
+
+def LowerGPUHost : Pass<"sluice-lower-gpu-host", "::mlir::ModuleOp"> {
+  let summary = "gpu dialect host ops to host memory ops; async tokens to program order";
+  let description = [{
+    Every backend runs a program's gpu work in program order on one stream
+    (the CPU synchronously; Vulkan and HIP in one in-order stream that the
+    host waits for before it reads memory a launch wrote), and passes host
+    memory to kernels (directly, or through the residency table of
+    docs/spirv-backend.md). So, in host code:
+
+    - `gpu.alloc` (also `host_shared`) is `memref.alloc` with the same
+      sizes and symbols, `gpu.dealloc` is `memref.dealloc`;
+    - `gpu.memcpy %dst, %src` is `memref.copy %src, %dst` (a loop nest of
+      loads and stores when a layout is not the identity), `gpu.memset` a
+      loop nest of stores;
+    - `gpu.host_register` and `gpu.host_unregister` are erased: host memory
+      is what kernels receive on every backend;
+    - async forms drop their dependencies and their token: a dependency is
+      always earlier in program order, so in-order execution respects it.
+      `gpu.wait` is erased (the host's reads wait for the launches through
+      the host-access calls); `gpu.wait async` and every token result become
+      one ready token per function, and `scf` loop-carried and `scf.if`
+      tokens are folded away with the `scf` canonicalizations.
+
+    Errors at the op: `gpu.alloc` of a memref in a memory space other than
+    the default one, and a token still used after the folding (passed to a
+    call, returned, carried by a `cf` branch).
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numHostOps", "host-ops", "gpu host ops lowered or erased">,
+    Statistic<"numTokens", "tokens", "async tokens removed">
+  ];
+}
+
 #endif // SLUICE_CONVERSION_PASSES_TD
