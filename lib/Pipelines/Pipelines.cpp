@@ -31,6 +31,7 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -123,6 +124,10 @@ void buildHostToLLVMPipeline(OpPassManager &pm,
     launch.backend = options.backend;
     pm.addPass(createConvertGPULaunchToRuntime(launch));
   }
+  // Views of host memory (a gpu.memcpy from a subview): MemRefToLLVM lowers
+  // them only as reinterpret casts of the extracted metadata.
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
