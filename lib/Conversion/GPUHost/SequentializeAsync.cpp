@@ -94,9 +94,11 @@ struct SequentializeAsyncPass
         }
         erase.push_back(await);
       } else if (auto add = dyn_cast<async::AddToGroupOp>(op)) {
-        OpBuilder b(add);
-        add.getRank().replaceAllUsesWith(
-            arith::ConstantIndexOp::create(b, add.getLoc(), 0));
+        if (!add.getRank().use_empty()) {
+          OpBuilder b(add);
+          add.getRank().replaceAllUsesWith(
+              arith::ConstantIndexOp::create(b, add.getLoc(), 0));
+        }
         erase.push_back(add);
       } else if (isa<async::AwaitAllOp>(op)) {
         erase.push_back(op);
