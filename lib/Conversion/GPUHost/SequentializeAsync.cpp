@@ -33,6 +33,23 @@ struct SequentializeAsyncPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // async.func, async.call and the coroutine and runtime ops would need
+    // the async runtime; only regions run in place are supported.
+    WalkResult unsupported = module.walk<WalkOrder::PreOrder>([](Operation *op) {
+      if (!isa<async::AsyncDialect>(op->getDialect()) ||
+          isa<async::ExecuteOp, async::YieldOp, async::AwaitOp,
+              async::AwaitAllOp, async::AddToGroupOp, async::CreateGroupOp>(
+              op))
+        return WalkResult::advance();
+      op->emitError("'")
+          << op->getName()
+          << "' is not supported: sluice-sequentialize-async runs "
+             "async.execute regions in place and has no async runtime "
+             "(write the work inline or in an async.execute)";
+      return WalkResult::interrupt();
+    });
+    if (unsupported.wasInterrupted())
+      return signalPassFailure();
     SmallVector<async::ExecuteOp> executes;
     module.walk<WalkOrder::PreOrder>(
         [&](async::ExecuteOp execute) { executes.push_back(execute); });

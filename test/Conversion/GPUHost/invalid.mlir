@@ -66,3 +66,10 @@ func.func @group_escapes() {
   func.call @keep(%g) : (!async.group) -> ()
   return
 }
+
+// -----
+
+// expected-error @below {{'async.func' is not supported: sluice-sequentialize-async runs async.execute regions in place and has no async runtime (write the work inline or in an async.execute)}}
+async.func @coroutine() -> !async.token {
+  return
+}
