@@ -50,14 +50,15 @@ struct LowerGPUHostPass
   /// The ready token of the function around `op`, created at its entry.
   DenseMap<Operation *, gpu::WaitOp> readyTokens;
   Value readyToken(Operation *op) {
-    Operation *function = op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+    Operation *function =
+        op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
     gpu::WaitOp &ready = readyTokens[function];
     if (!ready) {
       OpBuilder b(&function->getRegion(0).front(),
                   function->getRegion(0).front().begin());
-      ready = gpu::WaitOp::create(
-          b, function->getLoc(), gpu::AsyncTokenType::get(op->getContext()),
-          ValueRange{});
+      ready = gpu::WaitOp::create(b, function->getLoc(),
+                                  gpu::AsyncTokenType::get(op->getContext()),
+                                  ValueRange{});
     }
     return ready.getAsyncToken();
   }
@@ -80,9 +81,9 @@ struct LowerGPUHostPass
                << type
                << ": every backend gives kernels host memory in the default "
                   "memory space; allocate without a memory space";
-      auto host = memref::AllocOp::create(b, loc, type, alloc.getDynamicSizes(),
-                                          alloc.getSymbolOperands(),
-                                          IntegerAttr());
+      auto host =
+          memref::AllocOp::create(b, loc, type, alloc.getDynamicSizes(),
+                                  alloc.getSymbolOperands(), IntegerAttr());
       alloc.getMemref().replaceAllUsesWith(host.getResult());
       replaceToken(op, alloc.getAsyncToken());
     } else if (auto dealloc = dyn_cast<gpu::DeallocOp>(op)) {

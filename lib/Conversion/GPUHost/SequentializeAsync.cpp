@@ -35,19 +35,20 @@ struct SequentializeAsyncPass
     ModuleOp module = getOperation();
     // async.func, async.call and the coroutine and runtime ops would need
     // the async runtime; only regions run in place are supported.
-    WalkResult unsupported = module.walk<WalkOrder::PreOrder>([](Operation *op) {
-      if (!isa<async::AsyncDialect>(op->getDialect()) ||
-          isa<async::ExecuteOp, async::YieldOp, async::AwaitOp,
-              async::AwaitAllOp, async::AddToGroupOp, async::CreateGroupOp>(
-              op))
-        return WalkResult::advance();
-      op->emitError("'")
-          << op->getName()
-          << "' is not supported: sluice-sequentialize-async runs "
-             "async.execute regions in place and has no async runtime "
-             "(write the work inline or in an async.execute)";
-      return WalkResult::interrupt();
-    });
+    WalkResult unsupported =
+        module.walk<WalkOrder::PreOrder>([](Operation *op) {
+          if (!isa<async::AsyncDialect>(op->getDialect()) ||
+              isa<async::ExecuteOp, async::YieldOp, async::AwaitOp,
+                  async::AwaitAllOp, async::AddToGroupOp, async::CreateGroupOp>(
+                  op))
+            return WalkResult::advance();
+          op->emitError("'")
+              << op->getName()
+              << "' is not supported: sluice-sequentialize-async runs "
+                 "async.execute regions in place and has no async runtime "
+                 "(write the work inline or in an async.execute)";
+          return WalkResult::interrupt();
+        });
     if (unsupported.wasInterrupted())
       return signalPassFailure();
     SmallVector<async::ExecuteOp> executes;
@@ -60,10 +61,13 @@ struct SequentializeAsyncPass
       for (Value result : execute->getResults())
         for (Operation *user : result.getUsers())
           if (!isRemovedAsyncUse(user)) {
-            InFlightDiagnostic diag = execute.emitError(
-                "async.execute runs in place (sluice-sequentialize-async), so "
-                "its results may only be awaited, added to a group or passed "
-                "to another async.execute; this one is used by '")
+            InFlightDiagnostic diag =
+                execute.emitError(
+                    "async.execute runs in place (sluice-sequentialize-async), "
+                    "so "
+                    "its results may only be awaited, added to a group or "
+                    "passed "
+                    "to another async.execute; this one is used by '")
                 << user->getName() << "'";
             diag.attachNote(user->getLoc()) << "used here";
             return signalPassFailure();
@@ -133,10 +137,12 @@ struct SequentializeAsyncPass
     for (async::CreateGroupOp group : groups) {
       if (!group->use_empty()) {
         Operation *user = *group->getUsers().begin();
-        InFlightDiagnostic diag = group.emitError(
-            "async groups only collect async.execute tokens for "
-            "async.await_all (sluice-sequentialize-async); this one is used "
-            "by '")
+        InFlightDiagnostic diag =
+            group.emitError(
+                "async groups only collect async.execute tokens for "
+                "async.await_all (sluice-sequentialize-async); this one is "
+                "used "
+                "by '")
             << user->getName() << "'";
         diag.attachNote(user->getLoc()) << "used here";
         return signalPassFailure();

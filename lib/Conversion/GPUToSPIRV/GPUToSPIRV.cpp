@@ -674,7 +674,7 @@ void specializeBlockSize(spirv::ModuleOp spv) {
           values.push_back(
               spirv::ReferenceOfOp::create(b, load.getLoc(), i32, dim));
         load.replaceAllUsesWith(spirv::CompositeConstructOp::create(
-            b, load.getLoc(), load.getType(), values)
+                                    b, load.getLoc(), load.getType(), values)
                                     .getResult());
         load.erase();
       }
@@ -748,8 +748,7 @@ struct ConvertSluiceGPUToSPIRVPass
     });
   }
 
-  LogicalResult
-  prepareKernel(
+  LogicalResult prepareKernel(
       gpu::GPUFuncOp func, StringRef moduleName,
       const llvm::StringMap<std::optional<SmallVector<int32_t, 3>>> &sizes) {
     MLIRContext *ctx = func.getContext();

@@ -12,8 +12,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
-#include <memory>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -177,9 +177,10 @@ std::vector<std::byte> pushConstants(const LaunchState &launch) {
 // (sluice-gpu-to-spirv: spec constants `<entry>__block_dim_{x,y,z}` and
 // LocalSize 1 1 1) specialized for `block`: both set to it. Empty when
 // `entry` has no such constants.
-std::vector<uint32_t> specializeBlockSize(const uint32_t *words, uint64_t count,
-                                          const std::string &entry,
-                                          const std::array<uint32_t, 3> &block) {
+std::vector<uint32_t>
+specializeBlockSize(const uint32_t *words, uint64_t count,
+                    const std::string &entry,
+                    const std::array<uint32_t, 3> &block) {
   constexpr uint32_t kOpName = 5, kOpEntryPoint = 15, kOpExecutionMode = 16,
                      kOpSpecConstant = 50, kLocalSize = 17;
   std::map<uint32_t, int> dimOf; // spec constant id -> dimension
@@ -239,8 +240,9 @@ const Global::CachedKernel &kernelFor(const LaunchState &launch,
   else
     std::copy(block.begin(), block.end(), cached.localSize);
   std::span<const uint32_t> words =
-      specialized.empty() ? std::span<const uint32_t>(launch.spirv, launch.words)
-                          : std::span<const uint32_t>(specialized);
+      specialized.empty()
+          ? std::span<const uint32_t>(launch.spirv, launch.words)
+          : std::span<const uint32_t>(specialized);
   if (Status status = checkShaderCapabilities(
           words, context().info(), "the module of kernel @" + launch.entry);
       !status.ok())
@@ -622,8 +624,8 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
           " bytes of workgroup memory, but '" + ctx.info().name +
           "' allows " + std::to_string(ctx.info().maxSharedMemoryBytes) +
           " (maxComputeSharedMemorySize)");
-  uint64_t lanes = checkedMultiply(checkedMultiply(bx, by, "block size"), bz,
-                                  "block size");
+  uint64_t lanes =
+      checkedMultiply(checkedMultiply(bx, by, "block size"), bz, "block size");
   if (lanes > ctx.info().maxWorkgroupInvocations)
     fatal("kernel @" + launch.entry + " is launched with block " +
           std::to_string(bx) + "x" + std::to_string(by) + "x" +
