@@ -302,7 +302,8 @@ Status HipDevice::create(HipProgram program, std::unique_ptr<HipDevice> &out) {
     return Status::error(ErrorKind::Unsupported,
                          "hip device: blocks of " +
                              std::to_string(program.blockLanes) +
-                             " threads, but " + driver.describe() + " allows " +
+                             " threads, but " + driver.describe() +
+                             " allows " +
                              std::to_string(driver.info().maxThreadsPerBlock));
   std::vector<char> image;
   if (Status status = driver.compile(program.source, "the program's HIP source",

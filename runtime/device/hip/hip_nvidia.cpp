@@ -39,9 +39,9 @@ struct CudaFunctions {
   CUresult (*cuMemcpyHtoDAsync)(CUdeviceptr, const void *, size_t, CUstream);
   CUresult (*cuMemcpyDtoHAsync)(void *, CUdeviceptr, size_t, CUstream);
   CUresult (*cuMemsetD8Async)(CUdeviceptr, unsigned char, size_t, CUstream);
-  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
-                             unsigned, unsigned, unsigned, CUstream, void **,
-                             void **);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
   CUresult (*cuStreamCreate)(CUstream *, unsigned);
   CUresult (*cuStreamSynchronize)(CUstream);
   CUresult (*cuEventCreate)(CUevent *, unsigned);
