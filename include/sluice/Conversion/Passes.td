@@ -356,8 +356,12 @@ def ConvertSluiceGPUToSPIRV : Pass<"sluice-gpu-to-spirv", "::mlir::ModuleOp"> {
       Workgroup, private: Function);
     - `spirv.entry_point_abi`: the workgroup size is the kernel's
       `known_block_size`, else the constant block size of every
-      `gpu.launch_func` of it in the module (they must agree), else the
-      `workgroup-size` option; every argument gets a
+      `gpu.launch_func` of it in the module, else (a launch of a size
+      computed at run time, or two constants) a size chosen at run time:
+      `gpu.block_dim` reads spec constants `@<kernel>__block_dim_{x,y,z}`
+      and LocalSize is 1 1 1, both set per launch size by the Vulkan
+      runtime; a kernel without launches gets the `workgroup-size` option;
+      every argument gets a
       `spirv.interface_var_abi` (descriptor set 0, binding = position).
 
     Sluice patterns: `memref.generic_atomic_rmw` in the compare-and-swap form

@@ -673,9 +673,9 @@ void specializeBlockSize(spirv::ModuleOp spv) {
         for (FlatSymbolRefAttr dim : dims)
           values.push_back(
               spirv::ReferenceOfOp::create(b, load.getLoc(), i32, dim));
-        load.replaceAllUsesWith(spirv::CompositeConstructOp::create(
-                                    b, load.getLoc(), load.getType(), values)
-                                    .getResult());
+        Value size = spirv::CompositeConstructOp::create(
+            b, load.getLoc(), load.getType(), values);
+        load.replaceAllUsesWith(size);
         load.erase();
       }
       address.erase();
