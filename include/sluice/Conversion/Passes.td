@@ -607,4 +607,18 @@ def LowerGPUHost : Pass<"sluice-lower-gpu-host", "::mlir::ModuleOp"> {
   ];
 }
 
+def ExpandHostViews : Pass<"sluice-expand-host-views", "::mlir::ModuleOp"> {
+  let summary = "Host memref views to reinterpret casts that convert-to-llvm lowers";
+  let description = [{
+    MemRefToLLVM lowers `memref.subview`, `memref.expand_shape` and
+    `memref.collapse_shape` only in their expanded form (upstream's
+    `expand-strided-metadata` then `lower-affine`). sluice-host-to-llvm runs
+    this after the backend's passes, on the functions that have such a view
+    (a `gpu.memcpy` from a column of a 2-D array), with upstream's patterns
+    and without folding, so other host code stays as written.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 #endif // SLUICE_CONVERSION_PASSES_TD
