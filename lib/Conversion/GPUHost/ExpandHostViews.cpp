@@ -25,6 +25,17 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `function` has a view that MemRefToLLVM lowers only expanded.
+bool hasView(Operation *function) {
+  WalkResult walk = function->walk([](Operation *op) {
+    return isa<memref::SubViewOp, memref::ExpandShapeOp,
+               memref::CollapseShapeOp>(op)
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return walk.wasInterrupted();
+}
+
 struct ExpandHostViewsPass
     : public sluice::impl::ExpandHostViewsBase<ExpandHostViewsPass> {
   using Base::Base;
@@ -37,20 +48,10 @@ struct ExpandHostViewsPass
     GreedyRewriteConfig config;
     config.enableFolding(false).enableConstantCSE(false);
     config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
-    for (auto function : getOperation().getOps<FunctionOpInterface>()) {
-      bool hasView =
-          function
-              ->walk([](Operation *op) {
-                return isa<memref::SubViewOp, memref::ExpandShapeOp,
-                           memref::CollapseShapeOp>(op)
-                           ? WalkResult::interrupt()
-                           : WalkResult::advance();
-              })
-              .wasInterrupted();
-      if (hasView &&
+    for (auto function : getOperation().getOps<FunctionOpInterface>())
+      if (hasView(function) &&
           failed(applyPatternsGreedily(function, frozen, config)))
         return signalPassFailure();
-    }
   }
 };
 
