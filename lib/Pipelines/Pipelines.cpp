@@ -30,6 +30,7 @@
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -103,6 +104,12 @@ void buildWaveToHIPPipeline(OpPassManager &pm) {
 
 void buildHostToLLVMPipeline(OpPassManager &pm,
                              const HostToLLVMOptions &options) {
+  // The host side of the gpu dialect, the same for every backend: inline
+  // gpu.launch outlined into gpu.modules, async.execute bodies and gpu host
+  // ops in program order on host memory (docs/gpu-host.md).
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createSequentializeAsync());
+  pm.addPass(createLowerGPUHost());
   pm.addPass(createConvertCohortToLLVM());
   // Before any backend lowers the kernels: every backend prints the same.
   pm.addPass(createLowerGPUPrintf());
@@ -116,6 +123,9 @@ void buildHostToLLVMPipeline(OpPassManager &pm,
     launch.backend = options.backend;
     pm.addPass(createConvertGPULaunchToRuntime(launch));
   }
+  // Views of host memory (a gpu.memcpy from a subview): MemRefToLLVM lowers
+  // them only as reinterpret casts of the extracted metadata.
+  pm.addPass(createExpandHostViews());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

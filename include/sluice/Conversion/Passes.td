@@ -365,8 +365,12 @@ def ConvertSluiceGPUToSPIRV : Pass<"sluice-gpu-to-spirv", "::mlir::ModuleOp"> {
       Workgroup, private: Function);
     - `spirv.entry_point_abi`: the workgroup size is the kernel's
       `known_block_size`, else the constant block size of every
-      `gpu.launch_func` of it in the module (they must agree), else the
-      `workgroup-size` option; every argument gets a
+      `gpu.launch_func` of it in the module, else (a launch of a size
+      computed at run time, or two constants) a size chosen at run time:
+      `gpu.block_dim` reads spec constants `@<kernel>__block_dim_{x,y,z}`
+      and LocalSize is 1 1 1, both set per launch size by the Vulkan
+      runtime; a kernel without launches gets the `workgroup-size` option;
+      every argument gets a
       `spirv.interface_var_abi` (descriptor set 0, binding = position).
 
     Kernel math and types (docs/gpu-kernels.md): math ops without a
@@ -575,6 +579,79 @@ def ConvertGPULaunchToRuntime : Pass<"convert-gpu-launch-to-runtime", "::mlir::M
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect"];
+}
+
+def SequentializeAsync : Pass<"sluice-sequentialize-async", "::mlir::ModuleOp"> {
+  let summary = "Run every async.execute body in place, in program order";
+  let description = [{
+    Host programs may wrap work (launches, copies) in `async.execute`
+    regions. Running each body where it is written, before the op that
+    follows it, is a schedule the async dialect allows: a body starts after
+    its dependencies (which dominate it) and `async.await` returns once it
+    has finished. The pass moves every body in front of its
+    `async.execute`, replaces the body's arguments by the values the
+    producing executes yielded, `async.await` of a value by that value, and
+    erases `async.await` of tokens, `async.create_group`,
+    `async.add_to_group` (its rank becomes 0) and `async.await_all`.
+
+    Errors at the op: an `!async.value` operand that no `async.execute` of
+    the module produced (a function argument, a call result), and a token,
+    value or group that is used by anything but the ops above (returned,
+    passed to a call, stored).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numExecutes", "executes", "async.execute bodies run in place">
+  ];
+}
+
+def LowerGPUHost : Pass<"sluice-lower-gpu-host", "::mlir::ModuleOp"> {
+  let summary = "gpu dialect host ops to host memory ops; async tokens to program order";
+  let description = [{
+    Every backend runs a program's gpu work in program order on one stream
+    (the CPU synchronously; Vulkan and HIP in one in-order stream that the
+    host waits for before it reads memory a launch wrote), and passes host
+    memory to kernels (directly, or through the residency table of
+    docs/spirv-backend.md). So, in host code:
+
+    - `gpu.alloc` (also `host_shared`) is `memref.alloc` with the same
+      sizes and symbols, `gpu.dealloc` is `memref.dealloc`;
+    - `gpu.memcpy %dst, %src` is `memref.copy %src, %dst` (a loop nest of
+      loads and stores when a layout is not the identity), `gpu.memset` a
+      loop nest of stores;
+    - `gpu.host_register` and `gpu.host_unregister` are erased: host memory
+      is what kernels receive on every backend;
+    - async forms drop their dependencies and their token: a dependency is
+      always earlier in program order, so in-order execution respects it.
+      `gpu.wait` is erased (the host's reads wait for the launches through
+      the host-access calls); `gpu.wait async` and every token result become
+      one ready token per function, and `scf` loop-carried and `scf.if`
+      tokens are folded away with the `scf` canonicalizations.
+
+    Errors at the op: `gpu.alloc` of a memref in a memory space other than
+    the default one, and a token still used after the folding (passed to a
+    call, returned, carried by a `cf` branch).
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numHostOps", "host-ops", "gpu host ops lowered or erased">,
+    Statistic<"numTokens", "tokens", "async tokens removed">
+  ];
+}
+
+def ExpandHostViews : Pass<"sluice-expand-host-views", "::mlir::ModuleOp"> {
+  let summary = "Host memref views to reinterpret casts that convert-to-llvm lowers";
+  let description = [{
+    MemRefToLLVM lowers `memref.subview`, `memref.expand_shape` and
+    `memref.collapse_shape` only in their expanded form (upstream's
+    `expand-strided-metadata` then `lower-affine`). sluice-host-to-llvm runs
+    this after the backend's passes, on the functions that have such a view
+    (a `gpu.memcpy` from a column of a 2-D array), with upstream's patterns
+    and without folding, so other host code stays as written.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 #endif // SLUICE_CONVERSION_PASSES_TD

@@ -170,8 +170,13 @@ FailureOr<func::FuncOp> buildLaneCoroutine(KernelContext &context,
       rewriter.setInsertionPointToStart(wrapped);
       scf::YieldOp::create(rewriter, laneLoop->getLoc());
       laneLoop->moveBefore(wrapped->getTerminator());
-      std::string name =
+      // Unique before outlining: the call is created by name, and equally
+      // named kernels of other gpu.modules have lane loops too.
+      std::string base =
           ("__sluice_lanes_" + kernel.getName() + "_" + Twine(index)).str();
+      std::string name = base;
+      for (unsigned n = 0; context.symbols.lookup(name); ++n)
+        name = base + "_" + std::to_string(n);
       FailureOr<func::FuncOp> outlined = outlineSingleBlockRegion(
           rewriter, laneLoop->getLoc(), wrapper.getRegion(), name);
       if (failed(outlined))

@@ -190,12 +190,9 @@ struct ConvertGPUToCPUPass
         lowered;
     for (gpu::GPUModuleOp gpuModule : gpuModules) {
       for (auto kernel : gpuModule.getOps<gpu::GPUFuncOp>()) {
-        if (symbols.lookup((SLUICE_CPU_BLOCK_PREFIX + kernel.getName()).str())) {
-          kernel.emitOpError("two kernels named ")
-              << kernel.getName()
-              << " cannot both be lowered: block functions are named by kernel";
-          return signalPassFailure();
-        }
+        // Block functions are named by kernel; a second kernel of the same
+        // name (another gpu.module) gets a uniqued name from the symbol
+        // table, and its launches call it through `lowered`.
         KernelContext context{kernel,  module,        symbols,
                               runtime, typeConverter, std::nullopt};
         context.subgroupSize = subgroupSize;

@@ -623,6 +623,70 @@ struct GetGlobalPattern : public OpConversionPattern<memref::GetGlobalOp> {
 // The pass
 //===----------------------------------------------------------------------===//
 
+/// Kernels whose block size is chosen at run time (their entry point ABI
+/// has no workgroup size): `gpu.block_dim` became loads of the
+/// WorkgroupSize builtin, which Vulkan allows only on a constant. Each such
+/// kernel gets the spec constants `@<kernel>__block_dim_{x,y,z}` (default 1)
+/// in their place and LocalSize 1 1 1; the Vulkan runtime sets both to the
+/// launch's block size in a pipeline per size (vulkan_launch.cpp), found by
+/// those names.
+void specializeBlockSize(spirv::ModuleOp spv) {
+  MLIRContext *ctx = spv.getContext();
+  StringAttr builtInName = StringAttr::get(
+      ctx, spirv::SPIRVDialect::getAttributeName(spirv::Decoration::BuiltIn));
+  spirv::GlobalVariableOp workgroupSize;
+  spv.walk([&](spirv::GlobalVariableOp var) {
+    if (auto builtIn = var->getAttrOfType<StringAttr>(builtInName);
+        builtIn && builtIn.getValue() ==
+                       spirv::stringifyBuiltIn(spirv::BuiltIn::WorkgroupSize))
+      workgroupSize = var;
+  });
+  OpBuilder b(ctx);
+  Type i32 = b.getI32Type();
+  for (auto func : llvm::make_early_inc_range(spv.getOps<spirv::FuncOp>())) {
+    auto abi = func->getAttrOfType<spirv::EntryPointABIAttr>(
+        spirv::getEntryPointABIAttrName());
+    if (!abi || abi.getWorkgroupSize())
+      continue;
+    b.setInsertionPoint(func);
+    SmallVector<FlatSymbolRefAttr, 3> dims;
+    for (char dim : {'x', 'y', 'z'}) {
+      auto constant = spirv::SpecConstantOp::create(
+          b, func.getLoc(),
+          b.getStringAttr(func.getName() + "__block_dim_" + Twine(dim)),
+          b.getI32IntegerAttr(1));
+      dims.push_back(FlatSymbolRefAttr::get(constant.getSymNameAttr()));
+    }
+    func->setAttr(spirv::getEntryPointABIAttrName(),
+                  spirv::getEntryPointABIAttr(ctx, {1, 1, 1}));
+    if (!workgroupSize)
+      continue;
+    SmallVector<spirv::AddressOfOp> addresses;
+    func.walk([&](spirv::AddressOfOp address) {
+      if (address.getVariable() == workgroupSize.getSymName())
+        addresses.push_back(address);
+    });
+    for (spirv::AddressOfOp address : addresses) {
+      for (Operation *user : llvm::make_early_inc_range(address->getUsers())) {
+        auto load = cast<spirv::LoadOp>(user);
+        b.setInsertionPoint(load);
+        SmallVector<Value, 3> values;
+        for (FlatSymbolRefAttr dim : dims)
+          values.push_back(
+              spirv::ReferenceOfOp::create(b, load.getLoc(), i32, dim));
+        Value size = spirv::CompositeConstructOp::create(
+            b, load.getLoc(), load.getType(), values);
+        load.replaceAllUsesWith(size);
+        load.erase();
+      }
+      address.erase();
+    }
+  }
+  if (workgroupSize &&
+      SymbolTable::symbolKnownUseEmpty(workgroupSize.getSymNameAttr(), spv))
+    workgroupSize.erase();
+}
+
 struct ConvertSluiceGPUToSPIRVPass
     : public sluice::impl::ConvertSluiceGPUToSPIRVBase<
           ConvertSluiceGPUToSPIRVPass> {
@@ -721,37 +785,35 @@ struct ConvertSluiceGPUToSPIRVPass
     return success();
   }
 
-  /// Constant block sizes of the launches of each kernel ("module::kernel").
-  LogicalResult
-  collectLaunchSizes(ModuleOp module,
-                     llvm::StringMap<SmallVector<int32_t, 3>> &sizes) {
-    WalkResult result = module.walk([&](gpu::LaunchFuncOp launch) {
-      SmallVector<int32_t, 3> size;
+  /// The block size of the launches of each kernel ("module::kernel"): the
+  /// constant they agree on, or none when one is not constant or two differ
+  /// (the kernel then takes its block size at run time).
+  void collectLaunchSizes(
+      ModuleOp module,
+      llvm::StringMap<std::optional<SmallVector<int32_t, 3>>> &sizes) {
+    module.walk([&](gpu::LaunchFuncOp launch) {
+      std::optional<SmallVector<int32_t, 3>> size = SmallVector<int32_t, 3>();
       for (Value v : {launch.getBlockSizeX(), launch.getBlockSizeY(),
                       launch.getBlockSizeZ()}) {
         APInt value;
-        if (!matchPattern(v, m_ConstantInt(&value)))
-          return WalkResult::advance();
-        size.push_back(static_cast<int32_t>(value.getSExtValue()));
+        if (!matchPattern(v, m_ConstantInt(&value))) {
+          size.reset();
+          break;
+        }
+        size->push_back(static_cast<int32_t>(value.getSExtValue()));
       }
       std::string key = (launch.getKernelModuleName().getValue() +
                          "::" + launch.getKernelName().getValue())
                             .str();
       auto [it, inserted] = sizes.try_emplace(key, size);
-      if (!inserted && it->second != size) {
-        launch.emitError("launches of @")
-            << key << " use different constant block sizes; the SPIR-V "
-            << "entry point needs one workgroup size";
-        return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
+      if (!inserted && it->second != size)
+        it->second.reset();
     });
-    return failure(result.wasInterrupted());
   }
 
-  LogicalResult
-  prepareKernel(gpu::GPUFuncOp func, StringRef moduleName,
-                const llvm::StringMap<SmallVector<int32_t, 3>> &sizes) {
+  LogicalResult prepareKernel(
+      gpu::GPUFuncOp func, StringRef moduleName,
+      const llvm::StringMap<std::optional<SmallVector<int32_t, 3>>> &sizes) {
     MLIRContext *ctx = func.getContext();
     if (failed(hoistWorkgroupAttributions(func, maxPrivateBytes)))
       return failure();
@@ -767,8 +829,10 @@ struct ConvertSluiceGPUToSPIRVPass
       if (std::optional<ArrayRef<int32_t>> known = func.getKnownBlockSize())
         size.assign(known->begin(), known->end());
       else if (auto it = sizes.find((moduleName + "::" + func.getName()).str());
-               it != sizes.end())
-        size = it->second;
+               it != sizes.end() && it->second)
+        size = *it->second;
+      else if (it != sizes.end())
+        size.clear(); // chosen at run time: specializeBlockSize below
       else
         size = {static_cast<int32_t>(workgroupSize.getValue()), 1, 1};
       func->setAttr(spirv::getEntryPointABIAttrName(),
@@ -796,9 +860,8 @@ struct ConvertSluiceGPUToSPIRVPass
       return;
     if (failed(attachTargetEnv(module)))
       return signalPassFailure();
-    llvm::StringMap<SmallVector<int32_t, 3>> sizes;
-    if (failed(collectLaunchSizes(module, sizes)))
-      return signalPassFailure();
+    llvm::StringMap<std::optional<SmallVector<int32_t, 3>>> sizes;
+    collectLaunchSizes(module, sizes);
 
     // Convert copies; the gpu.modules stay for the descriptor and the host.
     SmallVector<Operation *> copies;
@@ -885,6 +948,7 @@ struct ConvertSluiceGPUToSPIRVPass
                       spirv::MemorySemanticsAttr::get(
                           ctx, spirv::MemorySemantics::None));
     });
+    module.walk([](spirv::ModuleOp spv) { specializeBlockSize(spv); });
     // The gpu.func attribution count is copied onto spirv.func; drop it.
     module.walk([](spirv::FuncOp func) {
       func->removeAttr(gpu::GPUFuncOp::getNumWorkgroupAttributionsAttrName());

@@ -6,13 +6,14 @@
 #include "sluice/runtime/launch/residency.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
-#include <memory>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -43,7 +44,11 @@ struct Global {
     std::unique_ptr<Kernel> kernel;
     uint32_t localSize[3];
   };
-  std::map<std::tuple<const uint32_t *, std::string, uint32_t>, CachedKernel>
+  // By module, entry, bindings and the block size of a kernel whose block
+  // size is chosen at run time (0 0 0 for every other kernel).
+  std::map<std::tuple<const uint32_t *, std::string, uint32_t,
+                      std::array<uint32_t, 3>>,
+           CachedKernel>
       kernels;
 };
 
@@ -168,17 +173,76 @@ std::vector<std::byte> pushConstants(const LaunchState &launch) {
   return block;
 }
 
-const Global::CachedKernel &kernelFor(const LaunchState &launch) {
+// The words of a kernel whose block size is chosen at run time
+// (sluice-gpu-to-spirv: spec constants `<entry>__block_dim_{x,y,z}` and
+// LocalSize 1 1 1) specialized for `block`: both set to it. Empty when
+// `entry` has no such constants.
+std::vector<uint32_t>
+specializeBlockSize(const uint32_t *words, uint64_t count,
+                    const std::string &entry,
+                    const std::array<uint32_t, 3> &block) {
+  constexpr uint32_t kOpName = 5, kOpEntryPoint = 15, kOpExecutionMode = 16,
+                     kOpSpecConstant = 50, kLocalSize = 17;
+  std::map<uint32_t, int> dimOf; // spec constant id -> dimension
+  uint64_t entryId = UINT64_MAX;
+  for (uint64_t at = 5; at < count; at += words[at] >> 16) {
+    uint32_t wordCount = words[at] >> 16, opcode = words[at] & 0xffff;
+    if (wordCount == 0 || at + wordCount > count)
+      return {};
+    if (opcode == kOpEntryPoint && wordCount >= 4 &&
+        literalString(words, at + 3, at + wordCount) == entry)
+      entryId = words[at + 2];
+    if (opcode != kOpName || wordCount < 3)
+      continue;
+    std::string name = literalString(words, at + 2, at + wordCount);
+    for (int d = 0; d < 3; ++d)
+      if (name == entry + "__block_dim_" + char('x' + d))
+        dimOf[words[at + 1]] = d;
+  }
+  if (dimOf.size() != 3 || entryId == UINT64_MAX)
+    return {};
+  std::vector<uint32_t> specialized(words, words + count);
+  for (uint64_t at = 5; at < count; at += words[at] >> 16) {
+    uint32_t wordCount = words[at] >> 16, opcode = words[at] & 0xffff;
+    if (opcode == kOpSpecConstant && wordCount == 4)
+      if (auto found = dimOf.find(words[at + 2]); found != dimOf.end())
+        specialized[at + 3] = block[found->second];
+    if (opcode == kOpExecutionMode && wordCount >= 6 &&
+        words[at + 1] == entryId && words[at + 2] == kLocalSize)
+      for (int d = 0; d < 3; ++d)
+        specialized[at + 3 + d] = block[d];
+  }
+  return specialized;
+}
+
+// The pipeline of the launch's kernel for `block`: a kernel whose block size
+// is chosen at run time gets one per block size, cached.
+const Global::CachedKernel &kernelFor(const LaunchState &launch,
+                                      const std::array<uint32_t, 3> &block) {
   Global &g = global();
   uint32_t bindings = static_cast<uint32_t>(launch.args.size());
   std::lock_guard<std::mutex> lock(g.kernelMutex);
-  auto key = std::make_tuple(launch.spirv, launch.entry, bindings);
+  auto key = std::make_tuple(launch.spirv, launch.entry, bindings,
+                             std::array<uint32_t, 3>{});
   auto it = g.kernels.find(key);
+  if (it != g.kernels.end())
+    return it->second;
+  std::get<3>(key) = block;
+  it = g.kernels.find(key);
   if (it != g.kernels.end())
     return it->second;
   Global::CachedKernel cached;
   findLocalSize(launch.spirv, launch.words, launch.entry, cached.localSize);
-  std::span<const uint32_t> words(launch.spirv, launch.words);
+  std::vector<uint32_t> specialized =
+      specializeBlockSize(launch.spirv, launch.words, launch.entry, block);
+  if (specialized.empty())
+    std::get<3>(key) = {}; // a fixed LocalSize: launch_end checks it
+  else
+    std::copy(block.begin(), block.end(), cached.localSize);
+  std::span<const uint32_t> words =
+      specialized.empty()
+          ? std::span<const uint32_t>(launch.spirv, launch.words)
+          : std::span<const uint32_t>(specialized);
   if (Status status = checkShaderCapabilities(
           words, context().info(), "the module of kernel @" + launch.entry);
       !status.ok())
@@ -560,7 +624,19 @@ void sluice_rt_vk_launch_end(uint64_t gx, uint64_t gy, uint64_t gz, uint64_t bx,
           " bytes of workgroup memory, but '" + ctx.info().name +
           "' allows " + std::to_string(ctx.info().maxSharedMemoryBytes) +
           " (maxComputeSharedMemorySize)");
-  const Global::CachedKernel &cached = kernelFor(launch);
+  uint64_t lanes =
+      checkedMultiply(checkedMultiply(bx, by, "block size"), bz, "block size");
+  if (lanes > ctx.info().maxWorkgroupInvocations)
+    fatal("kernel @" + launch.entry + " is launched with block " +
+          std::to_string(bx) + "x" + std::to_string(by) + "x" +
+          std::to_string(bz) + " (" + std::to_string(lanes) +
+          " invocations), but '" + ctx.info().name + "' allows " +
+          std::to_string(ctx.info().maxWorkgroupInvocations) +
+          " (maxComputeWorkGroupInvocations)");
+  std::array<uint32_t, 3> block{};
+  if (bx <= UINT32_MAX && by <= UINT32_MAX && bz <= UINT32_MAX)
+    block = {uint32_t(bx), uint32_t(by), uint32_t(bz)};
+  const Global::CachedKernel &cached = kernelFor(launch, block);
   const uint32_t *local = cached.localSize;
   if (bx != local[0] || by != local[1] || bz != local[2])
     fatal("kernel @" + launch.entry + " is launched with block " +

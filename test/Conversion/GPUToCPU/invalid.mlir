@@ -141,22 +141,6 @@ module attributes {gpu.container_module} {
 // -----
 
 module attributes {gpu.container_module} {
-  gpu.module @a {
-    gpu.func @k() kernel {
-      gpu.return
-    }
-  }
-  gpu.module @b {
-    // expected-error @+1 {{'gpu.func' op two kernels named k cannot both be lowered: block functions are named by kernel}}
-    gpu.func @k() kernel {
-      gpu.return
-    }
-  }
-}
-
-// -----
-
-module attributes {gpu.container_module} {
   gpu.module @m {
     gpu.func @k() kernel {
       gpu.return

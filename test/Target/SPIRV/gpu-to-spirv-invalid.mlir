@@ -36,23 +36,3 @@ module attributes {gpu.container_module} {
     }
   }
 }
-
-// -----
-
-// Two launches of one kernel with different block sizes.
-module attributes {gpu.container_module} {
-  gpu.module @kernels {
-    gpu.func @k(%out: memref<?xi32>) kernel {
-      gpu.return
-    }
-  }
-  func.func @host(%out: memref<?xi32>) {
-    %c1 = arith.constant 1 : index
-    %c64 = arith.constant 64 : index
-    %c128 = arith.constant 128 : index
-    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c64, %c1, %c1) args(%out : memref<?xi32>)
-    // expected-error @below {{launches of @kernels::k use different constant block sizes; the SPIR-V entry point needs one workgroup size}}
-    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c128, %c1, %c1) args(%out : memref<?xi32>)
-    return
-  }
-}
