@@ -58,6 +58,14 @@ Status CompiledKernels::create(uint64_t bytes, KernelBufferUse use,
   return primitives_->createBuffer(bytes, use, out);
 }
 
+void CompiledKernels::appendInputsAndBindings(
+    std::vector<LaunchArgument> &arguments) const {
+  for (const Resident &input : inputs_)
+    arguments.push_back(resident(input));
+  for (const Resident &binding : residents_)
+    arguments.push_back(resident(binding));
+}
+
 LaunchArgument CompiledKernels::resident(const Resident &buffer) const {
   LaunchArgument argument;
   if (unified_)
@@ -325,10 +333,7 @@ Status CompiledKernels::dispatch(const sluice_rt_kernel_args &args,
     for (const Resident &field : payloads_[o])
       arguments.push_back(resident(field));
   }
-  for (const Resident &input : inputs_)
-    arguments.push_back(resident(input));
-  for (const Resident &binding : residents_)
-    arguments.push_back(resident(binding));
+  appendInputsAndBindings(arguments);
 
   auto launched = Clock::now();
   if (Status status = primitives_->launch(args.stage, arguments, count);
@@ -449,10 +454,7 @@ Status CompiledKernels::runMegakernel(const HostRouter &router,
     for (const Resident &field : payloads_[o])
       arguments.push_back(resident(field));
   }
-  for (const Resident &input : inputs_)
-    arguments.push_back(resident(input));
-  for (const Resident &binding : residents_)
-    arguments.push_back(resident(binding));
+  appendInputsAndBindings(arguments);
   arguments.push_back(bufferArgument(*m.machine, words));
 
   const int32_t noFault[kGpuFaultWords] = {};
@@ -552,10 +554,7 @@ Status CompiledKernels::residentLaunch(const HostRouter &router,
     for (const Resident &field : payloads_[o])
       arguments.push_back(resident(field));
   }
-  for (const Resident &input : inputs_)
-    arguments.push_back(resident(input));
-  for (const Resident &binding : residents_)
-    arguments.push_back(resident(binding));
+  appendInputsAndBindings(arguments);
   out.layout = &layout;
   out.arguments = arguments;
   out.frames = d.frames;

@@ -231,6 +231,9 @@ private:
   Status create(uint64_t bytes, KernelBufferUse use,
                 std::unique_ptr<KernelBuffer> &out) const;
   LaunchArgument resident(const Resident &buffer) const;
+  // The tail of every kernel's argument table: the inputs, then the
+  // resident buffers (bindings and their extents).
+  void appendInputsAndBindings(std::vector<LaunchArgument> &arguments) const;
 
   KernelPrimitives *primitives_ = nullptr;
   CompiledKernelShape shape_;
