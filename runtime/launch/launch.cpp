@@ -100,9 +100,11 @@ void sluice_rt_barrier_divergence(const char *kernel, uint64_t group_lanes) {
   std::fprintf(
       stderr,
       "sluice runtime: the lanes of a %llu-lane coroutine of kernel %s "
-      "disagree on a loop bound or branch condition around a barrier; "
-      "run it with one coroutine per lane (convert-gpu-to-cpu "
-      "coroutine-lanes=1, sluice-run --gpu-coroutine-lanes=1)\n",
+      "disagree on a loop bound or branch condition around a barrier or a "
+      "gpu.shuffle; without shuffles, run it with one coroutine per lane "
+      "(convert-gpu-to-cpu coroutine-lanes=1, sluice-run "
+      "--gpu-coroutine-lanes=1); with shuffles, the lanes of a subgroup "
+      "must agree, as on a GPU\n",
       static_cast<unsigned long long>(group_lanes), kernel);
   std::exit(1);
 }

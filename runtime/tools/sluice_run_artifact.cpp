@@ -165,7 +165,12 @@ int listDevices() {
           std::pair{device.shaderFloat64, "float64"},
           std::pair{device.shaderBufferFloat32AtomicAdd, "atomic-float32-add"},
           std::pair{device.shaderBufferFloat64AtomicAdd, "atomic-float64-add"},
-          std::pair{device.shaderBufferInt64Atomics, "atomic-int64"}})
+          std::pair{device.shaderBufferInt64Atomics, "atomic-int64"},
+          std::pair{device.shaderInt16, "int16"},
+          std::pair{device.shaderInt8, "int8"},
+          std::pair{device.shaderFloat16, "float16"},
+          std::pair{device.storageBuffer16BitAccess, "storage16"},
+          std::pair{device.storageBuffer8BitAccess, "storage8"}})
       if (has)
         features += features.empty() ? name : std::string(" ") + name;
     std::printf("#%u %s (%s) %s [%s]\n", device.index, device.name.c_str(),

@@ -2,7 +2,7 @@
 // containing a barrier break the barrier rule: the run stops with the kernel's
 // name instead of computing garbage.
 // RUN: %expect-exit 1 sluice-run %s 2>&1 | FileCheck %s
-// CHECK: sluice runtime: the lanes of a 128-lane coroutine of kernel odd_trips disagree on a loop bound or branch condition around a barrier; run it with one coroutine per lane (convert-gpu-to-cpu coroutine-lanes=1, sluice-run --gpu-coroutine-lanes=1)
+// CHECK: sluice runtime: the lanes of a 128-lane coroutine of kernel odd_trips disagree on a loop bound or branch condition around a barrier or a gpu.shuffle; without shuffles, run it with one coroutine per lane (convert-gpu-to-cpu coroutine-lanes=1, sluice-run --gpu-coroutine-lanes=1); with shuffles, the lanes of a subgroup must agree, as on a GPU
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     gpu.func @odd_trips(%trips: memref<?xi32>) kernel {

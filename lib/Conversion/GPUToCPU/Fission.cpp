@@ -1,9 +1,9 @@
 //===- Fission.cpp - Barrier kernels by loop fission ----------------------===//
 //
 // The kernel body is cut at every barrier. Barrier-free runs of operations
-// become lane loops (z, y, x; x innermost); barrier-containing scf.for/scf.if
-// ops, whose bounds and conditions are block-uniform, stay at block level and
-// are cut recursively. Pure operations on uniform values are computed once at
+// become lane loops (z, y, x; x innermost); barrier-containing scf.for,
+// scf.while and scf.if ops, whose bounds and conditions are block-uniform,
+// stay at block level and are cut recursively. Pure operations on uniform values are computed once at
 // block level. A lane value used in a later lane loop is stored to a per-lane
 // array (from the worker's arena) where it is defined and loaded where used;
 // loop-carried values of a barrier-containing scf.for live in such arrays too.
@@ -50,6 +50,46 @@ struct BarrierStructure {
           containsShuffle.insert(op);
       }
     });
+    // The loop-carried values of a barrier-containing scf.while are uniform
+    // when everything that enters them is: assumed at first, then dropped
+    // until the assumption holds (each round only removes, so it ends).
+    llvm::DenseSet<Value> assumed;
+    kernel.walk([&](scf::WhileOp loop) {
+      if (!containsBarrier.contains(loop))
+        return;
+      assumed.insert(loop.getBeforeArguments().begin(),
+                     loop.getBeforeArguments().end());
+      assumed.insert(loop.getAfterArguments().begin(),
+                     loop.getAfterArguments().end());
+      assumed.insert(loop.result_begin(), loop.result_end());
+    });
+    for (bool changed = true; changed;) {
+      computeUniform(kernel, assumed);
+      changed = false;
+      auto drop = [&](Value value) { changed |= assumed.erase(value); };
+      kernel.walk([&](scf::WhileOp loop) {
+        if (!containsBarrier.contains(loop))
+          return;
+        for (auto [argument, init, yielded] :
+             llvm::zip(loop.getBeforeArguments(), loop.getInits(),
+                       loop.getYieldOp().getResults()))
+          if (!isUniform(init) || !isUniform(yielded))
+            drop(argument);
+        for (auto [argument, result, forwarded] :
+             llvm::zip(loop.getAfterArguments(), loop.getResults(),
+                       loop.getConditionOp().getArgs()))
+          if (!isUniform(forwarded)) {
+            drop(argument);
+            drop(result);
+          }
+      });
+    }
+  }
+
+  /// The block-uniform values, given the scf.while values `assumed` uniform.
+  void computeUniform(gpu::GPUFuncOp kernel,
+                      const llvm::DenseSet<Value> &assumed) {
+    uniform.clear();
     // The kernel's operands (not its private attributions, which are entry
     // block arguments too: each lane has its own).
     for (unsigned i = 0, e = kernel.getNumArguments(); i < e; ++i)
@@ -65,6 +105,16 @@ struct BarrierStructure {
         if (containsBarrier.contains(op) && isUniform(loop.getLowerBound()) &&
             isUniform(loop.getUpperBound()) && isUniform(loop.getStep()))
           uniform.insert(loop.getInductionVar());
+        return;
+      }
+      if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+        for (Region &region : loop->getRegions())
+          for (Value argument : region.getArguments())
+            if (assumed.contains(argument))
+              uniform.insert(argument);
+        for (Value result : loop.getResults())
+          if (assumed.contains(result))
+            uniform.insert(result);
         return;
       }
       // A shuffle's result is a lane value even when its operands are
@@ -347,26 +397,16 @@ private:
         auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
         CarriedStores stores{yield.getOperands(), carried};
         if (failed(lowerBlockLevel(*loop.getBody(),
-                                   carried.empty() ? nullptr : &stores)))
+                                   carried.empty() ? nullptr : &stores)) ||
+            failed(finishCarried(stores, loc)))
           return failure();
-        if (!carried.empty() && !stores.emitted) {
-          LaneLoop next = openLaneLoop(loc);
-          SmallVector<Value> values;
-          for (Value yielded : yield.getOperands()) {
-            FailureOr<Value> value = laneValue(yielded, next);
-            if (failed(value))
-              return failure();
-            values.push_back(*value);
-          }
-          for (auto [value, slot] : llvm::zip(values, carried))
-            memref::StoreOp::create(builder, loc, value, slot, next.lane);
-          closeLaneLoop(next);
-        }
       }
       for (auto [res, slot] : llvm::zip(loop.getResults(), carried))
         slotBacked[res] = slot;
       return success();
     }
+    if (auto loop = dyn_cast<scf::WhileOp>(op))
+      return lowerWhile(loop);
     auto branch = cast<scf::IfOp>(op);
     FailureOr<Value> condition = controlValue(branch.getCondition());
     if (failed(condition))
@@ -382,6 +422,179 @@ private:
       builder.setInsertionPoint(lowered.elseBlock()->getTerminator());
       return lowerBlockLevel(*branch.elseBlock());
     }
+    return success();
+  }
+
+  /// The stores of `stores` in a lane loop of their own, unless the body's
+  /// last lane loop emitted them (it does unless the body ends with a cut).
+  LogicalResult finishCarried(CarriedStores &stores, Location loc) {
+    if (stores.slots.empty() || stores.emitted)
+      return success();
+    LaneLoop next = openLaneLoop(loc);
+    SmallVector<Value> values;
+    for (Value yielded : stores.yielded) {
+      FailureOr<Value> value = laneValue(yielded, next);
+      if (failed(value))
+        return failure();
+      values.push_back(*value);
+    }
+    for (auto [value, slot] : llvm::zip(values, stores.slots))
+      memref::StoreOp::create(builder, loc, value, slot, next.lane);
+    closeLaneLoop(next);
+    stores.emitted = true;
+    return success();
+  }
+
+  /// Per-lane arrays for the lane values among `values` (null entries for the
+  /// uniform ones, which stay block-level values).
+  FailureOr<SmallVector<Value>> laneSlots(ValueRange values) {
+    SmallVector<Value> slots;
+    for (Value value : values) {
+      if (structure.isUniform(value)) {
+        slots.push_back(nullptr);
+        continue;
+      }
+      FailureOr<Value> slot = newSlot(value);
+      if (failed(slot))
+        return failure();
+      slots.push_back(*slot);
+    }
+    return slots;
+  }
+
+  /// A barrier-containing scf.while at block level. Its uniform loop-carried
+  /// values stay block-level values (the lowered loop's own arguments); the
+  /// others live in per-lane arrays, one set for the values entering the
+  /// condition region and one for those entering the body (and leaving the
+  /// loop). The condition is a control value like an scf.if's.
+  LogicalResult lowerWhile(scf::WhileOp loop) {
+    Location loc = loop.getLoc();
+    scf::ConditionOp condition = loop.getConditionOp();
+    scf::YieldOp yield = loop.getYieldOp();
+    FailureOr<SmallVector<Value>> beforeSlots =
+        laneSlots(loop.getBeforeArguments());
+    if (failed(beforeSlots))
+      return failure();
+    FailureOr<SmallVector<Value>> afterSlots =
+        laneSlots(loop.getAfterArguments());
+    if (failed(afterSlots))
+      return failure();
+
+    // Uniform values pass as block-level values (the lowered operands of the
+    // terminator or loop); lane values are stored, in the region's last lane
+    // loop, to the arrays the next region reads.
+    struct Split {
+      SmallVector<Value> uniform;  // original values
+      SmallVector<Value> lane;     // original values
+      SmallVector<Value> slots;    // for `lane`
+    };
+    auto split = [](ValueRange values, ArrayRef<Value> slots) {
+      Split parts;
+      for (auto [value, slot] : llvm::zip(values, slots)) {
+        if (slot) {
+          parts.lane.push_back(value);
+          parts.slots.push_back(slot);
+        } else {
+          parts.uniform.push_back(value);
+        }
+      }
+      return parts;
+    };
+    auto blockValues = [&](ArrayRef<Value> values)
+        -> FailureOr<SmallVector<Value>> {
+      SmallVector<Value> lowered;
+      for (Value value : values) {
+        FailureOr<Value> mapped = controlValue(value);
+        if (failed(mapped))
+          return failure();
+        lowered.push_back(*mapped);
+      }
+      return lowered;
+    };
+    // Maps `values` to their lowered counterparts in order (uniform) or to
+    // their arrays (lane values).
+    auto bind = [&](ValueRange values, ArrayRef<Value> slots,
+                    ValueRange lowered) {
+      unsigned next = 0;
+      for (auto [value, slot] : llvm::zip(values, slots)) {
+        if (slot)
+          slotBacked[value] = slot;
+        else
+          blockMap.map(value, lowered[next++]);
+      }
+    };
+    auto typesOf = [](ArrayRef<Value> values) {
+      return llvm::to_vector(
+          llvm::map_range(values, [](Value v) { return v.getType(); }));
+    };
+
+    Split inits = split(loop.getInits(), *beforeSlots);
+    if (!inits.lane.empty()) {
+      LaneLoop init = openLaneLoop(loc);
+      SmallVector<Value> values;
+      for (Value initial : inits.lane) {
+        FailureOr<Value> value = laneValue(initial, init);
+        if (failed(value))
+          return failure();
+        values.push_back(*value);
+      }
+      for (auto [value, slot] : llvm::zip(values, inits.slots))
+        memref::StoreOp::create(builder, loc, value, slot, init.lane);
+      closeLaneLoop(init);
+    }
+    FailureOr<SmallVector<Value>> initValues = blockValues(inits.uniform);
+    if (failed(initValues))
+      return failure();
+    Split forwarded = split(condition.getArgs(), *afterSlots);
+    Split yielded = split(yield.getResults(), *beforeSlots);
+    SmallVector<Value> beforeArguments, afterArguments;
+    for (auto [argument, slot] :
+         llvm::zip(loop.getBeforeArguments(), *beforeSlots))
+      if (!slot)
+        beforeArguments.push_back(argument);
+    for (auto [argument, slot] :
+         llvm::zip(loop.getAfterArguments(), *afterSlots))
+      if (!slot)
+        afterArguments.push_back(argument);
+    SmallVector<Type> afterTypes = typesOf(afterArguments);
+    auto lowered =
+        scf::WhileOp::create(builder, loc, afterTypes, *initValues);
+    {
+      OpBuilder::InsertionGuard guard(builder);
+      SmallVector<Type> beforeTypes = typesOf(beforeArguments);
+      Block *before = builder.createBlock(
+          &lowered.getBefore(), {}, beforeTypes,
+          SmallVector<Location>(beforeTypes.size(), loc));
+      bind(loop.getBeforeArguments(), *beforeSlots, before->getArguments());
+      CarriedStores toBody{forwarded.lane, forwarded.slots};
+      if (failed(lowerBlockLevel(loop.getBefore().front(),
+                                 forwarded.lane.empty() ? nullptr : &toBody)) ||
+          failed(finishCarried(toBody, loc)))
+        return failure();
+      FailureOr<Value> more = controlValue(condition.getCondition());
+      if (failed(more))
+        return failure();
+      FailureOr<SmallVector<Value>> passed = blockValues(forwarded.uniform);
+      if (failed(passed))
+        return failure();
+      scf::ConditionOp::create(builder, condition.getLoc(), *more, *passed);
+
+      Block *after = builder.createBlock(
+          &lowered.getAfter(), {}, afterTypes,
+          SmallVector<Location>(afterTypes.size(), loc));
+      bind(loop.getAfterArguments(), *afterSlots, after->getArguments());
+      CarriedStores toCondition{yielded.lane, yielded.slots};
+      if (failed(lowerBlockLevel(loop.getAfter().front(),
+                                 yielded.lane.empty() ? nullptr
+                                                      : &toCondition)) ||
+          failed(finishCarried(toCondition, loc)))
+        return failure();
+      FailureOr<SmallVector<Value>> next = blockValues(yielded.uniform);
+      if (failed(next))
+        return failure();
+      scf::YieldOp::create(builder, yield.getLoc(), *next);
+    }
+    bind(loop.getResults(), *afterSlots, lowered.getResults());
     return success();
   }
 
@@ -968,6 +1181,14 @@ std::string fissionObstacle(gpu::GPUFuncOp kernel, bool laneGroups) {
         return std::string(structure.cutKind(op)) +
                " is inside an scf.for whose bounds depend on the thread or "
                "on memory";
+      continue;
+    }
+    if (auto loop = dyn_cast<scf::WhileOp>(op)) {
+      if (!laneGroups &&
+          !structure.isUniform(loop.getConditionOp().getCondition()))
+        return std::string(structure.cutKind(op)) +
+               " is inside an scf.while whose condition depends on the "
+               "thread or on memory";
       continue;
     }
     if (auto branch = dyn_cast<scf::IfOp>(op)) {

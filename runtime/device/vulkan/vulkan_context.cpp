@@ -79,6 +79,13 @@ constexpr CheckedCapability kCheckedCapabilities[] = {
      "atomic f64 adds on storage buffers, VK_EXT_shader_atomic_float"},
     {12, &DeviceInfo::shaderBufferInt64Atomics, "shaderBufferInt64Atomics",
      "atomic i64 operations on storage buffers, VK_KHR_shader_atomic_int64"},
+    {22, &DeviceInfo::shaderInt16, "shaderInt16", "16-bit integer arithmetic"},
+    {9, &DeviceInfo::shaderFloat16, "shaderFloat16", "f16 arithmetic"},
+    {39, &DeviceInfo::shaderInt8, "shaderInt8", "8-bit integer arithmetic"},
+    {4433, &DeviceInfo::storageBuffer16BitAccess, "storageBuffer16BitAccess",
+     "16-bit elements in storage buffers"},
+    {4448, &DeviceInfo::storageBuffer8BitAccess, "storageBuffer8BitAccess",
+     "8-bit elements in storage buffers"},
 };
 
 } // namespace
@@ -356,6 +363,25 @@ Status Context::createKernel(std::span<const uint32_t> words,
             (words.empty() ? std::string()
                            : ", magic " + std::to_string(words[0])) +
             "; expected at least 5 words starting with 0x07230203)");
+  // Vulkan 1.1 accepts SPIR-V up to 1.3, 1.2 up to 1.5, 1.3 up to 1.6.
+  uint32_t api = std::min(state.instanceApiVersion, state.info.apiVersion);
+  uint32_t apiMinor = VK_API_VERSION_MINOR(api);
+  uint32_t accepted = apiMinor >= 3 ? 6 : apiMinor == 2 ? 5 : 3;
+  uint32_t spirvMajor = (words[1] >> 16) & 0xff;
+  uint32_t spirvMinor = (words[1] >> 8) & 0xff;
+  if (spirvMajor != 1 || spirvMinor > accepted)
+    return Status::error(
+        ErrorKind::Unsupported,
+        "kernel '" + entryPoint + "' is SPIR-V " + std::to_string(spirvMajor) +
+            "." + std::to_string(spirvMinor) + "; Vulkan device " +
+            state.info.name + " runs Vulkan 1." + std::to_string(apiMinor) +
+            " here (the device offers 1." +
+            std::to_string(VK_API_VERSION_MINOR(state.info.apiVersion)) +
+            ", the instance 1." +
+            std::to_string(VK_API_VERSION_MINOR(state.instanceApiVersion)) +
+            "), which accepts SPIR-V up to 1." + std::to_string(accepted) +
+            "; lower the program's spirv.target_env version or use a newer "
+            "driver");
   if (pushConstantBytes % 4 != 0 ||
       pushConstantBytes > state.limits.maxPushConstantsSize)
     return Status::error(ErrorKind::InvalidArgument,

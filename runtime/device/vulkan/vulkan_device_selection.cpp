@@ -16,6 +16,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sluice::runtime::vulkan {
@@ -59,7 +60,8 @@ std::string lowercase(std::string text) {
   return text;
 }
 
-// The loader, then a Vulkan 1.1 instance and its entry points.
+// The loader, then an instance of state.instanceApiVersion (1.1 or later)
+// and its entry points.
 Status openInstance(ContextState &state) {
   if (Status status = openLoader(state); !status.ok())
     return status;
@@ -69,7 +71,7 @@ Status openInstance(ContextState &state) {
   app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
   app.pApplicationName = "sluice";
   app.pEngineName = "sluice-runtime";
-  app.apiVersion = VK_API_VERSION_1_1;
+  app.apiVersion = state.instanceApiVersion;
   VkInstanceCreateInfo create{};
   create.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
   create.pApplicationInfo = &app;
@@ -142,6 +144,45 @@ bool hasDeviceExtension(ContextState &state, VkPhysicalDevice physical,
                      });
 }
 
+// The small-type feature structures, chained where the device knows them
+// (storage16 is core in 1.1; the others are core in 1.2, the version the
+// device runs here being the lower of the instance's and its own, or come
+// with their extension, which `extensions` then lists). Filled in place: the
+// chain points into the structure.
+struct SmallTypeFeatures {
+  VkPhysicalDeviceShaderFloat16Int8Features float16Int8{};
+  VkPhysicalDevice16BitStorageFeatures storage16{};
+  VkPhysicalDevice8BitStorageFeatures storage8{};
+  void *chain = nullptr; // the first structure of the chain
+  std::vector<const char *> extensions;
+
+  SmallTypeFeatures(ContextState &state, VkPhysicalDevice physical,
+                    uint32_t deviceApi) {
+    float16Int8.sType =
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
+    storage16.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES;
+    storage8.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES;
+    bool core12 = std::min(state.instanceApiVersion, deviceApi) >=
+                  VK_API_VERSION_1_2;
+    chain = &storage16;
+    for (auto [structure, name] :
+         {std::pair<VkBaseOutStructure *, const char *>{
+              reinterpret_cast<VkBaseOutStructure *>(&storage8),
+              VK_KHR_8BIT_STORAGE_EXTENSION_NAME},
+          {reinterpret_cast<VkBaseOutStructure *>(&float16Int8),
+           VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME}}) {
+      if (!core12 && !hasDeviceExtension(state, physical, name))
+        continue;
+      if (!core12)
+        extensions.push_back(name);
+      structure->pNext = static_cast<VkBaseOutStructure *>(chain);
+      chain = structure;
+    }
+  }
+  SmallTypeFeatures(const SmallTypeFeatures &) = delete;
+  SmallTypeFeatures &operator=(const SmallTypeFeatures &) = delete;
+};
+
 DeviceInfo describeDevice(ContextState &state, VkPhysicalDevice physical,
                           uint32_t index) {
   VkPhysicalDeviceProperties props{};
@@ -185,6 +226,18 @@ DeviceInfo describeDevice(ContextState &state, VkPhysicalDevice physical,
     info.shaderBufferInt64Atomics =
         atomicInt64.shaderBufferInt64Atomics == VK_TRUE;
   }
+  info.shaderInt16 = features.shaderInt16 == VK_TRUE;
+  SmallTypeFeatures small(state, physical, props.apiVersion);
+  VkPhysicalDeviceFeatures2 smallQuery{};
+  smallQuery.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+  smallQuery.pNext = small.chain;
+  state.fn.vkGetPhysicalDeviceFeatures2(physical, &smallQuery);
+  info.shaderFloat16 = small.float16Int8.shaderFloat16 == VK_TRUE;
+  info.shaderInt8 = small.float16Int8.shaderInt8 == VK_TRUE;
+  info.storageBuffer16BitAccess =
+      small.storage16.storageBuffer16BitAccess == VK_TRUE;
+  info.storageBuffer8BitAccess =
+      small.storage8.storageBuffer8BitAccess == VK_TRUE;
   for (int d = 0; d < 3; ++d)
     info.maxWorkgroupCount[d] = props.limits.maxComputeWorkGroupCount[d];
   info.maxWorkgroupInvocations = props.limits.maxComputeWorkGroupInvocations;
@@ -369,6 +422,21 @@ Status Context::create(std::unique_ptr<Context> &out) {
     atomicInt64.pNext = features.pNext;
     features.pNext = &atomicInt64;
   }
+  features.features.shaderInt16 = state.info.shaderInt16 ? VK_TRUE : VK_FALSE;
+  // The small-type bits the device offers, each enabled (what it lacks stays
+  // VK_FALSE): chained behind the others.
+  SmallTypeFeatures small(state, state.physical, state.info.apiVersion);
+  small.float16Int8.shaderFloat16 =
+      state.info.shaderFloat16 ? VK_TRUE : VK_FALSE;
+  small.float16Int8.shaderInt8 = state.info.shaderInt8 ? VK_TRUE : VK_FALSE;
+  small.storage16.storageBuffer16BitAccess =
+      state.info.storageBuffer16BitAccess ? VK_TRUE : VK_FALSE;
+  small.storage8.storageBuffer8BitAccess =
+      state.info.storageBuffer8BitAccess ? VK_TRUE : VK_FALSE;
+  small.storage16.pNext = features.pNext;
+  features.pNext = small.chain;
+  extensions.insert(extensions.end(), small.extensions.begin(),
+                    small.extensions.end());
   VkDeviceCreateInfo deviceCreate{};
   deviceCreate.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   deviceCreate.pNext = &features;

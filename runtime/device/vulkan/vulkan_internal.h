@@ -139,6 +139,11 @@ struct ContextState {
   // of at most this many workgroups (0: maxComputeWorkGroupCount.x), so tests
   // exercise the split on any device.
   uint64_t splitGroupsX = 0;
+  // The instance's API version: the loader's, at most 1.3, or lower when
+  // SLUICE_VULKAN_API_VERSION asks (to run as an older driver would). The
+  // device runs min(this, its own version), which bounds the SPIR-V
+  // versions it accepts.
+  uint32_t instanceApiVersion = 0;
   DeviceInfo info;
   // vkQueueSubmit needs the queue externally synchronized across streams.
   std::mutex queueMutex;

@@ -8,6 +8,9 @@
 
 #include "vulkan_internal.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <dlfcn.h>
 
 #include <string>
@@ -61,6 +64,18 @@ Status openLoader(ContextState &state) {
             std::to_string(VK_API_VERSION_MAJOR(loaderVersion)) + "." +
             std::to_string(VK_API_VERSION_MINOR(loaderVersion)) +
             "; Sluice needs 1.1");
+  state.instanceApiVersion = std::min(loaderVersion, VK_API_VERSION_1_3);
+  if (const char *cap = std::getenv("SLUICE_VULKAN_API_VERSION")) {
+    unsigned major = 0, minor = 0;
+    if (std::sscanf(cap, "%u.%u", &major, &minor) != 2 || major != 1 ||
+        minor < 1)
+      return Status::error(ErrorKind::InvalidArgument,
+                           std::string("SLUICE_VULKAN_API_VERSION='") + cap +
+                               "' is not a Vulkan version of 1.1 or later "
+                               "such as 1.1, 1.2 or 1.3");
+    state.instanceApiVersion =
+        std::min(state.instanceApiVersion, VK_MAKE_API_VERSION(0, 1, minor, 0));
+  }
   return Status::success();
 }
 

@@ -13,24 +13,23 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// A shuffle inside scf.while: neither fission nor lane-group coroutines
-// can cut the loop, and one coroutine per lane cannot exchange values.
+// A shuffle inside scf.index_switch: neither fission nor lane-group
+// coroutines cut its cases, and one coroutine per lane cannot exchange values.
 module attributes {gpu.container_module} {
   gpu.module @m {
-    gpu.func @shuffle_in_while(%out: memref<?xi32>) kernel {
+    gpu.func @shuffle_in_switch(%out: memref<?xi32>, %which: index) kernel {
       %tid = gpu.thread_id x
       %v = arith.index_cast %tid : index to i32
       %c1 = arith.constant 1 : i32
       %c32 = arith.constant 32 : i32
-      %r = scf.while (%a = %v) : (i32) -> i32 {
-        %more = arith.cmpi slt, %a, %c32 : i32
-        scf.condition(%more) %a : i32
-      } do {
-      ^bb0(%a: i32):
-        // expected-error @+1 {{'gpu.shuffle' op cannot run on the CPU: the lanes of a subgroup exchange values between the lane loops of one coroutine, which this kernel cannot be split into (a gpu.shuffle is inside 'scf.while')}}
-        %s, %ok = gpu.shuffle xor %a, %c1, %c32 : i32
-        %n = arith.addi %s, %c32 : i32
-        scf.yield %n : i32
+      %r = scf.index_switch %which -> i32
+      case 1 {
+        // expected-error @+1 {{'gpu.shuffle' op cannot run on the CPU: the lanes of a subgroup exchange values between the lane loops of one coroutine, which this kernel cannot be split into (a gpu.shuffle is inside 'scf.index_switch')}}
+        %s, %ok = gpu.shuffle xor %v, %c1, %c32 : i32
+        scf.yield %s : i32
+      }
+      default {
+        scf.yield %v : i32
       }
       memref.store %r, %out[%tid] : memref<?xi32>
       gpu.return

@@ -31,7 +31,8 @@ void sluice_rt_launch_blocks(sluice_rt_block_fn block_fn, void *args,
                              uint64_t grid_size, uint32_t workers);
 
 /* Called by a lane-group coroutine whose lanes disagree on a loop bound or
- * branch condition around a barrier: prints the kernel and the group size to
+ * branch condition around a barrier or a gpu.shuffle (a kernel with shuffles
+ * has one group per subgroup): prints the kernel and the group size to
  * stderr and exits with status 1. */
 void sluice_rt_barrier_divergence(const char *kernel, uint64_t group_lanes);
 

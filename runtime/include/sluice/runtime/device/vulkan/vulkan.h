@@ -70,6 +70,15 @@ struct DeviceInfo {
   // VK_KHR_shader_atomic_int64's buffer bit (false without the extension,
   // which is then enabled too): 64-bit integer atomics on storage buffers.
   bool shaderBufferInt64Atomics = false;
+  // Small types: shaderInt16 (core), shaderFloat16 and shaderInt8
+  // (VkPhysicalDeviceShaderFloat16Int8Features: core in 1.2, else
+  // VK_KHR_shader_float16_int8), the 16-bit storage bits (core in 1.1) and
+  // the 8-bit storage bits (core in 1.2, else VK_KHR_8bit_storage).
+  bool shaderInt16 = false;
+  bool shaderFloat16 = false;
+  bool shaderInt8 = false;
+  bool storageBuffer16BitAccess = false;
+  bool storageBuffer8BitAccess = false;
   uint32_t maxWorkgroupCount[3] = {0, 0, 0};
   uint32_t maxWorkgroupInvocations = 0;
   uint32_t maxSharedMemoryBytes = 0;  // maxComputeSharedMemorySize
@@ -81,7 +90,9 @@ struct DeviceInfo {
 // module `spirv` declares (OpCapability): Int64 -> shaderInt64, Float64 ->
 // shaderFloat64, AtomicFloat32AddEXT -> shaderBufferFloat32AtomicAdd,
 // AtomicFloat64AddEXT -> shaderBufferFloat64AtomicAdd, Int64Atomics ->
-// shaderBufferInt64Atomics; other capabilities are
+// shaderBufferInt64Atomics, Int16 -> shaderInt16, Float16 -> shaderFloat16,
+// Int8 -> shaderInt8, StorageBuffer16BitAccess -> storageBuffer16BitAccess,
+// StorageBuffer8BitAccess -> storageBuffer8BitAccess; other capabilities are
 // not checked. A missing feature is DeviceUnavailable naming the device, the
 // feature, `what` ("the kernels of <what> use ...") and what needs it. A
 // module without the SPIR-V header, or with an instruction whose word count
