@@ -204,6 +204,66 @@ void emitPrelude(OpBuilder &b, Location loc) {
   line("#else");
   line("#define SLUICE_SHFL(value, lane) __shfl((value), (int)(lane))");
   line("#endif");
+  // f16 (e = 5, m = 10) and bf16 (e = 8, m = 7) are their bits; arithmetic
+  // is f32 (emulateHalfFloats), so these are the only conversions: the exact
+  // value as a double, and round to nearest even from a double.
+  line(R"(__device__ inline double sluice_half_to_double(uint32_t bits, int e, int m) {
+  uint64_t sign = (uint64_t)((bits >> (e + m)) & 1u) << 63;
+  int bias = (1 << (e - 1)) - 1;
+  uint32_t expo = (bits >> m) & ((1u << e) - 1u);
+  uint64_t frac = bits & ((1u << m) - 1u);
+  uint64_t out = sign;
+  if (expo == (1u << e) - 1u) {
+    out |= 0x7ff0000000000000ull | (frac << (52 - m)) |
+           (frac ? 0x0008000000000000ull : 0ull);
+  } else if (expo != 0 || frac != 0) {
+    int exponent = (int)expo - bias;
+    if (expo == 0) {
+      exponent = 1 - bias;
+      while (!(frac & (1ull << m))) {
+        frac <<= 1;
+        --exponent;
+      }
+      frac &= (1ull << m) - 1ull;
+    }
+    out |= ((uint64_t)(exponent + 1023) << 52) | (frac << (52 - m));
+  }
+  return __longlong_as_double((long long)out);
+})");
+  line(R"(__device__ inline uint16_t sluice_double_to_half(double value, int e, int m) {
+  uint64_t bits = (uint64_t)__double_as_longlong(value);
+  uint32_t sign = (uint32_t)(bits >> 63) << (e + m);
+  uint64_t mag = bits & 0x7fffffffffffffffull;
+  uint32_t inf = ((1u << e) - 1u) << m;
+  if (mag >= 0x7ff0000000000000ull)
+    return (uint16_t)(sign | inf |
+                      (mag > 0x7ff0000000000000ull
+                           ? (1u << (m - 1)) |
+                                 (uint32_t)((mag >> (52 - m)) & ((1u << m) - 1u))
+                           : 0u));
+  if ((mag >> 52) == 0)
+    return (uint16_t)sign;
+  int biased = (int)(mag >> 52) - 1023 + (1 << (e - 1)) - 1;
+  uint64_t mant = (mag & 0xfffffffffffffull) | 0x10000000000000ull;
+  int shift = 52 - m + (biased <= 0 ? 1 - biased : 0);
+  if (shift > 63)
+    return (uint16_t)sign;
+  uint64_t q = mant >> shift;
+  uint64_t rem = mant & ((1ull << shift) - 1ull);
+  uint64_t half = 1ull << (shift - 1);
+  if (rem > half || (rem == half && (q & 1ull)))
+    ++q;
+  if (biased <= 0)
+    return (uint16_t)(sign | (uint32_t)q);
+  if (q >> (m + 1)) {
+    q >>= 1;
+    ++biased;
+  }
+  if (biased >= (1 << e) - 1)
+    return (uint16_t)(sign | inf);
+  return (uint16_t)(sign | ((uint32_t)biased << m) |
+                    (uint32_t)(q & ((1ull << m) - 1ull)));
+})");
 }
 
 emitc::FileOp createFile(OpBuilder &b, Location loc, StringRef id) {

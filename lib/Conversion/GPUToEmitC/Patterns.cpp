@@ -73,7 +73,7 @@ struct GPUFuncLowering : OpConversionPattern<gpu::GPUFuncOp> {
         return op.emitOpError("argument #")
                << i << " of type " << type
                << " has no HIP parameter type (index, integers of 1 to 64 "
-                  "bits, f32, f64 and memrefs of them)";
+                  "bits, f16, bf16, f32, f64 and memrefs of them)";
       signature.addInputs(i, converted);
       inputs.push_back(converted);
     }
@@ -645,8 +645,10 @@ struct BitcastLowering : OpConversionPattern<arith::BitcastOp> {
     Type from = op.getIn().getType(), to = op.getType();
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
-    if (from == to) {
-      rewriter.replaceOp(op, adaptor.getIn());
+    auto half = [](Type type) { return type.isF16() || type.isBF16(); };
+    auto bits16 = [&](Type type) { return half(type) || type.isInteger(16); };
+    if (from == to || (bits16(from) && bits16(to) && (half(from) || half(to)))) {
+      rewriter.replaceOp(op, adaptor.getIn()); // the same 16 bits
       return success();
     }
     StringRef callee;
@@ -669,7 +671,8 @@ struct BitcastLowering : OpConversionPattern<arith::BitcastOp> {
     } else {
       return op.emitOpError("from ")
              << from << " to " << to
-             << " is not lowered to HIP (f32 <-> i32, f64 <-> i64)";
+             << " is not lowered to HIP (f32 <-> i32, f64 <-> i64, f16 and "
+                "bf16 <-> i16)";
     }
     Value in = castIfNeeded(rewriter, loc, argument, adaptor.getIn());
     auto call = emitc::CallOpaqueOp::create(rewriter, loc, TypeRange{result},
@@ -744,6 +747,92 @@ struct UnsignedBinaryLowering : OpConversionPattern<Op> {
   }
 };
 
+/// The layout of a half float type, as the prelude's conversions take it.
+std::pair<int, int> halfLayout(Type type) {
+  return type.isF16() ? std::pair{5, 10} : std::pair{8, 7};
+}
+
+/// arith.extf from f16/bf16: the value, exactly, as a double (the prelude's
+/// sluice_half_to_double), then narrowed to f32 where asked (exact too).
+struct HalfExtFLowering : OpConversionPattern<arith::ExtFOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::ExtFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type from = op.getIn().getType();
+    if (!from.isF16() && !from.isBF16())
+      return rewriter.notifyMatchFailure(op, "not from a half float");
+    Location loc = op.getLoc();
+    auto [exponent, mantissa] = halfLayout(from);
+    Value bits = castIfNeeded(
+        rewriter, loc,
+        IntegerType::get(op.getContext(), 32, IntegerType::Unsigned),
+        castIfNeeded(rewriter, loc,
+                     IntegerType::get(op.getContext(), 16,
+                                      IntegerType::Unsigned),
+                     adaptor.getIn()));
+    Type f64 = rewriter.getF64Type();
+    auto call = emitc::CallOpaqueOp::create(
+        rewriter, loc, TypeRange{f64}, "sluice_half_to_double",
+        ValueRange{bits},
+        rewriter.getArrayAttr({rewriter.getIndexAttr(0),
+                               rewriter.getI32IntegerAttr(exponent),
+                               rewriter.getI32IntegerAttr(mantissa)}));
+    rewriter.replaceOp(op, castIfNeeded(rewriter, loc, op.getType(),
+                                        call.getResult(0)));
+    return success();
+  }
+};
+
+/// arith.truncf to f16/bf16, rounded to nearest even from the exact double
+/// (an f32 operand widens exactly, so there is one rounding).
+struct HalfTruncFLowering : OpConversionPattern<arith::TruncFOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::TruncFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type to = op.getType();
+    if (!to.isF16() && !to.isBF16())
+      return rewriter.notifyMatchFailure(op, "not to a half float");
+    if (op.getRoundingmodeAttr())
+      return op.emitOpError("with a rounding mode is not lowered to HIP "
+                            "(half floats round to nearest even)");
+    Location loc = op.getLoc();
+    auto [exponent, mantissa] = halfLayout(to);
+    Value wide = castIfNeeded(rewriter, loc, rewriter.getF64Type(),
+                              adaptor.getIn());
+    auto call = emitc::CallOpaqueOp::create(
+        rewriter, loc,
+        TypeRange{IntegerType::get(op.getContext(), 16,
+                                   IntegerType::Unsigned)},
+        "sluice_double_to_half", ValueRange{wide},
+        rewriter.getArrayAttr({rewriter.getIndexAttr(0),
+                               rewriter.getI32IntegerAttr(exponent),
+                               rewriter.getI32IntegerAttr(mantissa)}));
+    rewriter.replaceOp(op, castIfNeeded(rewriter, loc,
+                                        rewriter.getIntegerType(16),
+                                        call.getResult(0)));
+    return success();
+  }
+};
+
+/// An f16/bf16 constant: its bits.
+struct HalfConstantLowering : OpConversionPattern<arith::ConstantOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(arith::ConstantOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto value = dyn_cast<FloatAttr>(op.getValue());
+    if (!value || (!value.getType().isF16() && !value.getType().isBF16()))
+      return rewriter.notifyMatchFailure(op, "not a half float constant");
+    APInt bits = value.getValue().bitcastToAPInt();
+    Type i16 = rewriter.getIntegerType(16);
+    rewriter.replaceOpWithNewOp<emitc::ConstantOp>(
+        op, i16, rewriter.getIntegerAttr(i16, bits.getSExtValue()));
+    return success();
+  }
+};
+
 /// An undefined value of the CFG lifting: zero.
 struct PoisonLowering : OpConversionPattern<ub::PoisonOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -797,6 +886,10 @@ void populateHIPTypeConversions(TypeConverter &converter) {
     return Type();
   });
   converter.addConversion([](FloatType type) -> Type {
+    // f16 and bf16 are their bits: emulateHalfFloats leaves them only in
+    // storage, constants and conversions.
+    if (type.isF16() || type.isBF16())
+      return IntegerType::get(type.getContext(), 16);
     return type.isF32() || type.isF64() ? type : Type();
   });
   converter.addConversion([](IndexType type) -> Type {
@@ -826,6 +919,9 @@ void populateSluiceGPUToHIPPatterns(const TypeConverter &converter,
                AtomicRMWLowering, GenericAtomicRMWLowering, BitcastLowering,
                MulUIExtendedLowering, PoisonLowering, IndexConstantLowering>(
       converter, ctx);
+  // Before ArithToEmitC's float patterns, which do not know the bits.
+  patterns.add<HalfExtFLowering, HalfTruncFLowering, HalfConstantLowering>(
+      converter, ctx, /*benefit=*/10);
   populateHIPSubgroupPatterns(converter, patterns);
   patterns.add<UnsignedBinaryLowering<arith::DivUIOp, emitc::DivOp>,
                UnsignedBinaryLowering<arith::RemUIOp, emitc::RemOp>>(converter,

@@ -18,6 +18,9 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Dominance.h"
@@ -596,6 +599,69 @@ scf::WhileOp doWhileAsWhile(scf::WhileOp loop) {
   return replacement;
 }
 
+/// f16 and bf16 arithmetic and math computed in f32 and rounded back after
+/// every op (upstream's emulation patterns), as the CPU computes them: what
+/// is left of the two types is storage (loads, stores, selects, shuffles),
+/// constants, bitcasts and the extf/truncf conversions, which the HIP
+/// lowering writes as bit-level C (the prelude's sluice_half_to_double and
+/// sluice_double_to_half). A failure names the op that could not be.
+LogicalResult emulateHalfFloats(gpu::GPUModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  bool any = false;
+  module.walk([&](Operation *op) {
+    auto half = [](Type type) {
+      Type element = getElementTypeOrSelf(type);
+      return element.isF16() || element.isBF16();
+    };
+    if (llvm::any_of(op->getOperandTypes(), half) ||
+        llvm::any_of(op->getResultTypes(), half))
+      any = true;
+  });
+  if (!any)
+    return success();
+  Type f32 = Float32Type::get(ctx);
+  SmallVector<Type> halves = {Float16Type::get(ctx), BFloat16Type::get(ctx)};
+  TypeConverter arith;
+  arith::populateEmulateUnsupportedFloatsConversions(arith, halves, f32);
+  RewritePatternSet arithPatterns(ctx);
+  arith::populateEmulateUnsupportedFloatsPatterns(arithPatterns, arith);
+  ConversionTarget arithTarget(*ctx);
+  arith::populateEmulateUnsupportedFloatsLegality(arithTarget, arith);
+  if (failed(applyPartialConversion(module, arithTarget,
+                                    std::move(arithPatterns))))
+    return failure();
+  // math.fma, which upstream's extension leaves alone, as an f32 fma
+  // rounded back (the exact product of two halves fits f32).
+  SmallVector<math::FmaOp> fmas;
+  module.walk([&](math::FmaOp fma) {
+    if (fma.getType().isF16() || fma.getType().isBF16())
+      fmas.push_back(fma);
+  });
+  for (math::FmaOp fma : fmas) {
+    OpBuilder b(fma);
+    Location loc = fma.getLoc();
+    SmallVector<Value> wide;
+    for (Value operand : fma->getOperands())
+      wide.push_back(arith::ExtFOp::create(b, loc, f32, operand));
+    Value product = math::FmaOp::create(b, loc, wide[0], wide[1], wide[2],
+                                        fma.getFastmathAttr());
+    fma.replaceAllUsesWith(
+        arith::TruncFOp::create(b, loc, fma.getType(), product).getResult());
+    fma.erase();
+  }
+  TypeConverter math;
+  // The set names the supported types beside f32 and f64: none, so every
+  // other float type (f16, bf16) is extended.
+  // (The converter keeps a reference to the set.)
+  llvm::SetVector<Type> supported;
+  math::populateExtendToSupportedTypesTypeConverter(math, supported, f32);
+  RewritePatternSet mathPatterns(ctx);
+  math::populateExtendToSupportedTypesPatterns(mathPatterns, math);
+  ConversionTarget mathTarget(*ctx);
+  math::populateExtendToSupportedTypesConversionTarget(mathTarget, math);
+  return applyPartialConversion(module, mathTarget, std::move(mathPatterns));
+}
+
 } // namespace
 
 LogicalResult prepareForHIP(gpu::GPUModuleOp module,
@@ -611,7 +677,7 @@ LogicalResult prepareForHIP(gpu::GPUModuleOp module,
                     "attribution for shared memory, or a buffer argument");
     return WalkResult::interrupt();
   });
-  if (heap.wasInterrupted())
+  if (heap.wasInterrupted() || failed(emulateHalfFloats(module)))
     return failure();
   // Device helpers carry the module's name, as the kernels do.
   SymbolTable symbols(module);

@@ -41,8 +41,8 @@ gpu.module @m {
 // -----
 
 gpu.module @m {
-  // expected-error @+1 {{'gpu.func' op argument #0 of type 'f16' has no HIP parameter type (index, integers of 1 to 64 bits, f32, f64 and memrefs of them)}}
-  gpu.func @k(%h: f16) kernel {
+  // expected-error @+1 {{'gpu.func' op argument #0 of type 'f8E5M2' has no HIP parameter type (index, integers of 1 to 64 bits, f16, bf16, f32, f64 and memrefs of them)}}
+  gpu.func @k(%h: f8E5M2) kernel {
     gpu.return
   }
 }
@@ -111,12 +111,12 @@ gpu.module @m {
 // -----
 
 gpu.module @m {
-  gpu.func @k(%a: memref<4xi16>, %b: memref<4xi1>) kernel {
+  gpu.func @k(%a: memref<4xi8>, %b: memref<4xi1>) kernel {
     %c0 = arith.constant 0 : index
-    %x = memref.load %a[%c0] : memref<4xi16>
-    // expected-error @+1 {{'arith.bitcast' op from 'i16' to 'f16' is not lowered to HIP (f32 <-> i32, f64 <-> i64)}}
-    %y = arith.bitcast %x : i16 to f16
-    %z = arith.cmpf oeq, %y, %y : f16
+    %x = memref.load %a[%c0] : memref<4xi8>
+    // expected-error @+1 {{'arith.bitcast' op from 'i8' to 'f8E5M2' is not lowered to HIP (f32 <-> i32, f64 <-> i64, f16 and bf16 <-> i16)}}
+    %y = arith.bitcast %x : i8 to f8E5M2
+    %z = arith.cmpf oeq, %y, %y : f8E5M2
     memref.store %z, %b[%c0] : memref<4xi1>
     gpu.return
   }

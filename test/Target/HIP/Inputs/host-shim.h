@@ -11,3 +11,14 @@ struct SluiceHostDim3 {
 static SluiceHostDim3 threadIdx = {0, 0, 0}, blockIdx = {0, 0, 0};
 static SluiceHostDim3 blockDim = {1, 1, 1}, gridDim = {1, 1, 1};
 static const int warpSize = 32;
+// The bit casts of the prelude's half-float conversions.
+static inline long long __double_as_longlong(double d) {
+  long long v;
+  __builtin_memcpy(&v, &d, sizeof v);
+  return v;
+}
+static inline double __longlong_as_double(long long v) {
+  double d;
+  __builtin_memcpy(&d, &v, sizeof d);
+  return d;
+}
