@@ -193,3 +193,16 @@ gpu.module @m {
     gpu.return
   }
 }
+
+// -----
+
+gpu.module @m {
+  gpu.func @k(%a: memref<4xf32>, %b: memref<4xf16>) kernel {
+    %c0 = arith.constant 0 : index
+    %x = memref.load %a[%c0] : memref<4xf32>
+    // expected-error @+1 {{'arith.truncf' op with a rounding mode is not lowered to HIP (half floats round to nearest even)}}
+    %y = arith.truncf %x to_nearest_away : f32 to f16
+    memref.store %y, %b[%c0] : memref<4xf16>
+    gpu.return
+  }
+}
