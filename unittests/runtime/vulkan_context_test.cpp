@@ -886,15 +886,39 @@ TEST(VulkanShaderCapabilities, EachCapabilityNeedsItsFeature) {
 
 TEST(VulkanShaderCapabilities, UncheckedCapabilitiesNeedNoFeature) {
   DeviceInfo nothing = deviceWith(false, false, false, false);
-  // Shader only; then Int16 (22), Int8 (39), Float16 (9): not checked here.
+  // Shader only; then GroupNonUniform (61) and GroupNonUniformShuffle (65),
+  // which every Vulkan 1.1 device has for compute: not checked.
   EXPECT_TRUE(checkShaderCapabilities(moduleDeclaring({}), nothing, "m").ok());
   EXPECT_TRUE(
-      checkShaderCapabilities(moduleDeclaring({22, 39, 9}), nothing, "m").ok());
+      checkShaderCapabilities(moduleDeclaring({61, 65}), nothing, "m").ok());
   // A capability's number as the operand of another instruction is not a
   // capability: OpMemoryModel's operands, a constant.
   std::vector<uint32_t> spirv = moduleDeclaring({});
   spirv.insert(spirv.end(), {(4u << 16) | 43, 1, 2, kFloat64}); // OpConstant
   EXPECT_TRUE(checkShaderCapabilities(spirv, nothing, "m").ok());
+}
+
+// The small types: Int16 (22), Float16 (9), Int8 (39),
+// StorageBuffer16BitAccess (4433), StorageBuffer8BitAccess (4448), each
+// needing its own feature bit, which the device enables when it has it.
+TEST(VulkanShaderCapabilities, SmallTypesNeedTheirFeatures) {
+  DeviceInfo device = deviceWith(false, false, false, false);
+  std::vector<uint32_t> spirv = moduleDeclaring({22, 9, 39, 4433, 4448});
+  Status status = checkShaderCapabilities(spirv, device, "p");
+  EXPECT_EQ(status.kind(), ErrorKind::DeviceUnavailable);
+  for (const char *feature :
+       {"shaderInt16", "shaderFloat16", "shaderInt8",
+        "storageBuffer16BitAccess", "storageBuffer8BitAccess"})
+    EXPECT_NE(status.message().find(feature), std::string::npos) << feature;
+  device.shaderInt16 = device.shaderFloat16 = device.shaderInt8 = true;
+  device.storageBuffer16BitAccess = true;
+  status = checkShaderCapabilities(spirv, device, "p");
+  EXPECT_EQ(status.message(),
+            "vulkan device '" + device.name +
+                "' lacks storageBuffer8BitAccess, which the kernels of p use "
+                "(8-bit elements in storage buffers)");
+  device.storageBuffer8BitAccess = true;
+  EXPECT_TRUE(checkShaderCapabilities(spirv, device, "p").ok());
 }
 
 TEST(VulkanShaderCapabilities, EveryMissingFeatureIsNamed) {
