@@ -27,6 +27,7 @@
 #include "mlir/Conversion/SCFToSPIRV/SCFToSPIRV.h"
 #include "mlir/Conversion/UBToSPIRV/UBToSPIRV.h"
 #include "mlir/Conversion/VectorToSPIRV/VectorToSPIRV.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
@@ -102,6 +103,20 @@ void lowerIndexSwitches(gpu::GPUFuncOp func) {
 LogicalResult liftControlFlow(gpu::GPUFuncOp func) {
   if (func.getBody().hasOneBlock())
     return success();
+  // transformCFGToSCF leaves the region half rewritten when it meets a
+  // branch it does not know (erasing the function afterwards then touches
+  // freed operations): such a branch is an error before it starts.
+  for (Block &block : func.getBody()) {
+    Operation *terminator = block.getTerminator();
+    if (!terminator || terminator->getNumSuccessors() == 0 ||
+        isa<cf::BranchOp, cf::CondBranchOp, cf::SwitchOp>(terminator))
+      continue;
+    terminator->emitOpError(
+        "is a branch that is not a cf op; only cf.br, cf.cond_br and "
+        "cf.switch can be structured for SPIR-V");
+    return func.emitOpError(
+        "control flow could not be structured for SPIR-V Shader");
+  }
   ControlFlowToSCFTransformation transformation;
   DominanceInfo dominance(func);
   FailureOr<bool> changed =
