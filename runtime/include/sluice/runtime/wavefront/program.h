@@ -55,7 +55,7 @@ struct OwnerDesc {
   std::vector<StageDesc> stages;
   // The storage policy compiled from the program (pool.owner ... policy);
   // none: the default owner policy.
-  OwnerPolicy policy;
+  OwnerPolicy policy = {};
 };
 
 struct ProducerDesc {
