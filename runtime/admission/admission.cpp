@@ -56,12 +56,11 @@ Status validateStorageOnly(std::string_view owner, std::string_view hook,
                            std::span<const uint32_t> after) {
   if (std::equal(before.begin(), before.end(), after.begin(), after.end()))
     return Status::success();
-  return Status::error(ErrorKind::CountMismatch,
-                       "owner '" + std::string(owner) + "': hook " +
-                           std::string(hook) + " changed the stage counts " +
-                           describeCounts(before) + " to " +
-                           describeCounts(after) +
-                           "; owner hooks are storage-only");
+  return Status::error(
+      ErrorKind::CountMismatch,
+      "owner '" + std::string(owner) + "': hook " + std::string(hook) +
+          " changed the stage counts " + describeCounts(before) + " to " +
+          describeCounts(after) + "; owner hooks are storage-only");
 }
 
 Status validateAvailability(std::string_view owner, uint32_t live,

@@ -50,8 +50,7 @@ HookMemRefs memRefs(std::vector<int64_t> &storage, uint32_t storageWords,
 }
 
 #define SLUICE_HOOK_ARGUMENTS(m)                                               \
-  m.storage, m.storage, 0, m.storageWords, 1, m.counts, m.counts, 0, m.stages, \
-      1
+  m.storage, m.storage, 0, m.storageWords, 1, m.counts, m.counts, 0, m.stages, 1
 
 } // namespace
 
@@ -71,15 +70,16 @@ void CompiledPolicyClient::prepareForAdmission(const OwnerView &owner) {
   function(SLUICE_HOOK_ARGUMENTS(m), owner.capacity, owner.live);
 }
 
-uint64_t CompiledPolicyClient::materializableAvailability(const OwnerView &owner) {
+uint64_t
+CompiledPolicyClient::materializableAvailability(const OwnerView &owner) {
   auto function = reinterpret_cast<PolicyAvailabilityFn>(
       policy_.functions[size_t(PolicyHook::Availability)]);
   if (!function)
     return CapacityOwnerClient::materializableAvailability(owner);
   HookMemRefs m = memRefs(storage_, policy_.storageWords, owner);
   // Negative values become > INT64_MAX, which validateAvailability names.
-  return uint64_t(function(SLUICE_HOOK_ARGUMENTS(m), owner.capacity,
-                           owner.live));
+  return uint64_t(
+      function(SLUICE_HOOK_ARGUMENTS(m), owner.capacity, owner.live));
 }
 
 uint32_t CompiledPolicyClient::admissionStage(const OwnerView &owner) {
@@ -150,11 +150,9 @@ Status callPrepareForAdmission(CapacityOwnerClient &client,
 Status callAvailability(CapacityOwnerClient &client, const OwnerPolicy *policy,
                         const OwnerView &owner, std::span<uint32_t> counts,
                         uint64_t &availability) {
-  if (Status status =
-          storageOnly(policy, PolicyHook::Availability, owner, counts,
-                      [&] {
-                        availability = client.materializableAvailability(owner);
-                      });
+  if (Status status = storageOnly(
+          policy, PolicyHook::Availability, owner, counts,
+          [&] { availability = client.materializableAvailability(owner); });
       !status.ok())
     return status;
   bool compiled = policy && policy->has(PolicyHook::Availability);
@@ -175,8 +173,7 @@ Status callAdmissionStage(CapacityOwnerClient &client,
 }
 
 Status callPrepareForProducer(CapacityOwnerClient &client,
-                              const OwnerPolicy *policy,
-                              const OwnerView &owner,
+                              const OwnerPolicy *policy, const OwnerView &owner,
                               std::span<uint32_t> counts,
                               uint64_t admittedSlots) {
   return storageOnly(policy, PolicyHook::PrepareForProducer, owner, counts,
@@ -238,7 +235,8 @@ void PolicyHooks::beginRun(const decision::Tables &t, decision::Counts &c) {
 }
 
 bool PolicyHooks::prepareForAdmission(const decision::Tables &t,
-                                      decision::Counts &c, decision::u32 owner) {
+                                      decision::Counts &c,
+                                      decision::u32 owner) {
   return keep(callPrepareForAdmission(client(owner), policies_[owner],
                                       view(t, c, owner), counts(t, c, owner)));
 }
@@ -246,9 +244,9 @@ bool PolicyHooks::prepareForAdmission(const decision::Tables &t,
 bool PolicyHooks::availability(const decision::Tables &t, decision::Counts &c,
                                decision::u32 owner, decision::u64 &out) {
   uint64_t availability = 0;
-  bool ok = keep(callAvailability(client(owner), policies_[owner],
-                                  view(t, c, owner), counts(t, c, owner),
-                                  availability));
+  bool ok =
+      keep(callAvailability(client(owner), policies_[owner], view(t, c, owner),
+                            counts(t, c, owner), availability));
   out = availability;
   return ok;
 }
@@ -256,9 +254,9 @@ bool PolicyHooks::availability(const decision::Tables &t, decision::Counts &c,
 bool PolicyHooks::admissionStage(const decision::Tables &t, decision::Counts &c,
                                  decision::u32 owner, decision::u32 &out) {
   uint32_t stage = 0;
-  bool ok = keep(callAdmissionStage(client(owner), policies_[owner],
-                                    view(t, c, owner), counts(t, c, owner),
-                                    stage));
+  bool ok =
+      keep(callAdmissionStage(client(owner), policies_[owner],
+                              view(t, c, owner), counts(t, c, owner), stage));
   out = stage;
   return ok;
 }

@@ -18,8 +18,7 @@ Status CompiledLoadedProgram::initialize(const CompiledProgram &compiled,
         return Status::error(
             ErrorKind::Unsupported,
             "owner '" + owner.name + "' has a storage policy (" +
-                policyHookName(PolicyHook(h)) + " @" +
-                owner.policy.symbols[h] +
+                policyHookName(PolicyHook(h)) + " @" + owner.policy.symbols[h] +
                 "); owner policies are not lowered for " +
                 std::string(backend) + " yet");
   compiled_ = compiled;

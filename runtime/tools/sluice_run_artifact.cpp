@@ -127,8 +127,8 @@ int describe(const rt::Artifact &artifact) {
         policy += std::string(", ") + rt::policyHookName(rt::PolicyHook(h)) +
                   " @" + owner.policyHooks[h];
     if (owner.hasPolicy())
-      policy += ", policy storage " + std::to_string(owner.policyStorage) +
-                " words";
+      policy +=
+          ", policy storage " + std::to_string(owner.policyStorage) + " words";
     std::printf("owner @%s: capacity %u, %zu stages%s\n", owner.name.c_str(),
                 owner.capacity, owner.stages.size(), policy.c_str());
   }

@@ -349,9 +349,10 @@ std::string WavefrontScheduler::devicePlacementBlocker() const {
              "' has a client whose policy hooks exist only on the host";
   for (uint32_t o = 0; o < policyClients_.size(); ++o)
     if (policyClients_[o] && !device_.runsOwnerPolicies())
-      return "owner '" + program_.owners[o].name + "' has a storage policy, "
-             "which the " + device_.name() +
-             " device placement does not run yet";
+      return "owner '" + program_.owners[o].name +
+             "' has a storage policy, "
+             "which the " +
+             device_.name() + " device placement does not run yet";
   if (Status support = device_.residentSupport(); !support.ok())
     return support.message();
   return {};
@@ -561,12 +562,14 @@ RunResult runStateMachine(const ProgramDescriptor &program, Device &device,
   result.schedule = Schedule::StateMachine;
   for (const OwnerDesc &owner : program.owners)
     if (owner.policy.present()) {
-      result.status = Status::error(
-          ErrorKind::Unsupported,
-          "owner '" + owner.name + "' has a storage policy; the "
-          "state-machine schedule gives every worker a private share of the "
-          "owner's slots and never asks for availability (run the wavefront "
-          "schedule)");
+      result.status = Status::error(ErrorKind::Unsupported,
+                                    "owner '" + owner.name +
+                                        "' has a storage policy; the "
+                                        "state-machine schedule gives every "
+                                        "worker a private share of the "
+                                        "owner's slots and never asks for "
+                                        "availability (run the wavefront "
+                                        "schedule)");
       return result;
     }
   ProgramShape shape;

@@ -134,9 +134,9 @@ FunctionType OwnerOp::getPolicyHookType(StringRef hook) {
   MLIRContext *context = getContext();
   Type i32 = IntegerType::get(context, 32);
   Type i64 = IntegerType::get(context, 64);
-  SmallVector<Type> inputs{
-      MemRefType::get({getPolicyStorageWords()}, i64),
-      MemRefType::get({int64_t(getStages().size())}, i32), i64, i64};
+  SmallVector<Type> inputs{MemRefType::get({getPolicyStorageWords()}, i64),
+                           MemRefType::get({int64_t(getStages().size())}, i32),
+                           i64, i64};
   SmallVector<Type> results;
   if (hook == "availability")
     results.push_back(i64);
@@ -198,15 +198,12 @@ LogicalResult OwnerOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
     }
     FunctionType expected = getPolicyHookType(hook);
     if (function.getFunctionType() != expected) {
-      InFlightDiagnostic diag = emitOpError("policy hook '")
-                                << hook << "' " << name << " has type "
-                                << function.getFunctionType() << ", but @"
-                                << getSymName() << "'s hook takes "
-                                << expected
-                                << " (storage, stage counts, capacity, live"
-                                << (hook == "prepare_for_producer"
-                                        ? ", admitted slots)"
-                                        : ")");
+      InFlightDiagnostic diag =
+          emitOpError("policy hook '")
+          << hook << "' " << name << " has type " << function.getFunctionType()
+          << ", but @" << getSymName() << "'s hook takes " << expected
+          << " (storage, stage counts, capacity, live"
+          << (hook == "prepare_for_producer" ? ", admitted slots)" : ")");
       diag.attachNote(function.getLoc()) << "function declared here";
       return diag;
     }

@@ -1,4 +1,4 @@
-//===- owner_policy.h - Owner storage policies compiled from the program -*- C++ -*-===//
+//===- owner_policy.h - Owner storage policies of the program ---*- C++ -*-===//
 //
 // DESIGN.md §2.1. A `pool.owner` may name functions of the program as its
 // storage policy (docs/runtime.md "Owner policies"): availability,
@@ -105,8 +105,7 @@ Status callAdmissionStage(CapacityOwnerClient &client,
                           const OwnerPolicy *policy, const OwnerView &owner,
                           std::span<uint32_t> counts, uint32_t &stage);
 Status callPrepareForProducer(CapacityOwnerClient &client,
-                              const OwnerPolicy *policy,
-                              const OwnerView &owner,
+                              const OwnerPolicy *policy, const OwnerView &owner,
                               std::span<uint32_t> counts,
                               uint64_t admittedSlots);
 
