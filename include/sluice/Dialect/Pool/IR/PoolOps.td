@@ -127,6 +127,14 @@ def Pool_OwnerOp : Pool_Op<"owner", [
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
+  let builders = [
+    // An owner without a policy (the default owner policy).
+    OpBuilder<(ins "::llvm::StringRef":$sym_name, "int64_t":$capacity,
+                   "::mlir::ArrayAttr":$stages, "::mlir::ArrayAttr":$payload),
+    [{
+      build($_builder, $_state, sym_name, capacity, stages, payload,
+            /*policy=*/nullptr);
+    }]>];
   let extraClassDeclaration = [{
     /// Index of `stage` in the stage list, or -1.
     int64_t getStageIndex(::llvm::StringRef stage);
