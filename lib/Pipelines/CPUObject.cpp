@@ -15,6 +15,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -103,8 +104,10 @@ LogicalResult buildSharedObject(ModuleOp module, const CPUObjectOptions &options
   llvmModule->setDataLayout(machine->createDataLayout());
   // Only the block functions are the artifact's interface.
   for (llvm::Function &function : *llvmModule)
-    if (!function.isDeclaration() &&
-        !function.getName().starts_with(options.exportPrefix))
+    if (llvm::is_contained(options.exportNames, function.getName()))
+      function.setLinkage(llvm::GlobalValue::ExternalLinkage);
+    else if (!function.isDeclaration() &&
+             !function.getName().starts_with(options.exportPrefix))
       function.setLinkage(llvm::GlobalValue::InternalLinkage);
 
   auto optimize =

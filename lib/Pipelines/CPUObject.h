@@ -13,13 +13,14 @@ struct CPUObjectOptions {
   unsigned optLevel = 2;
   bool nativeCPU = true; // this machine's CPU and features, else generic
   std::string exportPrefix; // functions with this prefix stay exported
+  std::vector<std::string> exportNames; // and these (owner policy hooks)
 };
 
 /// Translates `module` (LLVM dialect) to LLVM IR, optimizes it, emits
 /// position-independent object code for the host's architecture and links it
 /// with lld into a shared object whose only exports are the functions named
-/// with `exportPrefix`. Its undefined symbols (the runtime's sluice_rt_*, libm)
-/// are resolved from the process that loads it.
+/// with `exportPrefix` and those in `exportNames`. Its undefined symbols (the
+/// runtime's sluice_rt_*, libm) are resolved from the process that loads it.
 mlir::LogicalResult buildSharedObject(mlir::ModuleOp module,
                                       const CPUObjectOptions &options,
                                       std::vector<unsigned char> &out);

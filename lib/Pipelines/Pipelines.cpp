@@ -19,6 +19,7 @@
 #include "sluice/Conversion/Passes.h"
 #include "sluice/Conversion/WaveToGPU/ProgramDescriptor.h"
 #include "sluice/Dialect/Cohort/Transforms/Passes.h"
+#include "sluice/Dialect/Pool/IR/PoolOps.h"
 #include "sluice/Dialect/Pool/Transforms/Passes.h"
 #include "sluice/Dialect/Wave/IR/WaveOps.h"
 #include "sluice/Dialect/Wave/Transforms/Passes.h"
@@ -316,6 +317,22 @@ LogicalResult checkOptions(ModuleOp module, const WaveCompileOptions &options) {
   return success();
 }
 
+/// Owner policies are compiled for the CPU backend only; the others refuse
+/// them rather than run the program without them.
+LogicalResult checkOwnerPolicies(ModuleOp module,
+                                 const WaveCompileOptions &options) {
+  for (pool::OwnerOp owner : module.getOps<pool::OwnerOp>()) {
+    if (!owner.getPolicyAttr())
+      continue;
+    for (const std::string &backend : options.backends)
+      if (backend != "cpu")
+        return owner.emitOpError("has a storage policy; owner policies are "
+                                 "not lowered for ")
+               << backend << " yet (compile it for the cpu backend)";
+  }
+  return success();
+}
+
 /// The spirv.module of the stage kernels, serialized.
 LogicalResult lowerToSPIRV(ModuleOp module, const WaveCompileOptions &options,
                            rt::ArtifactSection &out) {
@@ -356,8 +373,10 @@ LogicalResult lowerToHIP(ModuleOp module, const WaveCompileOptions &options,
   return success();
 }
 
-/// The stage kernels as a shared object of block functions.
+/// The stage kernels as a shared object of block functions, and the owners'
+/// policy hooks under their own names.
 LogicalResult lowerToCPU(ModuleOp module, const WaveCompileOptions &options,
+                         const rt::CompiledProgram &program,
                          rt::ArtifactSection &out) {
   PassManager pm(module.getContext());
   WaveToCPUOptions cpu;
@@ -372,6 +391,10 @@ LogicalResult lowerToCPU(ModuleOp module, const WaveCompileOptions &options,
   object.optLevel = options.optLevel;
   object.nativeCPU = options.cpu == "native";
   object.exportPrefix = SLUICE_CPU_BLOCK_PREFIX;
+  for (const rt::CompiledOwner &owner : program.owners)
+    for (const std::string &hook : owner.policyHooks)
+      if (!hook.empty())
+        object.exportNames.push_back(hook);
   out.name = kCPUSection.str();
   return buildSharedObject(module, object, out.bytes);
 }
@@ -382,7 +405,8 @@ LogicalResult compileWaveProgram(ModuleOp module,
                                  const WaveCompileOptions &options,
                                  std::vector<unsigned char> &artifact) {
   if (failed(checkOptions(module, options)) ||
-      failed(checkCoroutineArguments(module)))
+      failed(checkCoroutineArguments(module)) ||
+      failed(checkOwnerPolicies(module, options)))
     return failure();
   {
     PassManager pm(module.getContext());
@@ -428,7 +452,7 @@ LogicalResult compileWaveProgram(ModuleOp module,
       (*copy)->setAttr(kProgramDescriptorAttrName, descriptor);
     rt::ArtifactSection &section = sections.emplace_back();
     LogicalResult lowered =
-        backend == "cpu"   ? lowerToCPU(*copy, options, section)
+        backend == "cpu"   ? lowerToCPU(*copy, options, program, section)
         : backend == "hip" ? lowerToHIP(*copy, options, section)
                            : lowerToSPIRV(*copy, options, section);
     if (failed(lowered))

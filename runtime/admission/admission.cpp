@@ -2,6 +2,8 @@
 
 #include "sluice/runtime/admission/admission.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 namespace sluice::runtime {
@@ -49,15 +51,35 @@ Status validateOwnerCounts(std::string_view owner,
                        subject + ": live items exceed the capacity");
 }
 
+Status validateStorageOnly(std::string_view owner, std::string_view hook,
+                           std::span<const uint32_t> before,
+                           std::span<const uint32_t> after) {
+  if (std::equal(before.begin(), before.end(), after.begin(), after.end()))
+    return Status::success();
+  return Status::error(
+      ErrorKind::CountMismatch,
+      "owner '" + std::string(owner) + "': hook " + std::string(hook) +
+          " changed the stage counts " + describeCounts(before) + " to " +
+          describeCounts(after) + "; owner hooks are storage-only");
+}
+
 Status validateAvailability(std::string_view owner, uint32_t live,
-                            uint32_t capacity, uint64_t availability) {
+                            uint32_t capacity, uint64_t availability,
+                            std::string_view hook) {
   // Callers validate live <= capacity first.
   uint64_t freeSlots = uint64_t(capacity) - live;
+  std::string from = hook.empty() ? "" : " from hook " + std::string(hook);
+  if (availability > INT64_MAX && !hook.empty())
+    return Status::error(ErrorKind::AvailabilityOutOfRange,
+                         "owner '" + std::string(owner) +
+                             "' reported availability " +
+                             std::to_string(int64_t(availability)) + from +
+                             "; an availability is at least 0");
   if (availability > freeSlots)
     return Status::error(ErrorKind::AvailabilityOutOfRange,
                          "owner '" + std::string(owner) +
                              "' reported availability " +
-                             std::to_string(availability) +
+                             std::to_string(availability) + from +
                              " but only C - L = " + std::to_string(capacity) +
                              " - " + std::to_string(live) + " = " +
                              std::to_string(freeSlots) + " slots are free");
@@ -66,7 +88,7 @@ Status validateAvailability(std::string_view owner, uint32_t live,
         ErrorKind::EmptyOwnerAvailability,
         "owner '" + std::string(owner) +
             "' is empty but reported availability " +
-            std::to_string(availability) + " instead of its capacity " +
+            std::to_string(availability) + from + " instead of its capacity " +
             std::to_string(capacity) +
             " (an empty owner must report A = C so producers can progress)");
   return Status::success();

@@ -10,7 +10,17 @@
 namespace sluice::runtime {
 
 Status CompiledLoadedProgram::initialize(const CompiledProgram &compiled,
-                                         ProgramDescriptor program) {
+                                         ProgramDescriptor program,
+                                         std::string_view backend) {
+  for (const OwnerDesc &owner : program.owners)
+    for (size_t h = 0; h < kPolicyHookCount; ++h)
+      if (!owner.policy.symbols[h].empty() && !owner.policy.functions[h])
+        return Status::error(
+            ErrorKind::Unsupported,
+            "owner '" + owner.name + "' has a storage policy (" +
+                policyHookName(PolicyHook(h)) + " @" + owner.policy.symbols[h] +
+                "); owner policies are not lowered for " +
+                std::string(backend) + " yet");
   compiled_ = compiled;
   program_ = std::move(program);
   shapes_.assign(compiled.bindings.size(), {});

@@ -31,7 +31,10 @@ public:
 protected:
   // Keeps `compiled` and `program`, then binds zeros to every binding (a
   // dynamic one: empty) so a run before bind() reads defined memory.
-  Status initialize(const CompiledProgram &compiled, ProgramDescriptor program);
+  // Refuses an owner policy hook that `backend`'s adapter left unresolved
+  // (OwnerPolicy::functions): a policy is never ignored.
+  Status initialize(const CompiledProgram &compiled, ProgramDescriptor program,
+                    std::string_view backend);
   const CompiledProgram &compiled() const { return compiled_; }
 
   // Stores binding `index`: its bytes and its kernel argument's extents.

@@ -228,6 +228,15 @@ Status runResidentLoop(HostRouter &router, const ResidentRun &run,
   ResidentState state;
   state.build(*router.shape, router.framePool, run, router.owners);
   const decision::Tables &t = state.tables;
+  // The owners' compiled policies run in this loop, checked as on the host.
+  std::vector<const OwnerPolicy *> policies;
+  std::vector<std::string> ownerNames;
+  for (const OwnerDesc &owner : router.program->owners) {
+    policies.push_back(&owner.policy);
+    ownerNames.push_back(owner.name);
+  }
+  PolicyHooks hooks(policies, ownerNames);
+  hooks.beginRun(t, state.counts);
   Clock::time_point start = Clock::now();
   auto since = [&] {
     return std::chrono::duration<double, std::micro>(Clock::now() - start)
@@ -240,7 +249,15 @@ Status runResidentLoop(HostRouter &router, const ResidentRun &run,
     uint64_t firstLane = state.counts.lanesStarted;
     decision::Record record;
     decision::Verdict verdict =
-        decision::decide(t, state.counts, iteration, record);
+        decision::decide(t, state.counts, iteration, record, hooks);
+    if (verdict == decision::kPolicyFault) {
+      // The hook's own message, at the counts it was called with.
+      log.fault = hooks.fault();
+      log.verdict = verdict;
+      log.last.assign(log.snapshots.begin() + snapshot, log.snapshots.end());
+      log.snapshots.resize(snapshot);
+      break;
+    }
     if (verdict != decision::kContinue) {
       log.verdict = verdict;
       log.last.assign(log.snapshots.begin() + snapshot, log.snapshots.end());

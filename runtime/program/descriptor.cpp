@@ -307,6 +307,37 @@ void checkConsistency(FieldReader &reader, const CompiledProgram &program) {
   }
 }
 
+// `policy`: {"storage": words, "<hook>": "<symbol>", ...}, at least one hook.
+void readPolicy(FieldReader &reader, const json &owner, const std::string &path,
+                CompiledOwner &out) {
+  std::string where = FieldReader::join(path, "policy");
+  const json *policy = reader.field(owner, path, "policy");
+  if (!policy)
+    return;
+  if (!policy->is_object())
+    return reader.fail(where, "is not an object");
+  for (const auto &[key, value] : policy->items()) {
+    if (key == "storage") {
+      out.policyStorage = reader.u32(*policy, where, "storage");
+      continue;
+    }
+    size_t hook = 0;
+    while (hook < kPolicyHookCount && key != policyHookName(PolicyHook(hook)))
+      ++hook;
+    if (hook == kPolicyHookCount)
+      return reader.fail(FieldReader::join(where, key.c_str()),
+                         "is not a policy hook (prepare_for_admission, "
+                         "availability, admission_stage, prepare_for_producer"
+                         ") or storage");
+    out.policyHooks[hook] = reader.string(*policy, where, key.c_str());
+    if (!reader.failed() && out.policyHooks[hook].empty())
+      return reader.fail(FieldReader::join(where, key.c_str()),
+                         "is an empty symbol");
+  }
+  if (!reader.failed() && !out.hasPolicy())
+    reader.fail(where, "names no hook");
+}
+
 } // namespace
 
 Status parseDescriptor(std::string_view text, std::string_view origin,
@@ -348,6 +379,8 @@ Status parseDescriptor(std::string_view text, std::string_view origin,
       owner.itemSize = reader.u32(entry, where, "item_size");
       owner.payload = reader.stringList(entry, where, "payload");
       readStages(reader, entry, where, "stages", owner.stages);
+      if (!reader.failed() && entry.is_object() && entry.contains("policy"))
+        readPolicy(reader, entry, where, owner);
       program.owners.push_back(std::move(owner));
     }
   }
@@ -561,6 +594,9 @@ CompiledProgram::runtimeDescriptor(sluice_rt_stage_kernel kernel,
     desc.itemSize = owner.itemSize;
     for (const CompiledStage &stage : owner.stages)
       desc.stages.push_back({stage.name, kernel});
+    // The functions are the backend's to resolve (resolvePolicyHooks).
+    desc.policy.storageWords = owner.policyStorage;
+    desc.policy.symbols = owner.policyHooks;
     program.owners.push_back(std::move(desc));
   }
   for (const CompiledProducer &producer : producers)

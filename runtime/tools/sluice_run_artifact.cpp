@@ -120,9 +120,18 @@ int describe(const rt::Artifact &artifact) {
               program.layout == rt::FrameLayoutKind::StructOfArrays ? "soa"
                                                                     : "aos",
               program.fields.size());
-  for (const rt::CompiledOwner &owner : program.owners)
-    std::printf("owner @%s: capacity %u, %zu stages\n", owner.name.c_str(),
-                owner.capacity, owner.stages.size());
+  for (const rt::CompiledOwner &owner : program.owners) {
+    std::string policy;
+    for (size_t h = 0; h < rt::kPolicyHookCount; ++h)
+      if (!owner.policyHooks[h].empty())
+        policy += std::string(", ") + rt::policyHookName(rt::PolicyHook(h)) +
+                  " @" + owner.policyHooks[h];
+    if (owner.hasPolicy())
+      policy +=
+          ", policy storage " + std::to_string(owner.policyStorage) + " words";
+    std::printf("owner @%s: capacity %u, %zu stages%s\n", owner.name.c_str(),
+                owner.capacity, owner.stages.size(), policy.c_str());
+  }
   for (const rt::CompiledBinding &binding : program.bindings) {
     std::string access;
     for (auto [flag, name] : {std::pair{binding.read, "read"},

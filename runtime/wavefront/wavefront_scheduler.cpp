@@ -70,6 +70,12 @@ Status WavefrontScheduler::prepare() {
   }
   deviceEpoch_ = device_.allocationEpoch();
   clients_.resize(shape_.ownerCount(), nullptr);
+  policyClients_.clear();
+  policyClients_.resize(shape_.ownerCount());
+  for (uint32_t o = 0; o < shape_.ownerCount(); ++o)
+    if (program_.owners[o].policy.present())
+      policyClients_[o] =
+          std::make_unique<CompiledPolicyClient>(program_.owners[o].policy);
   observation_.resize(shape_);
   stats_.assign(shape_.totalStageCount(), StageStatistics{});
   publishedBefore_.assign(shape_.ownerCount(), 0);
@@ -86,8 +92,22 @@ void WavefrontScheduler::setOwnerClient(uint32_t owner,
 }
 
 CapacityOwnerClient &WavefrontScheduler::client(uint32_t owner) {
-  CapacityOwnerClient *client = clients_[owner];
-  return client ? *client : defaultClient_;
+  if (CapacityOwnerClient *client = clients_[owner])
+    return *client;
+  if (policyClients_[owner])
+    return *policyClients_[owner];
+  return defaultClient_;
+}
+
+const OwnerPolicy *WavefrontScheduler::policyOf(uint32_t owner) const {
+  return policyClients_[owner] && !clients_[owner]
+             ? &program_.owners[owner].policy
+             : nullptr;
+}
+
+std::span<uint32_t> WavefrontScheduler::ownerCounts(uint32_t owner) {
+  return {observation_.stageCounts.data() + shape_.ownerStageBase(owner),
+          shape_.ownerStageCount(owner)};
 }
 
 OwnerView WavefrontScheduler::ownerView(uint32_t owner) const {
@@ -108,6 +128,12 @@ Status WavefrontScheduler::start(uint32_t lanes) {
   // A successful prepare() leaves the scheduler Ready or later: canStart().
   if (Status status = prepare(); !status.ok())
     return status;
+  for (uint32_t o = 0; o < shape_.ownerCount(); ++o)
+    if (clients_[o] && policyClients_[o])
+      return Status::error(ErrorKind::InvalidArgument,
+                           "owner '" + program_.owners[o].name +
+                               "' has a storage policy compiled from the "
+                               "program; a host client cannot replace it");
   if (device_.allocationEpoch() != deviceEpoch_) {
     if (Status status = device_.allocate(program_, shape_, options_.framePool);
         !status.ok())
@@ -232,10 +258,14 @@ Status WavefrontScheduler::planProducer(uint32_t stage,
   for (const ProducerEdge &edge : shape_.producersOf(stage)) {
     OwnerView view = ownerView(edge.owner);
     CapacityOwnerClient &owner = client(edge.owner);
-    owner.prepareForAdmission(view);
-    uint64_t availability = owner.materializableAvailability(view);
-    if (Status status = validateAvailability(view.name, view.live,
-                                             view.capacity, availability);
+    const OwnerPolicy *policy = policyOf(edge.owner);
+    std::span<uint32_t> counts = ownerCounts(edge.owner);
+    if (Status status = callPrepareForAdmission(owner, policy, view, counts);
+        !status.ok())
+      return status;
+    uint64_t availability = 0;
+    if (Status status =
+            callAvailability(owner, policy, view, counts, availability);
         !status.ok())
       return status;
     AdmissionDecision decision = decideAdmission(
@@ -255,9 +285,10 @@ Status WavefrontScheduler::planProducer(uint32_t stage,
     // Some owner cannot take even one invocation: drain it instead. It is not
     // empty, because an empty owner reports A = C >= b.
     OwnerView view = ownerView(record.blockingOwner);
-    uint32_t drainStage = client(record.blockingOwner).admissionStage(view);
-    if (Status status =
-            validateAdmissionStage(view.name, view.stageCounts, drainStage);
+    uint32_t drainStage = kNoStage;
+    if (Status status = callAdmissionStage(
+            client(record.blockingOwner), policyOf(record.blockingOwner), view,
+            ownerCounts(record.blockingOwner), drainStage);
         !status.ok())
       return status;
     record.action = IterationAction::DrainForAdmission;
@@ -273,9 +304,11 @@ Status WavefrontScheduler::planProducer(uint32_t stage,
   record.dispatched = combined.admitted;
   record.availability = limitingAvailability;
   for (const ProducerEdge &edge : shape_.producersOf(stage))
-    client(edge.owner)
-        .prepareForProducer(ownerView(edge.owner),
-                            uint64_t(combined.admitted) * edge.bound);
+    if (Status status = callPrepareForProducer(
+            client(edge.owner), policyOf(edge.owner), ownerView(edge.owner),
+            ownerCounts(edge.owner), uint64_t(combined.admitted) * edge.bound);
+        !status.ok())
+      return status;
   return Status::success();
 }
 
@@ -314,6 +347,12 @@ std::string WavefrontScheduler::devicePlacementBlocker() const {
     if (clients_[o])
       return "owner '" + program_.owners[o].name +
              "' has a client whose policy hooks exist only on the host";
+  for (uint32_t o = 0; o < policyClients_.size(); ++o)
+    if (policyClients_[o] && !device_.runsOwnerPolicies())
+      return "owner '" + program_.owners[o].name +
+             "' has a storage policy, "
+             "which the " +
+             device_.name() + " device placement does not run yet";
   if (Status support = device_.residentSupport(); !support.ok())
     return support.message();
   return {};
@@ -521,6 +560,18 @@ RunResult runStateMachine(const ProgramDescriptor &program, Device &device,
                           uint32_t lanes, uint32_t framePool) {
   RunResult result;
   result.schedule = Schedule::StateMachine;
+  for (const OwnerDesc &owner : program.owners)
+    if (owner.policy.present()) {
+      result.status = Status::error(ErrorKind::Unsupported,
+                                    "owner '" + owner.name +
+                                        "' has a storage policy; the "
+                                        "state-machine schedule gives every "
+                                        "worker a private share of the "
+                                        "owner's slots and never asks for "
+                                        "availability (run the wavefront "
+                                        "schedule)");
+      return result;
+    }
   ProgramShape shape;
   result.status = ProgramShape::build(program, shape);
   if (result.status.ok())

@@ -577,3 +577,148 @@ TEST(Decision, CanonicalRefillAndSelection) {
   EXPECT_EQ(invocations[0], 1u);
   EXPECT_EQ(invocations[1], 4u);
 }
+
+//===----------------------------------------------------------------------===//
+// owner_policy.h: compiled owner policies in the decision, against hand
+// derivations. The hooks below have the CPU backend's calling convention of
+// a lowered policy function (memref descriptors, then C and L).
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+using sluice::runtime::OwnerPolicy;
+using sluice::runtime::PolicyHook;
+using sluice::runtime::PolicyHooks;
+
+#define POLICY_MEMREFS                                                         \
+  int64_t *, int64_t *storage, int64_t, int64_t, int64_t, uint32_t *,          \
+      uint32_t *counts, int64_t, int64_t, int64_t
+
+// The append allocator of examples/append_allocator.mlir; storage[0] is the
+// extent.
+int64_t appendAvailable(POLICY_MEMREFS, int64_t capacity, int64_t live) {
+  (void)counts;
+  return live == 0 ? capacity : capacity - storage[0];
+}
+void appendReclaim(POLICY_MEMREFS, int64_t, int64_t live) {
+  (void)counts;
+  if (live == 0)
+    storage[0] = 0;
+}
+void appendGrow(POLICY_MEMREFS, int64_t, int64_t, int64_t slots) {
+  (void)counts;
+  storage[0] += slots;
+}
+void bumpCount(POLICY_MEMREFS, int64_t, int64_t, int64_t) {
+  (void)storage;
+  ++counts[0];
+}
+int64_t ignoreLive(POLICY_MEMREFS, int64_t capacity, int64_t) {
+  (void)storage, (void)counts;
+  return capacity;
+}
+#undef POLICY_MEMREFS
+
+OwnerPolicy appendPolicy() {
+  OwnerPolicy policy;
+  policy.storageWords = 1;
+  policy.functions[size_t(PolicyHook::Availability)] =
+      reinterpret_cast<void *>(&appendAvailable);
+  policy.functions[size_t(PolicyHook::PrepareForAdmission)] =
+      reinterpret_cast<void *>(&appendReclaim);
+  policy.functions[size_t(PolicyHook::PrepareForProducer)] =
+      reinterpret_cast<void *>(&appendGrow);
+  policy.symbols = {"reclaim", "available", "", "grow"};
+  return policy;
+}
+
+} // namespace
+
+TEST(OwnerPolicy, AppendAllocatorKeepsItsExtentUntilTheOwnerIsEmpty) {
+  namespace d = sluice::decision;
+  TinyProgram p;
+  OwnerPolicy policy = appendPolicy();
+  const OwnerPolicy *policies[] = {&policy};
+  std::string names[] = {"O"};
+  PolicyHooks hooks(policies, names);
+  hooks.beginRun(p.t, p.c);
+  d::Record r;
+  // Iteration 0: refill 2 at A; L = 0, so the extent is reclaimed (0) and
+  // A = C = 4; 2 * 3 = 6 > 4: the prefix floor(4 / 3) = 1, extent 0 + 3.
+  ASSERT_EQ(d::decide(p.t, p.c, 0, r, hooks), d::kContinue);
+  EXPECT_EQ(r.action, d::kActionAdmitPartially);
+  EXPECT_EQ(r.dispatched, 1u);
+  EXPECT_EQ(r.availability, 4u);
+  // The admitted frame moved to B and published 1 item of its 3 slots.
+  p.counts[0] = 1, p.counts[1] = 1, p.counts[2] = 1;
+  p.live[0] = 1, p.published[0] = 1;
+  // Iteration 1: A (1) ties B (1) and O (1): A. L = 1 keeps the extent:
+  // A = C - 3 = 1 (the default would be C - L = 3); 1 * 3 > 1 and
+  // floor(1 / 3) = 0: blocked, drain O's only stage (global 2).
+  ASSERT_EQ(d::decide(p.t, p.c, 1, r, hooks), d::kContinue);
+  EXPECT_EQ(r.action, d::kActionDrain);
+  EXPECT_EQ(r.blockingOwner, 0u);
+  EXPECT_EQ(r.availability, 1u);
+  EXPECT_EQ(r.dispatchedStage, 2u);
+  EXPECT_EQ(r.dispatched, 1u);
+  EXPECT_TRUE(hooks.fault().ok());
+}
+
+TEST(OwnerPolicy, AHookThatChangesACountStopsTheDecision) {
+  namespace d = sluice::decision;
+  TinyProgram p;
+  OwnerPolicy policy;
+  policy.functions[size_t(PolicyHook::PrepareForProducer)] =
+      reinterpret_cast<void *>(&bumpCount);
+  policy.symbols[size_t(PolicyHook::PrepareForProducer)] = "bump";
+  const OwnerPolicy *policies[] = {&policy};
+  std::string names[] = {"O"};
+  PolicyHooks hooks(policies, names);
+  hooks.beginRun(p.t, p.c);
+  d::Record r;
+  // Iteration 0 admits 1 invocation, then the hook bumps O's count 0 -> 1.
+  ASSERT_EQ(d::decide(p.t, p.c, 0, r, hooks), d::kPolicyFault);
+  EXPECT_EQ(hooks.fault().kind(), sluice::runtime::ErrorKind::CountMismatch);
+  EXPECT_EQ(hooks.fault().message(),
+            "owner 'O': hook prepare_for_producer (@bump) changed the stage "
+            "counts [0] to [1]; owner hooks are storage-only");
+}
+
+TEST(OwnerPolicy, AvailabilityAboveTheFreeSlotsStopsTheDecision) {
+  namespace d = sluice::decision;
+  TinyProgram p;
+  OwnerPolicy policy;
+  policy.functions[size_t(PolicyHook::Availability)] =
+      reinterpret_cast<void *>(&ignoreLive);
+  policy.symbols[size_t(PolicyHook::Availability)] = "full";
+  const OwnerPolicy *policies[] = {&policy};
+  std::string names[] = {"O"};
+  PolicyHooks hooks(policies, names);
+  hooks.beginRun(p.t, p.c);
+  // One item live, A still at its frame: the hook says C = 4 > C - L = 3.
+  p.counts[0] = 1, p.counts[1] = 1, p.counts[2] = 1;
+  p.live[0] = 1, p.published[0] = 1;
+  p.c.freeFrames = 0, p.c.lanesStarted = 2;
+  d::Record r;
+  ASSERT_EQ(d::decide(p.t, p.c, 1, r, hooks), d::kPolicyFault);
+  EXPECT_EQ(hooks.fault().kind(),
+            sluice::runtime::ErrorKind::AvailabilityOutOfRange);
+  EXPECT_EQ(hooks.fault().message(),
+            "owner 'O' reported availability 4 from hook availability "
+            "(@full) but only C - L = 4 - 1 = 3 slots are free");
+}
+
+TEST(OwnerPolicy, StorageStartsAtZeroEveryRun) {
+  OwnerPolicy policy = appendPolicy();
+  sluice::runtime::CompiledPolicyClient client(policy);
+  uint32_t counts[1] = {0};
+  sluice::runtime::OwnerView view;
+  view.name = "O";
+  view.capacity = 4;
+  view.stageCounts = counts;
+  client.beginRun(view);
+  client.prepareForProducer(view, 3);
+  EXPECT_EQ(client.storage()[0], 3);
+  client.beginRun(view);
+  EXPECT_EQ(client.storage()[0], 0);
+}

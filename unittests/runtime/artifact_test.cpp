@@ -166,4 +166,59 @@ TEST(Artifact, RefusesASortKeyThatIsNoOrderableField) {
       "type vector<2xf32>; a sort key is an integer, index, f32 or f64");
 }
 
+// An owner with a storage policy; `policy` is its JSON.
+std::string policyDescriptor(const std::string &policy) {
+  return R"({
+  "version": 2, "name": "p", "entry_stage": 0, "publish_stride": 1,
+  "main_stages": [{"name": "entry", "kernel": "k_entry"}],
+  "owners": [{"name": "arena", "capacity": 4, "item_size": 4,
+              "payload": ["i32"], "stages": [{"name": "a", "kernel": "k_a"}],
+              "policy": )" +
+         policy + R"(}],
+  "producers": [{"stage": 0, "owner": 0, "bound": 1, "publish_base": 0}],
+  "frame": {"layout": "soa", "fields": [
+    {"name": "lane", "type": "i32", "size": 4, "align": 4}]},
+  "counters": {"stage_base": 0, "alloc_base": 2, "release_base": 3, "size": 4},
+  "inputs": [], "bindings": [], "check_bounds": false
+})";
+}
+
+TEST(Artifact, ReadsAnOwnerPolicy) {
+  rt::CompiledProgram program;
+  rt::Status status = rt::parseDescriptor(
+      policyDescriptor(
+          R"({"storage": 2, "availability": "f", "prepare_for_producer": "g"})"),
+      "<test>", program);
+  ASSERT_TRUE(status.ok()) << status.describe();
+  const rt::CompiledOwner &owner = program.owners[0];
+  EXPECT_EQ(owner.policyStorage, 2u);
+  EXPECT_EQ(owner.policyHooks[size_t(rt::PolicyHook::Availability)], "f");
+  EXPECT_EQ(owner.policyHooks[size_t(rt::PolicyHook::PrepareForProducer)], "g");
+  EXPECT_EQ(owner.policyHooks[size_t(rt::PolicyHook::AdmissionStage)], "");
+  // The runtime descriptor names the symbols; the backend resolves them.
+  rt::ProgramDescriptor runtime = program.runtimeDescriptor(nullptr, nullptr);
+  EXPECT_EQ(runtime.owners[0].policy.storageWords, 2u);
+  EXPECT_EQ(runtime.owners[0].policy.symbols[1], "f");
+  EXPECT_FALSE(runtime.owners[0].policy.present());
+}
+
+TEST(Artifact, RefusesAMalformedOwnerPolicy) {
+  rt::CompiledProgram program;
+  auto message = [&](const std::string &policy) {
+    return rt::parseDescriptor(policyDescriptor(policy), "<test>", program)
+        .message();
+  };
+  EXPECT_EQ(message(R"({"availabilty": "f"})"),
+            "<test>: descriptor: 'owners[0].policy.availabilty' is not a "
+            "policy hook (prepare_for_admission, availability, "
+            "admission_stage, prepare_for_producer) or storage");
+  EXPECT_EQ(message(R"({"availability": ""})"),
+            "<test>: descriptor: 'owners[0].policy.availability' is an empty "
+            "symbol");
+  EXPECT_EQ(message(R"({"storage": 1})"),
+            "<test>: descriptor: 'owners[0].policy' names no hook");
+  EXPECT_EQ(message(R"([1])"),
+            "<test>: descriptor: 'owners[0].policy' is not an object");
+}
+
 } // namespace

@@ -633,3 +633,64 @@ TEST(DevicePlacementVerdicts, ARunBeforeAllocateIsRefused) {
   EXPECT_EQ(status.kind(), ErrorKind::InvalidState);
   EXPECT_EQ(status.message(), "device placement: a run before allocate()");
 }
+
+namespace {
+
+// Bumps the count of the owner's first stage: not storage-only.
+class CountChangingClient final : public CapacityOwnerClient {
+public:
+  void prepareForProducer(const OwnerView &owner, uint64_t) override {
+    ++const_cast<uint32_t *>(owner.stageCounts.data())[0];
+  }
+};
+
+int64_t fullAvailability(int64_t *, int64_t *, int64_t, int64_t, int64_t,
+                         uint32_t *, uint32_t *, int64_t, int64_t, int64_t,
+                         int64_t capacity, int64_t live) {
+  return capacity - live;
+}
+
+} // namespace
+
+TEST(SchedulerErrors, ClientThatChangesACountIsNotStorageOnly) {
+  // 4 lanes, pool 4, C = 4: iteration 0 admits all 4 into an empty owner,
+  // then the client's prepare_for_producer turns counts [0, 0] into [1, 0].
+  ScriptedProgram program;
+  poolProgram(program, 4);
+  CpuDevice device(CpuDeviceOptions{1});
+  SchedulerOptions options;
+  options.framePool = 4;
+  WavefrontScheduler scheduler(program.descriptor(), device, options);
+  CountChangingClient client;
+  scheduler.setOwnerClient(0, &client);
+  RunResult result = scheduler.run(4);
+  ASSERT_EQ(result.status.kind(), ErrorKind::CountMismatch);
+  EXPECT_EQ(result.status.message(),
+            "owner 'pool': hook prepare_for_producer changed the stage counts "
+            "[0, 0] to [1, 0]; owner hooks are storage-only");
+}
+
+TEST(SchedulerErrors, HostClientCannotReplaceACompiledPolicy) {
+  ScriptedProgram program;
+  poolProgram(program, 2);
+  ProgramDescriptor descriptor = program.descriptor();
+  descriptor.owners[0].policy.functions[size_t(PolicyHook::Availability)] =
+      reinterpret_cast<void *>(&fullAvailability);
+  descriptor.owners[0].policy.symbols[size_t(PolicyHook::Availability)] =
+      "full_availability";
+  CpuDevice device(CpuDeviceOptions{1});
+  WavefrontScheduler scheduler(descriptor, device);
+  OverReportingClient client;
+  scheduler.setOwnerClient(0, &client);
+  RunResult result = scheduler.run(2);
+  ASSERT_EQ(result.status.kind(), ErrorKind::InvalidArgument);
+  EXPECT_EQ(result.status.message(),
+            "owner 'pool' has a storage policy compiled from the program; a "
+            "host client cannot replace it");
+  // Without the client the compiled policy (A = C - L) runs the program.
+  scheduler.setOwnerClient(0, nullptr);
+  program.resetLogs();
+  RunResult retry = scheduler.run(2);
+  ASSERT_TRUE(retry.status.ok()) << retry.status.describe();
+  EXPECT_EQ(program.verifyCompleteRun(), "");
+}

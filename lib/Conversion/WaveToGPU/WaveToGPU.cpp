@@ -14,6 +14,7 @@
 #include "sluice/Conversion/WaveToGPU/ProgramDescriptor.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
@@ -88,14 +89,17 @@ public:
         ownerStages.push_back(stageEntry(handler.getStage(), *kernel));
       }
       SmallVector<Type> payload = owner.getPayloadTypes();
-      ownerEntries.push_back(builder.getDictionaryAttr({
+      SmallVector<NamedAttribute> entry{
           builder.getNamedAttr("name", owner.getSymNameAttr()),
           builder.getNamedAttr("capacity", owner.getCapacityAttr()),
           builder.getNamedAttr("item_size",
                                builder.getI64IntegerAttr(itemSize(payload))),
           builder.getNamedAttr("payload", owner.getPayload()),
           builder.getNamedAttr("stages", builder.getArrayAttr(ownerStages)),
-      }));
+      };
+      if (DictionaryAttr policy = policyEntry(owner))
+        entry.push_back(builder.getNamedAttr("policy", policy));
+      ownerEntries.push_back(builder.getDictionaryAttr(entry));
     }
     if (failed(lowerBindings()))
       return failure();
@@ -229,6 +233,25 @@ private:
   }
 
   int64_t globalStageCount() { return stages.size() + totalOwnerStages; }
+
+  /// The descriptor's `policy` of an owner: its storage words and, per hook
+  /// it names, the function, which stays in the module (public, so that a
+  /// backend can export it) to be compiled with the kernels.
+  DictionaryAttr policyEntry(pool::OwnerOp owner) {
+    if (!owner.getPolicyAttr())
+      return nullptr;
+    SmallVector<NamedAttribute> entries{builder.getNamedAttr(
+        "storage", builder.getI64IntegerAttr(owner.getPolicyStorageWords()))};
+    for (StringRef hook : pool::OwnerOp::getPolicyHookNames()) {
+      FlatSymbolRefAttr name = owner.getPolicyHook(hook);
+      if (!name)
+        continue;
+      if (auto function = module.lookupSymbol<func::FuncOp>(name))
+        function.setPublic();
+      entries.push_back(builder.getNamedAttr(hook, name));
+    }
+    return builder.getDictionaryAttr(entries);
+  }
   int64_t allocBase() { return state.shape.allocBase; }
   int64_t releaseBase() { return state.shape.releaseBase; }
 

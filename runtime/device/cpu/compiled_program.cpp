@@ -273,6 +273,26 @@ Status loadCpuKernels(const Artifact &artifact, const CompiledBackend &backend,
   return laneInputArrays(compiled, options.lanes, 8, shape.inputs);
 }
 
+// The owners' policy hooks: functions of the CPU kernels, exported under
+// their own names (docs/artifact.md "Owner policies").
+Status resolvePolicyHooks(const Artifact &artifact, const SharedObject &object,
+                          ProgramDescriptor &program) {
+  for (OwnerDesc &owner : program.owners)
+    for (size_t h = 0; h < kPolicyHookCount; ++h) {
+      const std::string &symbol = owner.policy.symbols[h];
+      if (symbol.empty())
+        continue;
+      owner.policy.functions[h] = object.symbol(symbol);
+      if (!owner.policy.functions[h])
+        return Status::error(ErrorKind::InvalidDescriptor,
+                             artifact.origin() + ": the CPU kernels have no " +
+                                 symbol + " for the " +
+                                 policyHookName(PolicyHook(h)) +
+                                 " policy hook of owner '" + owner.name + "'");
+    }
+  return Status::success();
+}
+
 // The extents table is resident buffer n, after the n bindings (KernelABI.h).
 template <typename Store>
 Status storeExtentsTable(const CompiledProgram &compiled,
@@ -303,8 +323,12 @@ public:
         !status.ok())
       return status;
     const CompiledProgram &compiled = artifact.program();
-    return initialize(compiled,
-                      compiled.runtimeDescriptor(waveStageKernel, &context_));
+    ProgramDescriptor program =
+        compiled.runtimeDescriptor(waveStageKernel, &context_);
+    if (Status status = resolvePolicyHooks(artifact, object_, program);
+        !status.ok())
+      return status;
+    return initialize(compiled, std::move(program), "cpu");
   }
 
   Device &device() override { return device_; }
@@ -374,7 +398,11 @@ public:
         !status.ok())
       return status;
     const CompiledProgram &compiled = artifact.program();
-    return initialize(compiled, compiled.runtimeDescriptor(nullptr, nullptr));
+    ProgramDescriptor program = compiled.runtimeDescriptor(nullptr, nullptr);
+    if (Status status = resolvePolicyHooks(artifact, object_, program);
+        !status.ok())
+      return status;
+    return initialize(compiled, std::move(program), "cpu-staged");
   }
 
   Device &device() override { return device_; }

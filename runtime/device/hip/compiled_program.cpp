@@ -24,7 +24,7 @@ public:
 
   Status initialize(const CompiledProgram &compiled) {
     return CompiledLoadedProgram::initialize(
-        compiled, compiled.runtimeDescriptor(nullptr, nullptr));
+        compiled, compiled.runtimeDescriptor(nullptr, nullptr), "hip");
   }
 
   Device &device() override { return *device_; }

@@ -3,10 +3,12 @@
 #include "sluice/Dialect/Pool/IR/PoolOps.h"
 #include "sluice/Dialect/Wave/IR/WaveOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -108,6 +110,107 @@ SmallVector<Type> OwnerOp::getPayloadTypes() {
   return llvm::to_vector(getPayload().getAsValueRange<TypeAttr>());
 }
 
+ArrayRef<StringRef> OwnerOp::getPolicyHookNames() {
+  static const StringRef names[] = {"prepare_for_admission", "availability",
+                                    "admission_stage", "prepare_for_producer"};
+  return names;
+}
+
+/// The policy key holding the number of storage words.
+static constexpr StringLiteral kPolicyStorageKey = "storage";
+
+FlatSymbolRefAttr OwnerOp::getPolicyHook(StringRef hook) {
+  DictionaryAttr policy = getPolicyAttr();
+  return policy ? policy.getAs<FlatSymbolRefAttr>(hook) : nullptr;
+}
+
+int64_t OwnerOp::getPolicyStorageWords() {
+  DictionaryAttr policy = getPolicyAttr();
+  auto words = policy ? policy.getAs<IntegerAttr>(kPolicyStorageKey) : nullptr;
+  return words ? words.getInt() : 0;
+}
+
+FunctionType OwnerOp::getPolicyHookType(StringRef hook) {
+  MLIRContext *context = getContext();
+  Type i32 = IntegerType::get(context, 32);
+  Type i64 = IntegerType::get(context, 64);
+  SmallVector<Type> inputs{MemRefType::get({getPolicyStorageWords()}, i64),
+                           MemRefType::get({int64_t(getStages().size())}, i32),
+                           i64, i64};
+  SmallVector<Type> results;
+  if (hook == "availability")
+    results.push_back(i64);
+  else if (hook == "admission_stage")
+    results.push_back(i32);
+  else if (hook == "prepare_for_producer")
+    inputs.push_back(i64); // the admitted slots
+  return FunctionType::get(context, inputs, results);
+}
+
+/// The policy dictionary: known keys, symbol hooks, a word count.
+static LogicalResult verifyPolicy(OwnerOp owner, DictionaryAttr policy) {
+  bool namesHook = false;
+  for (NamedAttribute entry : policy) {
+    StringRef key = entry.getName().getValue();
+    if (key == kPolicyStorageKey) {
+      auto words = dyn_cast<IntegerAttr>(entry.getValue());
+      if (!words || !words.getType().isSignlessInteger(64) ||
+          words.getInt() < 0 || uint64_t(words.getInt()) > UINT32_MAX)
+        return owner.emitOpError("policy 'storage' must be an i64 word count "
+                                 "in [0, 4294967295], got ")
+               << entry.getValue();
+      continue;
+    }
+    if (!llvm::is_contained(OwnerOp::getPolicyHookNames(), key))
+      return owner.emitOpError("policy has unknown key '")
+             << key << "'; it takes "
+             << llvm::join(OwnerOp::getPolicyHookNames(), ", ") << " and "
+             << kPolicyStorageKey;
+    if (!isa<FlatSymbolRefAttr>(entry.getValue()))
+      return owner.emitOpError("policy hook '")
+             << key << "' must name a 'func.func' (@symbol), got "
+             << entry.getValue();
+    namesHook = true;
+  }
+  if (!namesHook)
+    return owner.emitOpError("policy names no hook; it takes ")
+           << llvm::join(OwnerOp::getPolicyHookNames(), ", ");
+  return success();
+}
+
+LogicalResult OwnerOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  for (StringRef hook : getPolicyHookNames()) {
+    FlatSymbolRefAttr name = getPolicyHook(hook);
+    if (!name)
+      continue;
+    auto function =
+        symbolTable.lookupNearestSymbolFrom<func::FuncOp>(*this, name);
+    if (!function)
+      return emitOpError("policy hook '")
+             << hook << "' names " << name << ", which is not a 'func.func'";
+    if (function.isDeclaration()) {
+      InFlightDiagnostic diag = emitOpError("policy hook '")
+                                << hook << "' names " << name
+                                << ", which has no body; a policy is "
+                                   "compiled from the program's own functions";
+      diag.attachNote(function.getLoc()) << "declared here";
+      return diag;
+    }
+    FunctionType expected = getPolicyHookType(hook);
+    if (function.getFunctionType() != expected) {
+      InFlightDiagnostic diag =
+          emitOpError("policy hook '")
+          << hook << "' " << name << " has type " << function.getFunctionType()
+          << ", but @" << getSymName() << "'s hook takes " << expected
+          << " (storage, stage counts, capacity, live"
+          << (hook == "prepare_for_producer" ? ", admitted slots)" : ")");
+      diag.attachNote(function.getLoc()) << "function declared here";
+      return diag;
+    }
+  }
+  return success();
+}
+
 LogicalResult OwnerOp::verify() {
   if (uint64_t(getCapacity()) > UINT32_MAX)
     return emitOpError("capacity ")
@@ -123,6 +226,8 @@ LogicalResult OwnerOp::verify() {
     if (!seen.insert(stage).second)
       return emitOpError("stage '") << stage << "' appears more than once";
   }
+  if (DictionaryAttr policy = getPolicyAttr())
+    return verifyPolicy(*this, policy);
   return success();
 }
 

@@ -68,7 +68,8 @@ def Pool_ItemType : TypeDef<Pool_Dialect, "Item"> {
 }
 
 def Pool_OwnerOp : Pool_Op<"owner", [
-    Symbol, SingleBlock, NoTerminator, NoRegionArguments, IsolatedFromAbove]> {
+    Symbol, SingleBlock, NoTerminator, NoRegionArguments, IsolatedFromAbove,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "A capacity owner with ordered stages and one handler per stage";
   let description = [{
     Declares a bounded pool of `capacity` slots shared by the ordered `stages`.
@@ -85,23 +86,69 @@ def Pool_OwnerOp : Pool_Op<"owner", [
       }
     }
     ```
+
+    An owner may name functions of the program as its **storage policy**
+    (DESIGN.md §2.1): the hooks the runtime calls around admission, compiled
+    like the handlers. Every hook receives the owner's private storage
+    (`storage` 64-bit words, zero when a run starts), its stage counts
+    `q[0..k)`, its capacity `C` and its live total `L`:
+
+    | key | signature (`N` = storage, `k` = stages) | default |
+    |---|---|---|
+    | `availability` | `(memref<Nxi64>, memref<kxi32>, i64 C, i64 L) -> i64` | `C - L` |
+    | `prepare_for_admission` | `(memref<Nxi64>, memref<kxi32>, i64 C, i64 L) -> ()` | nothing |
+    | `prepare_for_producer` | `(memref<Nxi64>, memref<kxi32>, i64 C, i64 L, i64 slots) -> ()` | nothing |
+    | `admission_stage` | `(memref<Nxi64>, memref<kxi32>, i64 C, i64 L) -> i32` | first non-empty stage |
+
+    Hooks are storage-only: they may change the storage, never a count (the
+    runtime compares the counts before and after every hook and stops the
+    run with a protocol error naming the owner and the hook). The
+    availability must satisfy `0 <= A <= C - L`, and `A == C` when `L == 0`.
+
+    ```mlir
+    pool.owner @arena capacity 64 stages ["use"] payload [i32]
+        policy {availability = @arena_available,
+                prepare_for_producer = @arena_grow, storage = 1} {
+      pool.handler "use" (%item) {
+        pool.release %item
+      }
+    }
+    ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        ConfinedAttr<I64Attr, [IntPositive]>:$capacity,
                        StrArrayAttr:$stages,
-                       TypeArrayAttr:$payload);
+                       TypeArrayAttr:$payload,
+                       OptionalAttr<DictionaryAttr>:$policy);
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = [{
     $sym_name `capacity` $capacity `stages` $stages `payload` $payload
-    attr-dict-with-keyword $body
+    (`policy` $policy^)? attr-dict-with-keyword $body
   }];
   let hasVerifier = 1;
   let hasRegionVerifier = 1;
+  let builders = [
+    // An owner without a policy (the default owner policy).
+    OpBuilder<(ins "::llvm::StringRef":$sym_name, "int64_t":$capacity,
+                   "::mlir::ArrayAttr":$stages, "::mlir::ArrayAttr":$payload),
+    [{
+      build($_builder, $_state, sym_name, capacity, stages, payload,
+            /*policy=*/nullptr);
+    }]>];
   let extraClassDeclaration = [{
     /// Index of `stage` in the stage list, or -1.
     int64_t getStageIndex(::llvm::StringRef stage);
     /// The payload element types.
     ::llvm::SmallVector<::mlir::Type> getPayloadTypes();
+    /// The function the policy names for `hook` (a key of the policy
+    /// dictionary, e.g. "availability"), or null.
+    ::mlir::FlatSymbolRefAttr getPolicyHook(::llvm::StringRef hook);
+    /// The policy's storage words (0 without a policy).
+    int64_t getPolicyStorageWords();
+    /// The signature the policy hook `hook` must have for this owner.
+    ::mlir::FunctionType getPolicyHookType(::llvm::StringRef hook);
+    /// The hooks a policy may name, in the order the runtime calls them.
+    static ::llvm::ArrayRef<::llvm::StringRef> getPolicyHookNames();
   }];
 }
 

@@ -79,8 +79,17 @@ Status validateOwnerCounts(std::string_view owner,
                            uint64_t observedTotal, uint32_t capacity);
 
 // 0 <= A <= C - L, and A == C when the owner is empty (progress rule).
+// `hook`, when given, names where A came from (a compiled policy's
+// availability hook reports a signed value: above INT64_MAX it is negative).
 Status validateAvailability(std::string_view owner, uint32_t live,
-                            uint32_t capacity, uint64_t availability);
+                            uint32_t capacity, uint64_t availability,
+                            std::string_view hook = {});
+
+// Owner hooks are storage-only: the stage counts before and after one are
+// equal. The error names the owner, the hook and both counts.
+Status validateStorageOnly(std::string_view owner, std::string_view hook,
+                           std::span<const uint32_t> before,
+                           std::span<const uint32_t> after);
 
 // A producer's bound must be >= 1 and <= C, otherwise it can never run.
 Status validateProducerBound(std::string_view stage, std::string_view owner,

@@ -53,6 +53,8 @@ public:
   // The device placement: the decision loop runs in the device (decision.h
   // and the router's device form), the same code the GPU placements run.
   Status residentSupport() const override;
+  // The device loop calls compiled owner policies (owner_policy.h).
+  bool runsOwnerPolicies() const override { return true; }
   Status runResident(const ResidentRun &run, ResidentLog &log) override;
 
 private:

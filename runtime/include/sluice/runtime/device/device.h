@@ -110,6 +110,10 @@ public:
   // loop itself, otherwise why not (the scheduler then keeps the host
   // placement and says so).
   virtual Status residentSupport() const;
+  // Whether the device placement calls the owners' compiled storage
+  // policies (OwnerDesc::policy); a device that does not keeps the host
+  // placement for programs that have one.
+  virtual bool runsOwnerPolicies() const { return false; }
   // Runs every iteration on the device, after allocate(). Fills `log`; a
   // non-success status is a device failure, protocol faults are in `log`.
   virtual Status runResident(const ResidentRun &run, ResidentLog &log);

@@ -15,6 +15,7 @@
 #include "sluice/runtime/device/gpu_abi.h"
 #include "sluice/runtime/wavefront/program.h"
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <span>
@@ -63,6 +64,17 @@ struct CompiledOwner {
   std::vector<std::string> payload; // element types, MLIR spelling
   std::vector<CompiledStage> stages;
   uint32_t publishBase = 0; // in the compiled publish record
+  // The storage policy (docs/artifact.md "Owner policies"): per PolicyHook
+  // the function's symbol in the backend's code ("" for the default), and
+  // the words of owner-private storage.
+  std::array<std::string, kPolicyHookCount> policyHooks;
+  uint32_t policyStorage = 0;
+  bool hasPolicy() const {
+    for (const std::string &hook : policyHooks)
+      if (!hook.empty())
+        return true;
+    return false;
+  }
 };
 
 struct CompiledProducer {

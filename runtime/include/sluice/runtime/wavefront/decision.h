@@ -174,6 +174,33 @@ enum Verdict : u32 {
   kCountFault = 2,     // the counts break L <= C, linearity or the pool sum
   kIterationLimit = 3, // maxIterations reached before the end
   kNoProgress = 4,     // unfinished lanes but no stage holds work
+  kPolicyFault = 5,    // an owner policy hook broke its contract (it says how)
+};
+
+// The default owner policy: A = C - L, drain the first non-empty stage, no
+// storage work. A policy is a type with these four members; each returns
+// false when the hook broke its contract (storage-only, 0 <= A <= C - L,
+// A == C when empty, a non-empty drain stage), and decide() then stops with
+// kPolicyFault. The owner's counts are c.stageCounts + t.ownerStageBase[o].
+struct DefaultPolicy {
+  SLUICE_DECISION_FN bool prepareForAdmission(const Tables &, Counts &, u32) {
+    return true;
+  }
+  SLUICE_DECISION_FN bool availability(const Tables &t, Counts &c, u32 owner,
+                                       u64 &out) {
+    out = u64(t.ownerCapacity[owner]) - c.ownerLive[owner];
+    return true;
+  }
+  SLUICE_DECISION_FN bool admissionStage(const Tables &t, Counts &c, u32 owner,
+                                         u32 &out) {
+    out = firstNonEmpty(c.stageCounts + t.ownerStageBase[owner],
+                        t.ownerStageCount[owner]);
+    return true;
+  }
+  SLUICE_DECISION_FN bool prepareForProducer(const Tables &, Counts &, u32,
+                                             u64) {
+    return true;
+  }
 };
 
 // L <= C, total == sum of the owner's stage counts, published - released ==
@@ -210,13 +237,16 @@ SLUICE_DECISION_FN u32 refillCount(const Tables &t, const Counts &c) {
   return left < c.freeFrames ? u32(left) : c.freeFrames;
 }
 
-// One iteration of the decision under the default owner policy (A = C - L,
-// drain the first non-empty stage, no storage work), from the counts after
-// the previous dispatch. On kContinue the refill is applied to `c` (entry
-// stage, free frames, lanes started) and `r` names the dispatch; the caller
-// then refills and dispatches in the canonical order.
+// One iteration of the decision under the owner policy `policy` (the hooks
+// in the host scheduler's order: per producer edge prepare_for_admission then
+// availability; the blocking owner's admission stage; per edge
+// prepare_for_producer), from the counts after the previous dispatch. On
+// kContinue the refill is applied to `c` (entry stage, free frames, lanes
+// started) and `r` names the dispatch; the caller then refills and
+// dispatches in the canonical order.
+template <typename Policy>
 SLUICE_DECISION_FN Verdict decide(const Tables &t, Counts &c, u64 iteration,
-                                  Record &r) {
+                                  Record &r, Policy &policy) {
   if (!countsConsistent(t, c))
     return kCountFault;
   if (runComplete(t, c))
@@ -247,7 +277,10 @@ SLUICE_DECISION_FN Verdict decide(const Tables &t, Counts &c, u64 iteration,
   bool first = true;
   for (u32 e = t.producerBegin[chosen]; e < t.producerBegin[chosen + 1]; ++e) {
     u32 owner = t.edgeOwner[e];
-    u64 availability = u64(t.ownerCapacity[owner]) - c.ownerLive[owner];
+    u64 availability = 0;
+    if (!policy.prepareForAdmission(t, c, owner) ||
+        !policy.availability(t, c, owner, availability))
+      return kPolicyFault;
     Admission a = admit(r.waiting, t.edgeBound[e], availability,
                         t.partialAdmission != 0);
     if (a.outcome == kAdmitBlocked && r.blockingOwner == kNone) {
@@ -262,8 +295,9 @@ SLUICE_DECISION_FN Verdict decide(const Tables &t, Counts &c, u64 iteration,
   if (r.blockingOwner != kNone) {
     // Not empty: an empty owner has A = C >= b.
     u32 base = t.ownerStageBase[r.blockingOwner];
-    u32 drain =
-        firstNonEmpty(c.stageCounts + base, t.ownerStageCount[r.blockingOwner]);
+    u32 drain = kNone;
+    if (!policy.admissionStage(t, c, r.blockingOwner, drain))
+      return kPolicyFault;
     r.action = kActionDrain;
     r.dispatchedStage = base + drain;
     r.dispatched = c.stageCounts[base + drain];
@@ -273,7 +307,18 @@ SLUICE_DECISION_FN Verdict decide(const Tables &t, Counts &c, u64 iteration,
                                                : kActionAdmit;
   r.dispatched = combined.admitted;
   r.availability = limiting;
+  for (u32 e = t.producerBegin[chosen]; e < t.producerBegin[chosen + 1]; ++e)
+    if (!policy.prepareForProducer(t, c, t.edgeOwner[e],
+                                   u64(combined.admitted) * t.edgeBound[e]))
+      return kPolicyFault;
   return kContinue;
+}
+
+// decide() under the default owner policy.
+SLUICE_DECISION_FN Verdict decide(const Tables &t, Counts &c, u64 iteration,
+                                  Record &r) {
+  DefaultPolicy policy;
+  return decide(t, c, iteration, r, policy);
 }
 
 //===----------------------------------------------------------------------===//

@@ -10,6 +10,7 @@
 #ifndef SLUICE_RUNTIME_WAVEFRONT_PROGRAM_H
 #define SLUICE_RUNTIME_WAVEFRONT_PROGRAM_H
 
+#include "sluice/runtime/admission/owner_policy.h"
 #include "sluice/runtime/admission/status.h"
 #include "sluice/runtime/device/kernel_abi.h"
 
@@ -52,6 +53,9 @@ struct OwnerDesc {
   uint32_t capacity = 0;
   uint32_t itemSize = 0; // payload bytes per item
   std::vector<StageDesc> stages;
+  // The storage policy compiled from the program (pool.owner ... policy);
+  // none: the default owner policy.
+  OwnerPolicy policy = {};
 };
 
 struct ProducerDesc {

@@ -171,7 +171,9 @@ public:
 
   // Validates the descriptor and allocates device buffers (once).
   Status prepare();
-  // nullptr restores the default client. Clients outlive the scheduler.
+  // nullptr restores the default client (or the owner's compiled policy).
+  // Clients outlive the scheduler. An owner with a compiled policy takes no
+  // client: start() refuses, since the policy would be ignored.
   void setOwnerClient(uint32_t owner, CapacityOwnerClient *client);
   void setObserver(IterationObserver *observer) { observer_ = observer; }
 
@@ -206,6 +208,9 @@ private:
   void accountPreviousDispatch();
   OwnerView ownerView(uint32_t owner) const;
   CapacityOwnerClient &client(uint32_t owner);
+  // The owner's compiled policy when it runs (messages name its hooks).
+  const OwnerPolicy *policyOf(uint32_t owner) const;
+  std::span<uint32_t> ownerCounts(uint32_t owner);
   Status planProducer(uint32_t stage, IterationRecord &record);
   Status finishTrace();
   void logIteration(const IterationRecord &record);
@@ -218,6 +223,8 @@ private:
   Status status_;
   std::vector<CapacityOwnerClient *> clients_;
   CapacityOwnerClient defaultClient_;
+  // Per owner: the client of its compiled policy, or null.
+  std::vector<std::unique_ptr<CompiledPolicyClient>> policyClients_;
   IterationObserver *observer_ = nullptr;
 
   uint32_t lanes_ = 0;
