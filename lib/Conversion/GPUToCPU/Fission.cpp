@@ -426,7 +426,8 @@ private:
   }
 
   /// The stores of `stores` in a lane loop of their own, unless the body's
-  /// last lane loop emitted them (it does unless the body ends with a cut).
+  /// last lane loop emitted them (it does unless the body ends with a cut);
+  /// also a loop's initial values.
   LogicalResult finishCarried(CarriedStores &stores, Location loc) {
     if (stores.slots.empty() || stores.emitted)
       return success();
@@ -529,19 +530,9 @@ private:
     };
 
     Split inits = split(loop.getInits(), *beforeSlots);
-    if (!inits.lane.empty()) {
-      LaneLoop init = openLaneLoop(loc);
-      SmallVector<Value> values;
-      for (Value initial : inits.lane) {
-        FailureOr<Value> value = laneValue(initial, init);
-        if (failed(value))
-          return failure();
-        values.push_back(*value);
-      }
-      for (auto [value, slot] : llvm::zip(values, inits.slots))
-        memref::StoreOp::create(builder, loc, value, slot, init.lane);
-      closeLaneLoop(init);
-    }
+    CarriedStores initial{inits.lane, inits.slots};
+    if (failed(finishCarried(initial, loc)))
+      return failure();
     FailureOr<SmallVector<Value>> initValues = blockValues(inits.uniform);
     if (failed(initValues))
       return failure();
