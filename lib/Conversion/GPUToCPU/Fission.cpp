@@ -538,21 +538,14 @@ private:
       return failure();
     Split forwarded = split(condition.getArgs(), *afterSlots);
     Split yielded = split(yield.getResults(), *beforeSlots);
-    SmallVector<Value> beforeArguments, afterArguments;
-    for (auto [argument, slot] :
-         llvm::zip(loop.getBeforeArguments(), *beforeSlots))
-      if (!slot)
-        beforeArguments.push_back(argument);
-    for (auto [argument, slot] :
-         llvm::zip(loop.getAfterArguments(), *afterSlots))
-      if (!slot)
-        afterArguments.push_back(argument);
-    SmallVector<Type> afterTypes = typesOf(afterArguments);
+    SmallVector<Type> afterTypes =
+        typesOf(split(loop.getAfterArguments(), *afterSlots).uniform);
     auto lowered =
         scf::WhileOp::create(builder, loc, afterTypes, *initValues);
     {
       OpBuilder::InsertionGuard guard(builder);
-      SmallVector<Type> beforeTypes = typesOf(beforeArguments);
+      SmallVector<Type> beforeTypes =
+          typesOf(split(loop.getBeforeArguments(), *beforeSlots).uniform);
       Block *before = builder.createBlock(
           &lowered.getBefore(), {}, beforeTypes,
           SmallVector<Location>(beforeTypes.size(), loc));
