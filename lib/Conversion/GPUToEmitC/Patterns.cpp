@@ -747,9 +747,17 @@ struct UnsignedBinaryLowering : OpConversionPattern<Op> {
   }
 };
 
-/// The layout of a half float type, as the prelude's conversions take it.
-std::pair<int, int> halfLayout(Type type) {
-  return type.isF16() ? std::pair{5, 10} : std::pair{8, 7};
+/// A call of the prelude's conversion `callee` for half float type `half`:
+/// `callee(operand, e, m)` with the type's exponent and mantissa bits.
+Value callHalfConversion(OpBuilder &b, Location loc, StringRef callee,
+                         Type result, Value operand, Type half) {
+  auto [exponent, mantissa] =
+      half.isF16() ? std::pair{5, 10} : std::pair{8, 7};
+  return emitc::CallOpaqueOp::create(
+             b, loc, TypeRange{result}, callee, ValueRange{operand},
+             b.getArrayAttr({b.getIndexAttr(0), b.getI32IntegerAttr(exponent),
+                             b.getI32IntegerAttr(mantissa)}))
+      .getResult(0);
 }
 
 /// arith.extf from f16/bf16: the value, exactly, as a double (the prelude's
@@ -763,23 +771,14 @@ struct HalfExtFLowering : OpConversionPattern<arith::ExtFOp> {
     if (!from.isF16() && !from.isBF16())
       return rewriter.notifyMatchFailure(op, "not from a half float");
     Location loc = op.getLoc();
-    auto [exponent, mantissa] = halfLayout(from);
+    // Unsigned, so that the call's uint32_t parameter does not sign-extend.
     Value bits = castIfNeeded(
         rewriter, loc,
-        IntegerType::get(op.getContext(), 32, IntegerType::Unsigned),
-        castIfNeeded(rewriter, loc,
-                     IntegerType::get(op.getContext(), 16,
-                                      IntegerType::Unsigned),
-                     adaptor.getIn()));
-    Type f64 = rewriter.getF64Type();
-    auto call = emitc::CallOpaqueOp::create(
-        rewriter, loc, TypeRange{f64}, "sluice_half_to_double",
-        ValueRange{bits},
-        rewriter.getArrayAttr({rewriter.getIndexAttr(0),
-                               rewriter.getI32IntegerAttr(exponent),
-                               rewriter.getI32IntegerAttr(mantissa)}));
-    rewriter.replaceOp(op, castIfNeeded(rewriter, loc, op.getType(),
-                                        call.getResult(0)));
+        IntegerType::get(op.getContext(), 16, IntegerType::Unsigned),
+        adaptor.getIn());
+    Value wide = callHalfConversion(rewriter, loc, "sluice_half_to_double",
+                                    rewriter.getF64Type(), bits, from);
+    rewriter.replaceOp(op, castIfNeeded(rewriter, loc, op.getType(), wide));
     return success();
   }
 };
@@ -798,20 +797,14 @@ struct HalfTruncFLowering : OpConversionPattern<arith::TruncFOp> {
       return op.emitOpError("with a rounding mode is not lowered to HIP "
                             "(half floats round to nearest even)");
     Location loc = op.getLoc();
-    auto [exponent, mantissa] = halfLayout(to);
     Value wide = castIfNeeded(rewriter, loc, rewriter.getF64Type(),
                               adaptor.getIn());
-    auto call = emitc::CallOpaqueOp::create(
-        rewriter, loc,
-        TypeRange{IntegerType::get(op.getContext(), 16,
-                                   IntegerType::Unsigned)},
-        "sluice_double_to_half", ValueRange{wide},
-        rewriter.getArrayAttr({rewriter.getIndexAttr(0),
-                               rewriter.getI32IntegerAttr(exponent),
-                               rewriter.getI32IntegerAttr(mantissa)}));
+    Value bits = callHalfConversion(
+        rewriter, loc, "sluice_double_to_half",
+        IntegerType::get(op.getContext(), 16, IntegerType::Unsigned), wide,
+        to);
     rewriter.replaceOp(op, castIfNeeded(rewriter, loc,
-                                        rewriter.getIntegerType(16),
-                                        call.getResult(0)));
+                                        rewriter.getIntegerType(16), bits));
     return success();
   }
 };
