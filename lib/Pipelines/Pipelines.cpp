@@ -439,7 +439,9 @@ LogicalResult compileWaveProgram(ModuleOp module,
       !status.ok())
     return module.emitError(status.message());
   // The hip lowering reads the stage kernels off the descriptor (each
-  // one's body becomes a __device__ function the device placement calls).
+  // one's body becomes a __device__ function the device placement calls);
+  // the spirv lowering knows a wave program's kernels by it (their count
+  // stays at binding 0, KernelABI.h).
   Attribute descriptor = module->getAttr(kProgramDescriptorAttrName);
   module->removeAttr(kProgramDescriptorAttrName);
   if (failed(checkKernelSignatures(module, program)))
@@ -448,7 +450,7 @@ LogicalResult compileWaveProgram(ModuleOp module,
   std::vector<rt::ArtifactSection> sections;
   for (const std::string &backend : options.backends) {
     OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
-    if (backend == "hip" && descriptor)
+    if (backend != "cpu" && descriptor)
       (*copy)->setAttr(kProgramDescriptorAttrName, descriptor);
     rt::ArtifactSection &section = sections.emplace_back();
     LogicalResult lowered =

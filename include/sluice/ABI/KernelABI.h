@@ -13,13 +13,17 @@
  * its dynamic extent (what memref.dim and check-bounds read; unused for a
  * static binding) (docs/compiler.md). How the HIP backend passes these
  * (a pointer plus one int64_t per dynamic dimension) is HIPABI.h.
+ * On Vulkan every argument is a storage buffer at (set 0, binding =
+ * position), the count too: a 32-bit word at binding 0, which the host
+ * placement fills before a dispatch and the device placement's scheduler
+ * writes for an indirect dispatch (docs/spirv-backend.md).
  *
  *===--------------------------------------------------------------------===*/
 #ifndef SLUICE_ABI_KERNELABI_H
 #define SLUICE_ABI_KERNELABI_H
 
 /* Bumped whenever anything below changes; the artifact records it. */
-#define SLUICE_KERNEL_ABI_VERSION 2
+#define SLUICE_KERNEL_ABI_VERSION 3
 
 /* Positions of the arguments every stage kernel takes. */
 enum sluice_kernel_arg {

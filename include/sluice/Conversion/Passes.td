@@ -447,8 +447,11 @@ def SluiceSPIRVPushConstants : Pass<"sluice-spirv-push-constants", "::mlir::spir
     alignment (offset rounded up to the scalar's size), and rewrites the
     access chains that read them. The other arguments keep their bindings;
     the binding of a moved scalar is unused. The host pushes the scalars
-    (vkCmdPushConstants) in that layout: for the wave kernels the 4-byte
-    invocation count, for a launch the scalar operands in order.
+    (vkCmdPushConstants) in that layout: for a launch the scalar operands in
+    order. A wave program's kernels (the enclosing module carries the
+    `sluice.program` descriptor) keep their one scalar, the invocation count
+    at binding 0, in its storage buffer (KernelABI.h): the device placement
+    of the scheduler writes it on the device for an indirect dispatch.
   }];
   let statistics = [
     Statistic<"numBlocks", "push-constant-blocks", "Push-constant blocks created">,

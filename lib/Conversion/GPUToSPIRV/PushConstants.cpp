@@ -10,9 +10,16 @@
 // filling one buffer per scalar; the binding numbers of the other arguments
 // do not change.
 //
+// A wave program's stage kernels (the enclosing module carries the program
+// descriptor) keep their invocation count, the scalar at binding 0, in its
+// storage buffer (KernelABI.h, SLUICE_KERNEL_ABI_VERSION 3): the device
+// placement's scheduler dispatch writes it there and the stage kernel runs
+// through vkCmdDispatchIndirect, so no host-recorded constant can hold it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "sluice/Conversion/Passes.h"
+#include "sluice/Conversion/WaveToGPU/ProgramDescriptor.h"
 
 #include "mlir/Dialect/SPIRV/IR/SPIRVDialect.h"
 #include "mlir/Dialect/SPIRV/IR/SPIRVOps.h"
@@ -48,12 +55,17 @@ struct SluiceSPIRVPushConstantsPass
 
   void runOnOperation() override {
     spirv::ModuleOp module = getOperation();
+    Operation *parent = module->getParentOp();
+    keepCount = parent && parent->hasAttr(sluice::kProgramDescriptorAttrName);
     for (auto entry : module.getOps<spirv::EntryPointOp>()) {
       auto function = module.lookupSymbol<spirv::FuncOp>(entry.getFn());
       if (function && failed(rewrite(module, function)))
         return signalPassFailure();
     }
   }
+
+  // A wave program: the count at binding 0 stays a storage buffer.
+  bool keepCount = false;
 
   LogicalResult rewrite(spirv::ModuleOp module, spirv::FuncOp function) {
     // The scalar blocks this function reads, in binding order.
@@ -62,7 +74,8 @@ struct SluiceSPIRVPushConstantsPass
     function.walk([&](spirv::AddressOfOp address) {
       auto global =
           module.lookupSymbol<spirv::GlobalVariableOp>(address.getVariable());
-      if (global && scalarOfBlock(global))
+      if (global && scalarOfBlock(global) &&
+          !(keepCount && global.getBinding() == 0u))
         scalars[global].push_back(address);
     });
     if (scalars.empty())

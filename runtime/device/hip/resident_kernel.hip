@@ -380,6 +380,7 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
       snapshot[w] = value;
     }
   }
+  __syncthreads(); // the snapshot reads the counts that decide() changes
   if (t == 0) {
     u32 stop = kStopRunning;
     // The dispatch that just ran.

@@ -279,7 +279,11 @@ Status Context::createBuffer(uint64_t bytes, Placement placement,
   create.size = size;
   create.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT |
                  VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
-                 VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+                 VK_BUFFER_USAGE_TRANSFER_DST_BIT |
+                 VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
+  const bool addressed = state.info.bufferDeviceAddress;
+  if (addressed)
+    create.usage |= VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
   create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   VkBuffer handle = VK_NULL_HANDLE;
   VkResult result = fn.vkCreateBuffer(state.device, &create, nullptr, &handle);
@@ -307,6 +311,11 @@ Status Context::createBuffer(uint64_t bytes, Placement placement,
     allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
     allocate.allocationSize = requirements.size;
     allocate.memoryTypeIndex = candidate;
+    VkMemoryAllocateFlagsInfo flags{};
+    flags.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_FLAGS_INFO;
+    flags.flags = VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT;
+    if (addressed)
+      allocate.pNext = &flags;
     result = fn.vkAllocateMemory(state.device, &allocate, nullptr, &memory);
     if (result == VK_SUCCESS) {
       typeIndex = candidate;
@@ -332,6 +341,12 @@ Status Context::createBuffer(uint64_t bytes, Placement placement,
   result = fn.vkBindBufferMemory(state.device, handle, memory, 0);
   if (result != VK_SUCCESS)
     return vkError("vkBindBufferMemory", result);
+  if (addressed) {
+    VkBufferDeviceAddressInfo where{};
+    where.sType = VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO;
+    where.buffer = handle;
+    buffer->address_ = fn.vkGetBufferDeviceAddress(state.device, &where);
+  }
   // DeviceOnly buffers are mapped only when the memory obtained allows it.
   const VkMemoryPropertyFlags hostAccess = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                            VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;

@@ -8,8 +8,16 @@
 
 #include "sluice/runtime/device/vulkan/vulkan.h"
 
+#include "../resident_state.h"
+
 #include <cassert>
+#include <cstdlib>
 #include <cstring>
+
+#ifdef SLUICE_VULKAN_RESIDENT_SHADERS
+#include "sluice_generated/resident_route.spv.h"
+#include "sluice_generated/resident_schedule.spv.h"
+#endif
 
 namespace sluice::runtime {
 
@@ -117,8 +125,8 @@ public:
                 uint32_t count) override {
     if (stage == kernels.size() && !megakernel.empty()) {
       std::unique_ptr<vk::Kernel> kernel;
-      if (Status status = context->createKernel(
-              spirv, megakernel, megakernelBindings, sizeof(uint32_t), kernel);
+      if (Status status = context->createKernel(spirv, megakernel,
+                                                megakernelBindings, 0, kernel);
           !status.ok())
         return status;
       kernels.push_back(std::move(kernel));
@@ -127,16 +135,26 @@ public:
     if (stage >= kernels.size())
       return Status::error(ErrorKind::InvalidArgument,
                            label() + ": no kernel " + std::to_string(stage));
-    bindings.assign(1, countBinding.get());
+    // The count is the kernel's binding 0 (KernelABI.h): one small buffer
+    // per launch until the next wait, written before the submission.
+    if (countsUsed == countBuffers.size()) {
+      std::unique_ptr<vk::Buffer> buffer;
+      if (Status status =
+              context->createBuffer(4, vk::Placement::Host, buffer);
+          !status.ok())
+        return status;
+      countBuffers.push_back(std::move(buffer));
+    }
+    vk::Buffer &countBuffer = *countBuffers[countsUsed++];
+    std::memcpy(countBuffer.data(), &count, sizeof count);
+    bindings.assign(1, &countBuffer);
     for (const LaunchArgument &argument : arguments)
       bindings.push_back(argument.buffer ? &vulkanBuffer(*argument.buffer)
                                          : nullptr);
     uint64_t groups[3] = {(uint64_t(count) + workgroupSize - 1) /
                               workgroupSize,
                           1, 1};
-    stream->dispatch(*kernels[stage], bindings,
-                     std::as_bytes(std::span<const uint32_t>(&count, 1)),
-                     groups);
+    stream->dispatch(*kernels[stage], bindings, {}, groups);
     return Status::success();
   }
   // Mesa lavapipe ends a kernel's loops silently after 65,535 iterations in
@@ -145,8 +163,39 @@ public:
   uint32_t megakernelLanesPerThread() const override {
     return context->info().type == "cpu" ? 16 : 1024;
   }
+  // The device placement (docs/runtime.md "The device placement on a
+  // GPU"): the scheduler and routing shaders read the device state through
+  // buffer device addresses.
+  Status residentSupport() const override {
+#ifndef SLUICE_VULKAN_RESIDENT_SHADERS
+    return Status::error(ErrorKind::Unsupported,
+                         label() + ": built without glslangValidator, so "
+                                   "without the scheduler shaders (install "
+                                   "glslang-tools and build again)");
+#else
+    if (!context->info().bufferDeviceAddress)
+      return Status::error(
+          ErrorKind::Unsupported,
+          label() + " '" + context->info().name +
+              "' has no bufferDeviceAddress (Vulkan 1.2), which the "
+              "device placement's scheduler reads its state through");
+    if (!context->info().shaderInt64 || !context->info().shaderFloat64 ||
+        !context->info().shaderBufferInt64Atomics)
+      return Status::error(
+          ErrorKind::Unsupported,
+          label() + " '" + context->info().name +
+              "' lacks shaderInt64, shaderFloat64 or 64-bit buffer atomics, "
+              "which the device placement's scheduler uses");
+    return Status::success();
+#endif
+  }
+
+  Status runResident(const ResidentLaunch &launch,
+                     ResidentLaunchResult &out) override;
+
   Status wait(double &gpuNanoseconds) override {
     Status status = stream->submitAndWait(&dispatchNs);
+    countsUsed = 0;
     gpuNanoseconds = 0;
     for (double ns : dispatchNs)
       gpuNanoseconds += ns;
@@ -160,12 +209,154 @@ public:
   std::string megakernel;
   uint32_t megakernelBindings = 0;
   std::unique_ptr<vk::Stream> stream;
-  std::unique_ptr<vk::Buffer> countBinding; // binding 0: unused by kernels
+  // Binding 0 of the launches since the last wait: their counts.
+  std::vector<std::unique_ptr<vk::Buffer>> countBuffers;
+  size_t countsUsed = 0;
   std::unique_ptr<vk::Buffer> staging;      // reads of device-local memory
   uint32_t workgroupSize = 64;
   std::vector<vk::Buffer *> bindings;
   std::vector<double> dispatchNs;
+  // The device placement's shaders, created at its first run.
+  std::unique_ptr<vk::Kernel> scheduleKernel, routeKernel;
 };
+
+#ifdef SLUICE_VULKAN_RESIDENT_SHADERS
+// The push constants of both shaders (resident_common.glsl's Push).
+struct ResidentPush {
+  uint64_t layout, indirect, countWord;
+  uint32_t stageGroupSize, unused;
+};
+
+// Iterations recorded per submission (SLUICE_VULKAN_RESIDENT_BATCH): the
+// host waits and reads the log once per batch; the iterations after a stop
+// run nothing.
+uint32_t residentBatch() {
+  const char *text = std::getenv("SLUICE_VULKAN_RESIDENT_BATCH");
+  unsigned long value = text ? std::strtoul(text, nullptr, 10) : 0;
+  return value >= 1 && value <= 4096 ? uint32_t(value) : 64;
+}
+
+Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
+                                     ResidentLaunchResult &out) {
+  if (Status support = residentSupport(); !support.ok())
+    return support;
+  const decision::Tables &t = *launch.tables;
+  if (Status status = checkResidentLimits(t); !status.ok())
+    return status;
+  out = ResidentLaunchResult();
+  auto shader = [&](std::span<const uint32_t> words, const char *what,
+                    std::unique_ptr<vk::Kernel> &kernel) -> Status {
+    if (kernel)
+      return Status::success();
+    return context->createKernel(words, "main", 0, sizeof(ResidentPush),
+                                 kernel);
+  };
+  if (Status status = shader(k_resident_schedule, "schedule", scheduleKernel);
+      !status.ok())
+    return status;
+  if (Status status = shader(k_resident_route, "route", routeKernel);
+      !status.ok())
+    return status;
+
+  const uint32_t batch = residentBatch();
+  ResidentState state;
+  buildResidentState(launch, {}, 1, batch, state);
+  std::unique_ptr<vk::Buffer> stateBuffer, grids, countWord;
+  if (Status status = context->createBuffer(
+          state.bytes.size(), vk::Placement::Device, stateBuffer);
+      !status.ok())
+    return status;
+  if (Status status = context->createBuffer(12 * (uint64_t(t.stageCount) + 1),
+                                            vk::Placement::Device, grids);
+      !status.ok())
+    return status;
+  if (Status status =
+          context->createBuffer(4, vk::Placement::Device, countWord);
+      !status.ok())
+    return status;
+  locateResidentState(
+      launch, stateBuffer->deviceAddress(),
+      [](const KernelBuffer &buffer) {
+        return vulkanBuffer(buffer).deviceAddress();
+      },
+      state);
+  auto *mapped = static_cast<unsigned char *>(stateBuffer->data());
+  std::memcpy(mapped, state.bytes.data(), state.bytes.size());
+
+  ResidentPush push{stateBuffer->deviceAddress() + state.layoutOffset,
+                    grids->deviceAddress(), countWord->deviceAddress(),
+                    workgroupSize, 0};
+  auto pushBytes = std::as_bytes(std::span<const ResidentPush>(&push, 1));
+  std::vector<vk::Buffer *> stageBindings{countWord.get()};
+  for (const LaunchArgument &argument : launch.arguments)
+    stageBindings.push_back(argument.buffer ? &vulkanBuffer(*argument.buffer)
+                                            : nullptr);
+  // One iteration: decide, the chosen stage kernel (every other stage's
+  // grid is empty), route; each after the one before.
+  std::unique_ptr<vk::Recording> recording;
+  if (Status status = context->createRecording(recording); !status.ok())
+    return status;
+  for (uint32_t i = 0; i < batch; ++i) {
+    recording->dispatch(*scheduleKernel, {}, pushBytes, 1);
+    recording->barrier();
+    for (uint32_t s = 0; s < t.stageCount; ++s)
+      recording->dispatchIndirect(*kernels[s], stageBindings, {}, *grids,
+                                  12 * uint64_t(s));
+    recording->barrier();
+    recording->dispatchIndirect(*routeKernel, {}, pushBytes, *grids,
+                                12 * uint64_t(t.stageCount));
+    recording->barrier();
+  }
+  if (Status status = recording->finish(); !status.ok())
+    return status;
+
+  using decision::u32;
+  ResidentLog &log = out.log;
+  uint64_t firstTime = 0;
+  auto *control = reinterpret_cast<u32 *>(mapped + state.control);
+  for (;;) {
+    double ns = 0;
+    if (Status status = recording->submitAndWait(&ns); !status.ok())
+      return Status::error(status.kind(),
+                           "the scheduler batch failed: " + status.message());
+    out.gpuNanoseconds += ns;
+    ++out.launches;
+    u32 n = control[decision::kControlRecords];
+    u32 stop = control[decision::kControlStopReason];
+    appendResidentBatch(
+        log, n, reinterpret_cast<const decision::Record *>(mapped + state.records),
+        reinterpret_cast<const uint64_t *>(mapped + state.snapshots),
+        reinterpret_cast<const uint64_t *>(mapped + state.deltas),
+        reinterpret_cast<const uint64_t *>(mapped + state.times),
+        state.snapshotWords, firstTime);
+    if (stop != decision::kStopRunning && stop != decision::kStopBatchFull) {
+      out.stopReason = stop;
+      out.detail = control[decision::kControlDetail];
+      if (stop == decision::kStopVerdict) {
+        log.verdict = decision::Verdict(control[decision::kControlVerdict]);
+        const auto *last =
+            reinterpret_cast<const uint64_t *>(mapped + state.snapshots) +
+            uint64_t(n) * state.snapshotWords;
+        log.last.assign(last, last + state.snapshotWords);
+      }
+      break;
+    }
+    // The next batch: the same state, a fresh log.
+    control[decision::kControlRecords] = 0;
+    control[decision::kControlStopReason] = decision::kStopRunning;
+  }
+  const auto *positions =
+      reinterpret_cast<const uint64_t *>(mapped + state.positions);
+  for (u32 o = 0; o < t.ownerCount; ++o)
+    out.allocHeads.push_back(positions[2 * o]);
+  return Status::success();
+}
+#else
+Status VulkanPrimitives::runResident(const ResidentLaunch &,
+                                     ResidentLaunchResult &) {
+  return residentSupport();
+}
+#endif
 
 } // namespace
 
@@ -199,11 +390,10 @@ Status VulkanDevice::create(VulkanProgram program,
   bindingCount += uint32_t(program.inputs.size()) + program.bindings;
   for (const std::string &entry : program.entryPoints) {
     std::unique_ptr<vk::Kernel> kernel;
-    // The invocation count is the kernels' one push constant
-    // (sluice-spirv-push-constants); its binding stays in the layout, unused.
+    // The invocation count is the kernels' binding 0 (KernelABI.h); they
+    // take no push constants.
     if (Status status = p.context->createKernel(program.spirv, entry,
-                                                bindingCount,
-                                                sizeof(uint32_t), kernel);
+                                                bindingCount, 0, kernel);
         !status.ok())
       return status;
     p.kernels.push_back(std::move(kernel));
@@ -214,10 +404,6 @@ Status VulkanDevice::create(VulkanProgram program,
   p.megakernel = program.megakernel;
   p.megakernelBindings = bindingCount + 1; // + the machine words
   if (Status status = p.context->createStream(p.stream); !status.ok())
-    return status;
-  if (Status status = p.context->createBuffer(4, vk::Placement::Device,
-                                              p.countBinding);
-      !status.ok())
     return status;
 
   CompiledKernelShape shape;

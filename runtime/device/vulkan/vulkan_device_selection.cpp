@@ -437,6 +437,25 @@ Status Context::create(std::unique_ptr<Context> &out) {
   features.pNext = small.chain;
   extensions.insert(extensions.end(), small.extensions.begin(),
                     small.extensions.end());
+  // bufferDeviceAddress (core in 1.2) for the device placement's scheduler.
+  VkPhysicalDeviceBufferDeviceAddressFeatures addresses{};
+  addresses.sType =
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_BUFFER_DEVICE_ADDRESS_FEATURES;
+  if (std::min(state.instanceApiVersion, state.info.apiVersion) >=
+      VK_API_VERSION_1_2) {
+    VkPhysicalDeviceFeatures2 query{};
+    query.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    query.pNext = &addresses;
+    state.fn.vkGetPhysicalDeviceFeatures2(state.physical, &query);
+    addresses.bufferDeviceAddressCaptureReplay = VK_FALSE;
+    addresses.bufferDeviceAddressMultiDevice = VK_FALSE;
+    addresses.pNext = nullptr;
+    state.info.bufferDeviceAddress = addresses.bufferDeviceAddress == VK_TRUE;
+    if (state.info.bufferDeviceAddress) {
+      addresses.pNext = features.pNext;
+      features.pNext = &addresses;
+    }
+  }
   VkDeviceCreateInfo deviceCreate{};
   deviceCreate.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   deviceCreate.pNext = &features;

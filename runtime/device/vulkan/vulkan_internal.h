@@ -89,7 +89,8 @@ namespace detail {
   X(vkCmdPushConstants)                                                        \
   X(vkCmdPipelineBarrier)                                                      \
   X(vkCmdCopyBuffer)                                                           \
-  X(vkCmdDispatchBase)
+  X(vkCmdDispatchBase)                                                          \
+  X(vkCmdDispatchIndirect)
 
 struct Functions {
   PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr = nullptr;
@@ -98,6 +99,8 @@ struct Functions {
   SLUICE_VK_INSTANCE_FNS(SLUICE_VK_DECLARE)
   SLUICE_VK_DEVICE_FNS(SLUICE_VK_DECLARE)
 #undef SLUICE_VK_DECLARE
+  // Core in 1.2: null on a device without bufferDeviceAddress.
+  PFN_vkGetBufferDeviceAddress vkGetBufferDeviceAddress = nullptr;
 };
 
 // Non-dispatchable handles are stored as uint64_t in the public header, which

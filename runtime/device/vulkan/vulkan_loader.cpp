@@ -110,6 +110,13 @@ Status loadDeviceFunctions(ContextState &state) {
                          "vkGetDeviceProcAddr returned no " #name);
   SLUICE_VK_DEVICE_FNS(SLUICE_VK_LOAD_DEVICE)
 #undef SLUICE_VK_LOAD_DEVICE
+  if (state.info.bufferDeviceAddress)
+    state.fn.vkGetBufferDeviceAddress =
+        reinterpret_cast<PFN_vkGetBufferDeviceAddress>(
+            state.fn.vkGetDeviceProcAddr(state.device,
+                                         "vkGetBufferDeviceAddress"));
+  if (state.info.bufferDeviceAddress && !state.fn.vkGetBufferDeviceAddress)
+    state.info.bufferDeviceAddress = false;
   return Status::success();
 }
 

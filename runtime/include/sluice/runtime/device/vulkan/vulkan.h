@@ -79,6 +79,11 @@ struct DeviceInfo {
   bool shaderInt8 = false;
   bool storageBuffer16BitAccess = false;
   bool storageBuffer8BitAccess = false;
+  // bufferDeviceAddress (core in 1.2; enabled when the device runs 1.2 or
+  // later and has it): Buffer::deviceAddress() and shaders that read memory
+  // through PhysicalStorageBuffer64 pointers (the device placement's
+  // scheduler).
+  bool bufferDeviceAddress = false;
   uint32_t maxWorkgroupCount[3] = {0, 0, 0};
   uint32_t maxWorkgroupInvocations = 0;
   uint32_t maxSharedMemoryBytes = 0;  // maxComputeSharedMemorySize
@@ -126,10 +131,14 @@ public:
   uint64_t size() const { return size_; }
   bool deviceLocal() const { return deviceLocal_; }
   bool hostVisible() const { return mapped_ != nullptr; }
+  // The buffer's device address (vkGetBufferDeviceAddress); 0 when the
+  // device has no bufferDeviceAddress.
+  uint64_t deviceAddress() const { return address_; }
 
 private:
   friend class Context;
   friend class Stream;
+  friend class Recording;
   Buffer() = default;
   Context *context_ = nullptr;
   void *mapped_ = nullptr;
@@ -137,6 +146,7 @@ private:
   bool deviceLocal_ = false;
   uint64_t buffer_ = 0; // VkBuffer
   uint64_t memory_ = 0; // VkDeviceMemory
+  uint64_t address_ = 0; // VkDeviceAddress
 };
 
 // One compute pipeline: an entry point of a SPIR-V module whose interface is
@@ -154,6 +164,7 @@ public:
 private:
   friend class Context;
   friend class Stream;
+  friend class Recording;
   Kernel() = default;
   Context *context_ = nullptr;
   std::string entry_;
@@ -212,6 +223,41 @@ private:
   std::unique_ptr<State> state_;
 };
 
+// A command buffer recorded once and submitted any number of times: the
+// device placement's batch of scheduler iterations, whose dispatches read
+// their grids from buffers the previous dispatch wrote. Nothing is ordered
+// implicitly: barrier() orders every command before it (compute writes)
+// before every command after it (compute reads and writes, indirect reads).
+// Descriptor sets are written once per kernel and binding list. Errors of
+// the recording calls are reported by finish().
+class Recording {
+public:
+  ~Recording();
+  Recording(const Recording &) = delete;
+  Recording &operator=(const Recording &) = delete;
+  void dispatch(const Kernel &kernel, std::span<Buffer *const> bindings,
+                std::span<const std::byte> pushConstants, uint32_t groups);
+  // The grid is the three u32 at `offset` in `arguments` (VkDispatchIndirect
+  // Command), read when the dispatch starts; x = 0 runs nothing.
+  void dispatchIndirect(const Kernel &kernel, std::span<Buffer *const> bindings,
+                        std::span<const std::byte> pushConstants,
+                        const Buffer &arguments, uint64_t offset);
+  void barrier();
+  // Ends the recording; then submitAndWait() any number of times.
+  Status finish();
+  // Runs the recording once and waits for it (host writes before it are
+  // visible to it, its writes to the host after). `gpuNanoseconds`: the time
+  // between a timestamp at its start and one at its end (0 when the queue has
+  // no timestamps).
+  Status submitAndWait(double *gpuNanoseconds = nullptr);
+
+private:
+  friend class Context;
+  Recording() = default;
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 class Context {
 public:
   ~Context();
@@ -238,11 +284,13 @@ public:
   // submitAndWait returns no times (what an untimed batch of launches wants:
   // two queries per command cost the device time).
   Status createStream(std::unique_ptr<Stream> &out, bool timestamps = true);
+  Status createRecording(std::unique_ptr<Recording> &out);
 
 private:
   friend class Buffer;
   friend class Kernel;
   friend class Stream;
+  friend class Recording;
   Context();
   struct State;
   std::unique_ptr<State> state_;

@@ -1,0 +1,133 @@
+// The device placement of the wavefront scheduler on Vulkan (DESIGN.md §2.4;
+// docs/runtime.md "The device placement on a GPU"): what the scheduler and
+// the routing shaders share. GLSL cannot include decision.h, so this is the
+// second text of its decision (decide(), the default owner policy, the
+// canonical refill and select) next to the HIP kernel's C++; the placement
+// tests (scripts/check-placements, ctest placements-vulkan) keep the two
+// equal decision by decision.
+//
+// The device state is resident_layout.h's ResidentLayout, read through
+// PhysicalStorageBuffer64 pointers (bufferDeviceAddress), exactly as the HIP
+// kernel reads it; the push constants add what only Vulkan needs: where the
+// indirect dispatch arguments go and the stage kernels' count word.
+
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_atomic_int64 : require
+
+#define BLOCK 256
+#define NONE 0xFFFFFFFFu
+#define FINISHED 0xFFFFFFFFu
+#define UNDECIDED 0xFFFFFFFEu
+
+// resident_layout.h's limits and words.
+#define MAX_STAGES 64
+#define MAX_OWNERS 16
+#define MAX_EDGES 256
+#define STOP_RUNNING 0u
+#define STOP_VERDICT 1u
+#define STOP_BATCH_FULL 2u
+#define STOP_KERNEL_FAULT 3u
+#define STOP_BAD_OUTCOME 4u
+#define STOP_SHORT_SELECT 5u
+#define CONTROL_VERDICT 0
+#define CONTROL_RECORDS 1
+#define CONTROL_STOP_REASON 2
+#define CONTROL_DETAIL 3
+#define CONTROL_PREVIOUS_STAGE 6
+#define CONTROL_PREVIOUS_COUNT 7
+#define CONTROL_STOP 8
+#define SCALAR_FREE 0
+#define SCALAR_STARTED 1
+#define SCALAR_FINISHED 2
+#define SCALAR_ITERATION 3
+#define TIME_WORDS 3
+#define DELTA_WORDS 2
+#define RECORD_WORDS 12 // decision::Record, 48 bytes
+
+layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer U32s {
+  uint v[];
+};
+layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer I32s {
+  int v[];
+};
+layout(buffer_reference, std430, buffer_reference_align = 8) coherent buffer U64s {
+  uint64_t v[];
+};
+
+// resident_layout.h's ResidentLayout, member for member.
+layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Layout {
+  uint64_t ownerCapacity, ownerStageBase, ownerStageCount, producerBegin,
+      edgeOwner, edgeBound;
+  uint64_t ownerPublishBase;
+  uint64_t stageCounts, ownerLive;
+  uint64_t ownerPublished, ownerReleased;
+  uint64_t scalars;
+  uint64_t sets, setOffset, setWords;
+  uint64_t freeRing, ringOffset, ringPositions;
+  uint64_t kernelWords;
+  uint64_t invocations, laneIds, nextStage, counters, publishedSlots,
+      publishedCounts, allocLimits, fault;
+  uint64_t windows;
+  uint64_t sortKeys, frames;
+  uint64_t scratch;
+  uint64_t codes;
+  uint64_t sortRange, sortHistogram;
+  uint64_t records, snapshots, deltas, times;
+  uint64_t control;
+  uint64_t lanes, maxIterations;
+  uint stageCount, mainStageCount, ownerCount, entryStage, framePool,
+      partialAdmission;
+  uint counterCount, allocBase, publishStride, recordCapacity, snapshotWords;
+  uint sortEnabled, sortBuckets;
+  uint parameterCount;
+};
+
+// The Vulkan half (VulkanResidentPush in vulkan_resident.cpp).
+layout(push_constant, std430) uniform Push {
+  uint64_t layoutAddress;
+  // u32 x 3 per global stage (the stage kernels' grids), then the routing
+  // shader's grid.
+  uint64_t indirect;
+  uint64_t countWord; // the stage kernels' binding 0
+  uint stageGroupSize; // the stage kernels' workgroup size
+} push;
+
+// The program's tables, loaded by every workgroup (constant for the run).
+shared uint capacity_[MAX_OWNERS], stageBase_[MAX_OWNERS],
+    ownerStages_[MAX_OWNERS], publishBase_[MAX_OWNERS], ringOffset_[MAX_OWNERS];
+shared uint producerBegin_[MAX_STAGES + 1];
+shared uint edgeOwner_[MAX_EDGES], edgeBound_[MAX_EDGES];
+shared uint setOffset_[MAX_STAGES + 1], setWords_[MAX_STAGES + 1];
+
+// Device memory written by one invocation and read by another of the
+// workgroup, then the workgroup meets.
+void sync() {
+  memoryBarrierBuffer();
+  memoryBarrierShared();
+  barrier();
+}
+
+void loadTables(Layout L) {
+  uint t = gl_LocalInvocationID.x;
+  for (uint o = t; o < L.ownerCount; o += BLOCK) {
+    capacity_[o] = U32s(L.ownerCapacity).v[o];
+    stageBase_[o] = U32s(L.ownerStageBase).v[o];
+    ownerStages_[o] = U32s(L.ownerStageCount).v[o];
+    publishBase_[o] = U32s(L.ownerPublishBase).v[o];
+    ringOffset_[o] = U32s(L.ringOffset).v[o];
+  }
+  for (uint s = t; s <= L.mainStageCount; s += BLOCK)
+    producerBegin_[s] = U32s(L.producerBegin).v[s];
+  for (uint s = t; s <= L.stageCount; s += BLOCK) {
+    setOffset_[s] = U32s(L.setOffset).v[s];
+    setWords_[s] = U32s(L.setWords).v[s];
+  }
+  barrier();
+  uint edges = producerBegin_[L.mainStageCount];
+  for (uint e = t; e < edges; e += BLOCK) {
+    edgeOwner_[e] = U32s(L.edgeOwner).v[e];
+    edgeBound_[e] = U32s(L.edgeBound).v[e];
+  }
+  barrier();
+}

@@ -1,0 +1,124 @@
+#version 460
+// The device placement's routing dispatch on Vulkan: after the stage kernel
+// of the iteration, one invocation per dispatched invocation moves its
+// frame or item slot to the stage its outcome names (the bit sets of
+// resident_layout.h), adds published items to their owner's first stage and
+// released slots to the owner's free ring, with per-workgroup tallies and
+// one global atomic per counter and workgroup. The HIP kernel's
+// runAndRoute() and its tallies are the same algorithm.
+#extension GL_GOOGLE_include_directive : require
+#include "resident_common.glsl"
+
+layout(local_size_x = BLOCK) in;
+
+shared uint stageAdds_[MAX_STAGES];
+shared int liveAdds_[MAX_OWNERS];
+shared uint publishedAdds_[MAX_OWNERS], releasedAdds_[MAX_OWNERS];
+shared uint finished_;
+
+void setBit(U32s sets, uint first, uint index) {
+  atomicOr(sets.v[first + index / 32], 1u << (index % 32));
+}
+
+void route(Layout L, uint stage, uint i) {
+  U32s control = U32s(L.control);
+  U32s sets = U32s(L.sets);
+  uint next = U32s(L.nextStage).v[i];
+  uint index = U32s(L.invocations).v[i];
+  if (stage < L.mainStageCount) {
+    if (!(next == FINISHED || next < L.mainStageCount)) {
+      atomicMin(control.v[CONTROL_DETAIL], i);
+      return;
+    }
+    if (next == FINISHED) {
+      setBit(sets, setOffset_[L.stageCount], index);
+      atomicAdd(finished_, 1u);
+    } else {
+      setBit(sets, setOffset_[next], index);
+      atomicAdd(stageAdds_[next], 1u);
+    }
+    U32s publishedCounts = U32s(L.publishedCounts);
+    U32s slots = U32s(L.publishedSlots);
+    for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e) {
+      uint owner = edgeOwner_[e];
+      uint published = publishedCounts.v[i * L.ownerCount + owner];
+      published = min(published, edgeBound_[e]); // the kernel recorded a fault
+      uint base = stageBase_[owner];
+      for (uint k = 0; k < published; ++k)
+        setBit(sets, setOffset_[base],
+               slots.v[i * L.publishStride + publishBase_[owner] + k]);
+      if (published != 0) {
+        atomicAdd(stageAdds_[base], published);
+        atomicAdd(liveAdds_[owner], int(published));
+        atomicAdd(publishedAdds_[owner], published);
+      }
+    }
+    return;
+  }
+  // An item of an owner's stage.
+  uint owner = 0;
+  while (owner + 1 < L.ownerCount && stageBase_[owner + 1] <= stage)
+    ++owner;
+  if (!(next == FINISHED || next < ownerStages_[owner])) {
+    atomicMin(control.v[CONTROL_DETAIL], i);
+    return;
+  }
+  if (next == FINISHED) {
+    U64s positions = U64s(L.ringPositions);
+    uint64_t tail = atomicAdd(positions.v[2 * owner + 1], uint64_t(1));
+    U32s(L.freeRing).v[ringOffset_[owner] + uint(tail % capacity_[owner])] =
+        index;
+    atomicAdd(liveAdds_[owner], -1);
+    atomicAdd(releasedAdds_[owner], 1u);
+  } else {
+    setBit(sets, setOffset_[stageBase_[owner] + next], index);
+    atomicAdd(stageAdds_[stageBase_[owner] + next], 1u);
+  }
+}
+
+void main() {
+  Layout L = Layout(push.layoutAddress);
+  U32s control = U32s(L.control);
+  uint t = gl_LocalInvocationID.x;
+  loadTables(L);
+  uint stage = control.v[CONTROL_PREVIOUS_STAGE];
+  uint count = control.v[CONTROL_PREVIOUS_COUNT];
+  for (uint s = t; s < L.stageCount; s += BLOCK)
+    stageAdds_[s] = 0;
+  for (uint o = t; o < L.ownerCount; o += BLOCK) {
+    liveAdds_[o] = 0;
+    publishedAdds_[o] = 0;
+    releasedAdds_[o] = 0;
+  }
+  if (t == 0)
+    finished_ = 0;
+  barrier();
+  uint i = gl_WorkGroupID.x * BLOCK + t;
+  if (i < count)
+    route(L, stage, i);
+  barrier();
+  // The workgroup's tallies.
+  U32s stageCounts = U32s(L.stageCounts);
+  for (uint s = t; s < L.stageCount; s += BLOCK)
+    if (stageAdds_[s] != 0)
+      atomicAdd(stageCounts.v[s], stageAdds_[s]);
+  uint record = control.v[CONTROL_RECORDS] - 1;
+  U64s deltas = U64s(L.deltas + uint64_t(record) * DELTA_WORDS * 8);
+  for (uint o = t; o < L.ownerCount; o += BLOCK) {
+    if (liveAdds_[o] != 0)
+      atomicAdd(U32s(L.ownerLive).v[o], uint(liveAdds_[o]));
+    if (publishedAdds_[o] != 0) {
+      atomicAdd(U64s(L.ownerPublished).v[o], uint64_t(publishedAdds_[o]));
+      atomicAdd(deltas.v[0], uint64_t(publishedAdds_[o]));
+    }
+    if (releasedAdds_[o] != 0) {
+      atomicAdd(U64s(L.ownerReleased).v[o], uint64_t(releasedAdds_[o]));
+      atomicAdd(deltas.v[1], uint64_t(releasedAdds_[o]));
+    }
+  }
+  if (t == 0 && finished_ != 0) {
+    U64s scalars = U64s(L.scalars);
+    atomicAdd(scalars.v[SCALAR_FREE], uint64_t(finished_));
+    atomicAdd(scalars.v[SCALAR_FINISHED], uint64_t(finished_));
+  }
+}

@@ -1,0 +1,532 @@
+#version 460
+// The device placement's scheduler dispatch on Vulkan: one workgroup per
+// iteration. It ends the previous dispatch (fault check, ring heads), takes
+// the snapshot, decides (decision.h's decide() under the default owner
+// policy), refills the lowest free frames, selects the lowest waiting frames
+// or slots, sorts them by key, prepares the stage kernels' arguments and
+// writes the indirect grids: the chosen stage's, zero for every other
+// stage. After a stop it writes zero grids, so the rest of the recorded
+// batch runs nothing. The HIP kernel's schedule() is the same algorithm
+// (runtime/device/hip/resident_kernel.hip).
+#extension GL_GOOGLE_include_directive : require
+#include "resident_common.glsl"
+
+layout(local_size_x = BLOCK) in;
+
+shared uint stageCounts_[MAX_STAGES], live_[MAX_OWNERS], ringTaken_[MAX_OWNERS];
+shared uint64_t published_[MAX_OWNERS], released_[MAX_OWNERS];
+shared uint64_t scalars_[4];
+shared uint records_, previousStage_, detail_;
+shared int fault_;
+shared uint stop_, stage_, count_, refilled_;
+shared uint64_t firstLane_;
+shared uint scan_[BLOCK];
+shared uint histogram_[16 * BLOCK];
+shared uint64_t lows_[BLOCK], highs_[BLOCK];
+
+// Exclusive prefix sum over the workgroup; `total` gets the sum.
+uint blockScan(uint value, out uint total) {
+  uint t = gl_LocalInvocationID.x;
+  scan_[t] = value;
+  barrier();
+  for (uint offset = 1; offset < BLOCK; offset <<= 1) {
+    uint add = t >= offset ? scan_[t - offset] : 0;
+    barrier();
+    scan_[t] += add;
+    barrier();
+  }
+  total = scan_[BLOCK - 1];
+  uint inclusive = scan_[t];
+  barrier();
+  return inclusive - value;
+}
+
+// The `count` lowest members of the set at words[first, first + wordCount),
+// ascending, into out[], removed from the set; returns how many there were.
+uint takeLowest(U32s words, uint first, uint wordCount, uint count, U32s out_) {
+  uint per = (wordCount + BLOCK - 1) / BLOCK;
+  uint begin = gl_LocalInvocationID.x * per;
+  uint end = min(begin + per, wordCount);
+  uint mine = 0;
+  for (uint w = begin; w < end; ++w)
+    mine += bitCount(words.v[first + w]);
+  uint total;
+  uint rank = blockScan(mine, total);
+  for (uint w = begin; w < end && rank < count; ++w) {
+    uint bits = words.v[first + w];
+    uint keep = bits;
+    while (bits != 0 && rank < count) {
+      uint bit = uint(findLSB(bits));
+      bits &= bits - 1;
+      keep &= ~(1u << bit);
+      out_.v[rank++] = w * 32 + bit;
+    }
+    words.v[first + w] = keep;
+  }
+  sync();
+  return min(total, count);
+}
+
+//===----------------------------------------------------------------------===//
+// decision.h, under the default owner policy
+//===----------------------------------------------------------------------===//
+
+#define ADMIT_FULL 0u
+#define ADMIT_PARTIAL 1u
+#define ADMIT_BLOCKED 2u
+
+void admit(uint waiting, uint bound, uint64_t availability, bool partial,
+           out uint admitted, out uint outcome) {
+  if (uint64_t(waiting) * uint64_t(bound) <= availability) {
+    admitted = waiting;
+    outcome = ADMIT_FULL;
+    return;
+  }
+  uint64_t prefix = partial ? availability / bound : 0;
+  admitted = uint(prefix);
+  outcome = prefix == 0 ? ADMIT_BLOCKED : ADMIT_PARTIAL;
+}
+
+bool countsConsistent(Layout L) {
+  for (uint o = 0; o < L.ownerCount; ++o) {
+    uint64_t sum = 0;
+    for (uint i = 0; i < ownerStages_[o]; ++i)
+      sum += stageCounts_[stageBase_[o] + i];
+    if (sum != live_[o] || live_[o] > capacity_[o])
+      return false;
+    if (published_[o] - released_[o] != live_[o])
+      return false;
+  }
+  uint64_t frames = scalars_[SCALAR_FREE];
+  for (uint s = 0; s < L.mainStageCount; ++s)
+    frames += stageCounts_[s];
+  return frames == L.framePool && scalars_[SCALAR_STARTED] <= L.lanes &&
+         scalars_[SCALAR_FINISHED] <= scalars_[SCALAR_STARTED];
+}
+
+bool runComplete(Layout L) {
+  if (scalars_[SCALAR_STARTED] != L.lanes || scalars_[SCALAR_FREE] != L.framePool)
+    return false;
+  for (uint o = 0; o < L.ownerCount; ++o)
+    if (live_[o] != 0)
+      return false;
+  return true;
+}
+
+// decide() of decision.h: the verdict, and on kContinue (0) the record in
+// r[] (decision::Record's words) with the refill applied to the counts.
+uint decide(Layout L, uint64_t iteration, inout uint r[RECORD_WORDS]) {
+  if (!countsConsistent(L))
+    return 2; // kCountFault
+  if (runComplete(L))
+    return 1; // kFinished
+  if (L.maxIterations != 0 && iteration >= L.maxIterations)
+    return 3; // kIterationLimit
+  // Record: iteration (0, 1), availability (2, 3), chosen 4, dispatched
+  // stage 5, waiting 6, dispatched 7, refilled 8, blocking owner 9,
+  // action 10, reserved 11.
+  for (uint i = 0; i < RECORD_WORDS; ++i)
+    r[i] = 0;
+  r[0] = uint(iteration);
+  r[1] = uint(iteration >> 32);
+  r[4] = NONE;
+  r[5] = NONE;
+  r[9] = NONE;
+  uint64_t left = L.lanes - scalars_[SCALAR_STARTED];
+  uint refill = left < scalars_[SCALAR_FREE] ? uint(left) : uint(scalars_[SCALAR_FREE]);
+  stageCounts_[L.entryStage] += refill;
+  scalars_[SCALAR_FREE] -= refill;
+  scalars_[SCALAR_STARTED] += refill;
+  r[8] = refill;
+
+  uint chosen = NONE, best = 0;
+  for (uint s = 0; s < L.stageCount; ++s)
+    if (stageCounts_[s] > best) {
+      best = stageCounts_[s];
+      chosen = s;
+    }
+  if (chosen == NONE)
+    return 4; // kNoProgress
+  r[4] = chosen;
+  r[5] = chosen;
+  r[6] = stageCounts_[chosen];
+  r[7] = r[6];
+  if (chosen >= L.mainStageCount ||
+      producerBegin_[chosen] == producerBegin_[chosen + 1])
+    return 0;
+
+  uint combinedAdmitted = r[6], combinedOutcome = ADMIT_FULL;
+  uint64_t limiting = 0, blockingAvailability = 0;
+  bool first = true;
+  for (uint e = producerBegin_[chosen]; e < producerBegin_[chosen + 1]; ++e) {
+    uint owner = edgeOwner_[e];
+    uint64_t availability = uint64_t(capacity_[owner]) - live_[owner];
+    uint a, outcome;
+    admit(r[6], edgeBound_[e], availability, L.partialAdmission != 0, a,
+          outcome);
+    if (outcome == ADMIT_BLOCKED && r[9] == NONE) {
+      r[9] = owner;
+      blockingAvailability = availability;
+    }
+    if (first || a < combinedAdmitted)
+      limiting = availability;
+    // combine()
+    if (combinedOutcome != ADMIT_BLOCKED) {
+      if (outcome == ADMIT_BLOCKED || a < combinedAdmitted ||
+          (a == combinedAdmitted && combinedOutcome != ADMIT_PARTIAL)) {
+        combinedAdmitted = a;
+        combinedOutcome = outcome;
+      }
+    }
+    first = false;
+  }
+  if (r[9] != NONE) {
+    uint base = stageBase_[r[9]];
+    uint drain = NONE;
+    for (uint i = 0; i < ownerStages_[r[9]]; ++i)
+      if (stageCounts_[base + i] != 0) {
+        drain = i;
+        break;
+      }
+    r[2] = uint(blockingAvailability);
+    r[3] = uint(blockingAvailability >> 32);
+    r[10] = 3; // kActionDrain
+    r[5] = base + drain;
+    r[7] = stageCounts_[base + drain];
+    return 0;
+  }
+  r[10] = combinedOutcome == ADMIT_PARTIAL ? 2 : 1; // admit-partially / admit
+  r[7] = combinedAdmitted;
+  r[2] = uint(limiting);
+  r[3] = uint(limiting >> 32);
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Coherence sorting (frame_order.h's key codes)
+//===----------------------------------------------------------------------===//
+
+uint loadByte(uint64_t address) {
+  uint word = U32s(address & ~uint64_t(3)).v[0];
+  return (word >> (uint(address & 3) * 8)) & 0xFFu;
+}
+
+uint64_t loadKey(uint64_t address, uint bytes) {
+  uint64_t value = 0;
+  for (uint b = 0; b < bytes; ++b)
+    value |= uint64_t(loadByte(address + b)) << (8 * b);
+  return value;
+}
+
+uint64_t keyCode(uint64_t address, uint bytes, uint kind, uint buckets) {
+  const uint64_t sign = uint64_t(1) << 63;
+  uint64_t raw = loadKey(address, bytes);
+  int64_t integer = 0;
+  if (kind == 0) {
+    uint shift = 64 - 8 * bytes;
+    integer = int64_t(raw << shift) >> shift; // sign-extended
+    if (buckets == 0)
+      return uint64_t(integer) ^ sign;
+  } else {
+    double floating = bytes == 4 ? double(uintBitsToFloat(uint(raw)))
+                                 : uint64BitsToDouble(raw);
+    if (buckets == 0) {
+      if (isnan(floating))
+        return ~uint64_t(0);
+      if (floating == 0)
+        floating = 0;
+      uint64_t bits = doubleBitsToUint64(floating);
+      return (bits & sign) != 0 ? ~bits : bits | sign;
+    }
+    if (isnan(floating))
+      return uint64_t(buckets - 1);
+    floating = floor(floating);
+    if (floating >= 9223372036854775808.0LF)
+      integer = 0x7FFFFFFFFFFFFFFFL;
+    else if (floating < -9223372036854775808.0LF)
+      integer = -0x7FFFFFFFFFFFFFFFL - 1;
+    else
+      integer = int64_t(floating);
+  }
+  int64_t remainder = integer % int64_t(buckets);
+  return uint64_t(remainder < 0 ? remainder + int64_t(buckets) : remainder);
+}
+
+// Orders invocations[0, count) stably by key code: an LSD radix sort over
+// 4-bit digits of (code - lowest), the bits the range spans.
+void sortByKey(Layout L, uint stage, uint count) {
+  U32s keys = U32s(L.sortKeys);
+  uint keyBytes = keys.v[4 * stage], kind = keys.v[4 * stage + 1],
+       step = keys.v[4 * stage + 2], column = keys.v[4 * stage + 3];
+  U32s from = U32s(L.invocations), to = U32s(L.scratch);
+  U64s codes = U64s(L.codes), codesTo = U64s(L.codes + 8 * uint64_t(count));
+  uint64_t frames = L.frames + column;
+  uint t = gl_LocalInvocationID.x;
+  uint64_t lowest = ~uint64_t(0), highest = 0;
+  for (uint i = t; i < count; i += BLOCK) {
+    uint64_t code = keyCode(frames + uint64_t(from.v[i]) * step, keyBytes,
+                            kind, L.sortBuckets);
+    codes.v[i] = code;
+    lowest = min(lowest, code);
+    highest = max(highest, code);
+  }
+  lows_[t] = lowest;
+  highs_[t] = highest;
+  sync();
+  for (uint halfway = BLOCK / 2; halfway != 0; halfway >>= 1) {
+    if (t < halfway) {
+      lows_[t] = min(lows_[t], lows_[t + halfway]);
+      highs_[t] = max(highs_[t], highs_[t + halfway]);
+    }
+    barrier();
+  }
+  uint64_t low = lows_[0];
+  uint64_t span = highs_[0] - low;
+  uint bits = 0;
+  while (bits < 64 && (span >> bits) != 0)
+    ++bits;
+  uint per = (count + BLOCK - 1) / BLOCK;
+  uint begin = min(t * per, count);
+  uint end = min(begin + per, count);
+  bool flipped = false;
+  for (uint shift = 0; shift < bits; shift += 4) {
+    for (uint d = 0; d < 16; ++d)
+      histogram_[d * BLOCK + t] = 0;
+    for (uint i = begin; i < end; ++i)
+      ++histogram_[uint(((codes.v[i] - low) >> shift) & 15) * BLOCK + t];
+    barrier();
+    // Positions: digit-major, then thread (chunks ascend): stable.
+    uint sum = 0;
+    for (uint j = 0; j < 16; ++j)
+      sum += histogram_[t * 16 + j];
+    uint all;
+    uint running = blockScan(sum, all);
+    for (uint j = 0; j < 16; ++j) {
+      uint c = histogram_[t * 16 + j];
+      histogram_[t * 16 + j] = running;
+      running += c;
+    }
+    barrier();
+    for (uint i = begin; i < end; ++i) {
+      uint digit = uint(((codes.v[i] - low) >> shift) & 15);
+      uint position = histogram_[digit * BLOCK + t]++;
+      to.v[position] = from.v[i];
+      codesTo.v[position] = codes.v[i];
+    }
+    sync();
+    U32s swap = from;
+    from = to;
+    to = swap;
+    U64s swapCodes = codes;
+    codes = codesTo;
+    codesTo = swapCodes;
+    flipped = !flipped;
+  }
+  if (flipped) {
+    for (uint i = t; i < count; i += BLOCK)
+      U32s(L.invocations).v[i] = from.v[i];
+  }
+  sync();
+}
+
+//===----------------------------------------------------------------------===//
+// The iteration
+//===----------------------------------------------------------------------===//
+
+void writeGrids(Layout L, uint stage, uint count) {
+  U32s grids = U32s(push.indirect);
+  uint t = gl_LocalInvocationID.x;
+  for (uint s = t; s <= L.stageCount; s += BLOCK) {
+    uint groups = 0;
+    if (s == stage)
+      groups = (count + push.stageGroupSize - 1) / push.stageGroupSize;
+    else if (s == L.stageCount && stage != NONE)
+      groups = (count + BLOCK - 1) / BLOCK; // the routing shader
+    grids.v[3 * s] = groups;
+    grids.v[3 * s + 1] = 1;
+    grids.v[3 * s + 2] = 1;
+  }
+}
+
+void main() {
+  Layout L = Layout(push.layoutAddress);
+  U32s control = U32s(L.control);
+  uint t = gl_LocalInvocationID.x;
+  if (control.v[CONTROL_STOP] != 0) {
+    writeGrids(L, NONE, 0);
+    return;
+  }
+  loadTables(L);
+  U32s stageCounts = U32s(L.stageCounts);
+  U64s scalars = U64s(L.scalars);
+  for (uint s = t; s < L.stageCount; s += BLOCK)
+    stageCounts_[s] = stageCounts.v[s];
+  for (uint o = t; o < L.ownerCount; o += BLOCK) {
+    live_[o] = U32s(L.ownerLive).v[o];
+    published_[o] = U64s(L.ownerPublished).v[o];
+    released_[o] = U64s(L.ownerReleased).v[o];
+    ringTaken_[o] = uint(I32s(L.counters).v[L.allocBase + o]);
+  }
+  if (t < 4)
+    scalars_[t] = scalars.v[t];
+  if (t == 4) {
+    records_ = control.v[CONTROL_RECORDS];
+    previousStage_ = control.v[CONTROL_PREVIOUS_STAGE];
+    detail_ = control.v[CONTROL_DETAIL];
+    fault_ = I32s(L.fault).v[0];
+  }
+  barrier();
+  uint records = records_;
+  // The snapshot (packCounts's order) of the counts this iteration decides
+  // from.
+  {
+    U64s snapshot = U64s(L.snapshots + uint64_t(records) * L.snapshotWords * 8);
+    uint stages = L.stageCount, owners = L.ownerCount;
+    for (uint w = t; w < L.snapshotWords; w += BLOCK) {
+      uint64_t value;
+      if (w < stages)
+        value = stageCounts_[w];
+      else if (w < stages + owners)
+        value = live_[w - stages];
+      else if (w < stages + 2 * owners)
+        value = published_[w - stages - owners];
+      else if (w < stages + 3 * owners)
+        value = released_[w - stages - 2 * owners];
+      else
+        value = scalars_[w - stages - 3 * owners]; // free, started, finished
+      snapshot.v[w] = value;
+    }
+  }
+  barrier(); // the snapshot reads the counts that decide() changes
+  if (t == 0) {
+    uint stop = STOP_RUNNING;
+    uint previous = previousStage_;
+    if (previous != NONE) {
+      control.v[CONTROL_PREVIOUS_STAGE] = NONE;
+      if (fault_ != 0)
+        stop = STOP_KERNEL_FAULT;
+      else if (detail_ != NONE)
+        stop = STOP_BAD_OUTCOME;
+      else if (previous < L.mainStageCount) {
+        U64s positions = U64s(L.ringPositions);
+        for (uint e = producerBegin_[previous]; e < producerBegin_[previous + 1];
+             ++e)
+          positions.v[2 * edgeOwner_[e]] += ringTaken_[edgeOwner_[e]];
+      }
+    }
+    if (stop == STOP_RUNNING && records == L.recordCapacity)
+      stop = STOP_BATCH_FULL;
+    if (stop == STOP_RUNNING) {
+      uint64_t firstLane = scalars_[SCALAR_STARTED];
+      uint r[RECORD_WORDS];
+      uint verdict = decide(L, scalars_[SCALAR_ITERATION], r);
+      if (verdict != 0) {
+        control.v[CONTROL_VERDICT] = verdict;
+        stop = STOP_VERDICT;
+      } else {
+        stageCounts_[r[5]] -= r[7];
+        scalars_[SCALAR_ITERATION] += 1;
+        U32s record = U32s(L.records + uint64_t(records) * RECORD_WORDS * 4);
+        for (uint i = 0; i < RECORD_WORDS; ++i)
+          record.v[i] = r[i];
+        U64s times = U64s(L.times + uint64_t(records) * TIME_WORDS * 8);
+        for (uint i = 0; i < TIME_WORDS; ++i)
+          times.v[i] = 0; // no device clock on this backend
+        U64s deltas = U64s(L.deltas + uint64_t(records) * DELTA_WORDS * 8);
+        deltas.v[0] = 0;
+        deltas.v[1] = 0;
+        control.v[CONTROL_RECORDS] = records + 1;
+        stage_ = r[5];
+        count_ = r[7];
+        refilled_ = r[8];
+        firstLane_ = firstLane;
+      }
+    }
+    stop_ = stop;
+    control.v[CONTROL_STOP_REASON] = stop;
+    if (stop != STOP_RUNNING && stop != STOP_BATCH_FULL)
+      control.v[CONTROL_STOP] = 1;
+  }
+  sync();
+  if (stop_ != STOP_RUNNING) {
+    writeGrids(L, NONE, 0);
+    return;
+  }
+  uint stage = stage_, count = count_, refilled = refilled_;
+  uint64_t firstLane = firstLane_;
+  for (uint s = t; s < L.stageCount; s += BLOCK)
+    stageCounts.v[s] = stageCounts_[s];
+  if (t < 4)
+    scalars.v[t] = scalars_[t];
+  U32s sets = U32s(L.sets);
+  U32s scratch = U32s(L.scratch);
+
+  // Refill: the lowest free frames take the next lanes, in lane order.
+  if (refilled != 0) {
+    takeLowest(sets, setOffset_[L.stageCount], setWords_[L.stageCount],
+               refilled, scratch);
+    uint entry = setOffset_[L.entryStage];
+    for (uint k = t; k < refilled; k += BLOCK) {
+      uint frame = scratch.v[k];
+      U32s(L.laneIds).v[frame] = uint(firstLane + k);
+      atomicOr(sets.v[entry + frame / 32], 1u << (frame % 32));
+    }
+    sync();
+  }
+
+  // The dispatch: the lowest waiting frames or slots.
+  uint taken = takeLowest(sets, setOffset_[stage], setWords_[stage], count,
+                          U32s(L.invocations));
+  if (taken != count) {
+    if (t == 0) {
+      control.v[CONTROL_DETAIL] = taken;
+      control.v[CONTROL_STOP_REASON] = STOP_SHORT_SELECT;
+      control.v[CONTROL_STOP] = 1;
+    }
+    writeGrids(L, NONE, 0);
+    return;
+  }
+  bool main_ = stage < L.mainStageCount;
+  if (main_ && L.sortEnabled != 0 && U32s(L.sortKeys).v[4 * stage] != 0 &&
+      count >= 2)
+    sortByKey(L, stage, count);
+
+  // The kernel arguments, as prepareGpuDispatch sets them.
+  U32s nextStage = U32s(L.nextStage);
+  for (uint i = t; i < count; i += BLOCK)
+    nextStage.v[i] = UNDECIDED;
+  for (uint i = t; i < L.counterCount; i += BLOCK)
+    I32s(L.counters).v[i] = 0;
+  if (t < 5)
+    I32s(L.fault).v[t] = 0;
+  for (uint o = t; o < L.ownerCount; o += BLOCK)
+    I32s(L.allocLimits).v[o] = 0;
+  sync();
+  if (main_ && producerBegin_[stage] != producerBegin_[stage + 1]) {
+    U32s publishedCounts = U32s(L.publishedCounts);
+    for (uint64_t i = t; i < uint64_t(count) * L.ownerCount; i += BLOCK)
+      publishedCounts.v[uint(i)] = 0;
+    U64s positions = U64s(L.ringPositions);
+    U32s ring = U32s(L.freeRing);
+    for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e) {
+      uint owner = edgeOwner_[e];
+      uint cap = capacity_[owner];
+      uint64_t head = positions.v[2 * owner];
+      uint64_t tail = positions.v[2 * owner + 1];
+      uint64_t window = tail > head ? tail - head : 0;
+      window = min(window, uint64_t(count) * edgeBound_[e]);
+      window = min(window, uint64_t(cap));
+      U32s target = U32s(U64s(L.windows).v[owner]);
+      for (uint k = t; k < uint(window); k += BLOCK)
+        target.v[k] = ring.v[ringOffset_[owner] + uint((head + k) % cap)];
+      if (t == 0)
+        I32s(L.allocLimits).v[owner] = int(window);
+    }
+  }
+  if (t == 0) {
+    control.v[CONTROL_PREVIOUS_STAGE] = stage;
+    control.v[CONTROL_PREVIOUS_COUNT] = count;
+    U32s(push.countWord).v[0] = count;
+  }
+  writeGrids(L, stage, count);
+}
