@@ -504,6 +504,74 @@ TEST_F(VulkanTest, SubmittedPiecesRunInOrderAndAreWaitedForTogether) {
   EXPECT_TRUE(s->submitAndWait().ok());
 }
 
+// A recording runs its commands in order on every submission, reads each
+// indirect grid when the dispatch starts (so a host write between
+// submissions changes it), and an x = 0 grid runs nothing.
+TEST_F(VulkanTest, RecordingIsSubmittedAgainWithIndirectGrids) {
+  auto count = kernel("count_workgroups", 1);
+  auto triple = kernel("triple_plus_one", 2);
+  const size_t slots = 16;
+  auto counts = buffer(slots * 4), grids = buffer(24);
+  const size_t n = 64 * 4;
+  auto a = buffer(n * 4), b = buffer(n * 4);
+  std::memset(counts->data(), 0, slots * 4);
+  uint32_t *grid = words(*grids);
+  const uint32_t initial[6] = {3, 1, 1, 0, 1, 1};
+  std::memcpy(grid, initial, sizeof initial);
+  std::vector<uint32_t> input = randomWords(n, 7);
+  std::memcpy(a->data(), input.data(), n * 4);
+
+  std::unique_ptr<Recording> r;
+  Status status = context->createRecording(r);
+  ASSERT_TRUE(status.ok()) << status.describe();
+  Buffer *countsOnly[] = {counts.get()};
+  Buffer *ab[] = {a.get(), b.get()}, *ba[] = {b.get(), a.get()};
+  r->dispatchIndirect(*count, countsOnly, {}, *grids, 0);
+  r->dispatchIndirect(*count, countsOnly, {}, *grids, 12);
+  r->dispatch(*triple, ab, {}, uint32_t(n / 64));
+  r->barrier();
+  r->dispatch(*triple, ba, {}, uint32_t(n / 64)); // reads the first's b
+  ASSERT_TRUE(r->finish().ok());
+
+  ASSERT_TRUE(r->submitAndWait().ok());
+  for (size_t i = 0; i < slots; ++i)
+    ASSERT_EQ(words(*counts)[i], i < 3 ? 1u : 0u) << "slot " << i;
+  for (size_t i = 0; i < n; ++i)
+    ASSERT_EQ(words(*a)[i], (input[i] * 3u + 1u) * 3u + 1u) << "at " << i;
+  // Again, with grids the host changed: 5 workgroups, then 2 more.
+  grid[0] = 5;
+  grid[3] = 2;
+  double ns = -1;
+  ASSERT_TRUE(r->submitAndWait(&ns).ok());
+  EXPECT_GE(ns, 0.0);
+  for (size_t i = 0; i < slots; ++i)
+    ASSERT_EQ(words(*counts)[i], i < 2 ? 3u : i < 3 ? 2u : i < 5 ? 1u : 0u)
+        << "slot " << i;
+}
+
+// Recording misuse is reported, never recorded.
+TEST_F(VulkanTest, RecordingErrors) {
+  auto count = kernel("count_workgroups", 1);
+  auto grids = buffer(16);
+  std::unique_ptr<Recording> r;
+  ASSERT_TRUE(context->createRecording(r).ok());
+  EXPECT_EQ(r->submitAndWait().message(),
+            "a recording submitted before finish()");
+  Buffer *none[] = {grids.get(), grids.get()};
+  r->dispatch(*count, none, {}, 1);
+  Status status = r->finish();
+  EXPECT_EQ(status.message(), "kernel 'count_workgroups' has 1 bindings but "
+                              "the recorded dispatch passes 2 buffers");
+  std::unique_ptr<Recording> late;
+  ASSERT_TRUE(context->createRecording(late).ok());
+  Buffer *one[] = {grids.get()};
+  late->dispatchIndirect(*count, one, {}, *grids, 8); // 8 + 12 > 16
+  EXPECT_EQ(late->finish().message(),
+            "kernel 'count_workgroups': indirect arguments at byte 8 of a "
+            "buffer of 16");
+  EXPECT_FALSE(late->submitAndWait().ok());
+}
+
 TEST_F(VulkanTest, PushConstants) {
   const size_t n = 300;
   auto k = kernel("affine_push", 1, 8);
