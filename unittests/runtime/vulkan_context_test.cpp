@@ -562,9 +562,16 @@ TEST_F(VulkanTest, RecordingErrors) {
   Status status = r->finish();
   EXPECT_EQ(status.message(), "kernel 'count_workgroups' has 1 bindings but "
                               "the recorded dispatch passes 2 buffers");
+  std::unique_ptr<Recording> pushing;
+  ASSERT_TRUE(context->createRecording(pushing).ok());
+  Buffer *one[] = {grids.get()};
+  const uint32_t word = 1;
+  pushing->dispatch(*count, one, std::as_bytes(std::span(&word, 1)), 1);
+  EXPECT_EQ(pushing->finish().message(),
+            "kernel 'count_workgroups' takes 0 push constant bytes but the "
+            "recorded dispatch passes 4");
   std::unique_ptr<Recording> late;
   ASSERT_TRUE(context->createRecording(late).ok());
-  Buffer *one[] = {grids.get()};
   late->dispatchIndirect(*count, one, {}, *grids, 8); // 8 + 12 > 16
   EXPECT_EQ(late->finish().message(),
             "kernel 'count_workgroups': indirect arguments at byte 8 of a "

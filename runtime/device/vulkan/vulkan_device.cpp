@@ -177,15 +177,15 @@ public:
       return Status::error(
           ErrorKind::Unsupported,
           label() + " '" + context->info().name +
-              "' has no bufferDeviceAddress (Vulkan 1.2), which the "
-              "device placement's scheduler reads its state through");
+              "' has no bufferDeviceAddress (Vulkan 1.2), which the device "
+              "placement's shaders read their state through");
     if (!context->info().shaderInt64 || !context->info().shaderFloat64 ||
         !context->info().shaderBufferInt64Atomics)
       return Status::error(
           ErrorKind::Unsupported,
           label() + " '" + context->info().name +
               "' lacks shaderInt64, shaderFloat64 or 64-bit buffer atomics, "
-              "which the device placement's scheduler uses");
+              "which the device placement's shaders use");
     return Status::success();
 #endif
   }
