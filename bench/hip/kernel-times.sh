@@ -4,8 +4,11 @@
 # bench/vulkan/aot.sh packs into $1 (default .aot):
 #   hip     Nsight Compute's gpu__time_duration.sum of launches 2..21 (the
 #           kernel alone as the GPU clocks it, at the clocks the driver
-#           picks as in a normal run: --clock-control none; CUDA events add the
-#           launch latency, about 2 us, to a lone launch)
+#           picks as in a normal run: --clock-control none; with the L2
+#           cache as the launch before left it, as the Vulkan timestamps see
+#           it: --cache-control none, where ncu's default flushes it before
+#           every profiled launch; CUDA events add the launch latency, about
+#           2 us, to a lone launch)
 #   vulkan  the mean of the timestamp queries around each dispatch
 #           (SLUICE_VULKAN_TIMING=1, SLUICE_BENCH_REPS=3 runs)
 #
@@ -20,7 +23,7 @@ ncu=${NCU:-/usr/local/cuda/bin/ncu}
 printf '%-22s %12s %12s %8s\n' example "hip us" "vulkan us" "hip/vk"
 for name in reduction scan transpose data_dependent_loop big_state iterate; do
   # --print-units base: nanoseconds; the last CSV field is the value.
-  hip=$(SLUICE_BENCH_REPS=3 "$ncu" --clock-control none --metrics gpu__time_duration.sum --csv --print-units base \
+  hip=$(SLUICE_BENCH_REPS=3 "$ncu" --clock-control none --cache-control none --metrics gpu__time_duration.sum --csv --print-units base \
           --launch-skip 1 --launch-count 20 ./$name-hip 2>"$name-ncu.err" |
         awk -F'","' '/gpu__time_duration.sum/ {v = $NF; gsub(/[",]/, "", v); sum += v; n++}
                      END {if (n) printf "%.3f", sum / n / 1000}')

@@ -914,6 +914,8 @@ Status CompiledKernelDevice::runResident(const ResidentRun &run,
           std::chrono::steady_clock::now() - started)
           .count();
   d.stats.dispatchNanoseconds = d.stats.submitWaitNanoseconds;
+  d.stats.residentSubmissions = result.launches;
+  d.stats.residentForm = std::move(result.form);
   log = std::move(result.log);
   log.readbacks = result.launches;
   if (result.stopReason == decision::kStopVerdict ||

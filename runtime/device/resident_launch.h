@@ -42,6 +42,9 @@ struct ResidentLaunchResult {
   std::vector<uint64_t> allocHeads; // per owner, at the end
   uint32_t launches = 0;
   double gpuNanoseconds = 0; // the launches' device time
+  // How the device ran an iteration, for the run summary ("a stage switch
+  // dispatch per iteration"); empty when there is nothing to say.
+  std::string form;
 };
 
 } // namespace sluice::runtime

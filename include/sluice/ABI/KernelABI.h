@@ -16,7 +16,11 @@
  * On Vulkan every argument is a storage buffer at (set 0, binding =
  * position), the count too: a 32-bit word at binding 0, which the host
  * placement fills before a dispatch and the device placement's scheduler
- * writes for an indirect dispatch (docs/spirv-backend.md).
+ * writes for an indirect dispatch (docs/spirv-backend.md). The module's
+ * extra entry point sluice_stage_switch (sluice-spirv-stage-switch) takes
+ * the same bindings and runs global stage s, s being the second 32-bit word
+ * of binding 0; the device placement dispatches it instead of the stage
+ * kernels.
  *
  *===--------------------------------------------------------------------===*/
 #ifndef SLUICE_ABI_KERNELABI_H

@@ -460,6 +460,34 @@ def SluiceSPIRVPushConstants : Pass<"sluice-spirv-push-constants", "::mlir::spir
   let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
 }
 
+def SluiceSPIRVStageSwitch : Pass<"sluice-spirv-stage-switch", "::mlir::spirv::ModuleOp"> {
+  let summary = "Add the entry point sluice_stage_switch that runs any stage kernel of a wave program";
+  let description = [{
+    Runs after `sluice-spirv-push-constants` (the `sluice-to-spirv` pipeline
+    does), on the spirv.module of a wave program's stage kernels (the
+    enclosing module carries the `sluice.program` descriptor; other modules
+    are left alone). Each stage kernel's body moves into a plain function
+    `<kernel>_body`, which the entry point calls (SPIR-V forbids calling an
+    entry point). The new entry point `sluice_stage_switch` reads a 32-bit
+    stage index s from the second word of binding 0 (the first is the
+    invocation count the stage kernels read there, KernelABI.h) and calls
+    the body of global stage s (the main stages in descriptor order, then
+    each owner's stages), or nothing when s is no stage. It binds what the
+    stage kernels bind.
+
+    The Vulkan device placement dispatches it once per iteration
+    (indirectly, with the grid the scheduler shader computed for the chosen
+    stage) instead of one indirect dispatch per stage kernel, every grid but
+    one empty (docs/runtime.md "The device placement on Vulkan"). Stage
+    kernels of different workgroup sizes get no switch (the runtime then
+    keeps one dispatch per stage).
+  }];
+  let statistics = [
+    Statistic<"numSwitches", "stage-switches", "Stage switches added">
+  ];
+  let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
+}
+
 def ConvertSluiceGPUToHIPEmitC : Pass<"sluice-gpu-to-hip-emitc", "::mlir::ModuleOp"> {
   let summary = "Lower Sluice's gpu hand-off (stage, handler and barrier kernels) to EmitC for HIP C++";
   let description = [{

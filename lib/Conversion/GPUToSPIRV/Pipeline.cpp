@@ -23,6 +23,7 @@ void sluice::buildSluiceToSPIRVPipeline(OpPassManager &pm,
   spv.addPass(createCSEPass());
   spv.addPass(spirv::createSPIRVLowerABIAttributesPass());
   spv.addPass(createSluiceSPIRVPushConstants());
+  spv.addPass(createSluiceSPIRVStageSwitch());
   spv.addPass(spirv::createSPIRVUpdateVCEPass());
   spv.addPass(createSluiceSPIRVInt64Atomics());
   spv.addPass(createSluiceSPIRVInterfaceVersion());
@@ -32,7 +33,8 @@ void sluice::registerSluiceToSPIRVPipeline() {
   PassPipelineRegistration<SluiceToSPIRVOptions>(
       "sluice-to-spirv",
       "Lower the gpu hand-off to Vulkan spirv.modules: sluice-check-spirv, "
-      "sluice-gpu-to-spirv, spirv-lower-abi-attrs, spirv-update-vce, "
+      "sluice-gpu-to-spirv, spirv-lower-abi-attrs, sluice-spirv-push-constants, "
+      "sluice-spirv-stage-switch, spirv-update-vce, "
       "sluice-spirv-int64-atomics, sluice-spirv-interface-version",
       buildSluiceToSPIRVPipeline);
 }

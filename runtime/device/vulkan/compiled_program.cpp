@@ -41,7 +41,11 @@ public:
                   stats.submitWaitNanoseconds * 1e-6,
                   stats.sortNanoseconds * 1e-6, stats.sortedDispatches,
                   stats.sortKeyBytes);
-    return line;
+    std::string summary = line;
+    if (!stats.residentForm.empty())
+      summary += "; device placement: " + stats.residentForm + ", " +
+                 std::to_string(stats.residentSubmissions) + " submissions";
+    return summary;
   }
 
 private:

@@ -87,9 +87,10 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Lay
 layout(push_constant, std430) uniform Push {
   uint64_t layoutAddress;
   // u32 x 3 per global stage (the stage kernels' grids), then the routing
-  // shader's grid.
+  // shader's grid, then the stage switch's.
   uint64_t indirect;
-  uint64_t countWord; // the stage kernels' binding 0
+  // The stage kernels' binding 0: the count, then the stage the switch runs.
+  uint64_t countWord;
   uint stageGroupSize; // the stage kernels' workgroup size
 } push;
 

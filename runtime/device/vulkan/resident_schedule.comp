@@ -333,12 +333,14 @@ void sortByKey(Layout L, uint stage, uint count) {
 // The iteration
 //===----------------------------------------------------------------------===//
 
+// Slots 0 .. stageCount-1: the stage kernels' grids; stageCount: the
+// routing shader's; stageCount+1: the stage switch's (the chosen stage's).
 void writeGrids(Layout L, uint stage, uint count) {
   U32s grids = U32s(push.indirect);
   uint t = gl_LocalInvocationID.x;
-  for (uint s = t; s <= L.stageCount; s += BLOCK) {
+  for (uint s = t; s <= L.stageCount + 1; s += BLOCK) {
     uint groups = 0;
-    if (s == stage)
+    if (s == stage || (s == L.stageCount + 1 && stage != NONE))
       groups = (count + push.stageGroupSize - 1) / push.stageGroupSize;
     else if (s == L.stageCount && stage != NONE)
       groups = (count + BLOCK - 1) / BLOCK; // the routing shader
@@ -527,6 +529,7 @@ void main() {
     control.v[CONTROL_PREVIOUS_STAGE] = stage;
     control.v[CONTROL_PREVIOUS_COUNT] = count;
     U32s(push.countWord).v[0] = count;
+    U32s(push.countWord).v[1] = stage; // what the stage switch runs
   }
   writeGrids(L, stage, count);
 }

@@ -126,6 +126,39 @@ static bool isLiteralOperand(uint32_t opcode, size_t i) {
   }
 }
 
+namespace {
+
+// The name of an OpEntryPoint (its operands from the third on).
+std::string entryPointName(std::span<const uint32_t> operands) {
+  std::string name;
+  for (size_t w = 2; w < operands.size(); ++w)
+    for (int byte = 0; byte < 4; ++byte) {
+      char c = char((operands[w] >> (8 * byte)) & 0xffu);
+      if (c == 0)
+        return name;
+      name.push_back(c);
+    }
+  return name;
+}
+
+} // namespace
+
+bool hasEntryPoint(std::span<const uint32_t> spirv,
+                   std::string_view entryPoint) {
+  constexpr uint32_t kOpEntryPoint = 15;
+  constexpr size_t kHeaderWords = 5;
+  for (size_t at = kHeaderWords; at < spirv.size();) {
+    uint32_t wordCount = spirv[at] >> 16, opcode = spirv[at] & 0xffffu;
+    if (wordCount == 0 || wordCount > spirv.size() - at)
+      return false;
+    if (opcode == kOpEntryPoint && wordCount >= 4 &&
+        entryPointName(spirv.subspan(at + 1, wordCount - 1)) == entryPoint)
+      return true;
+    at += wordCount;
+  }
+  return false;
+}
+
 std::vector<uint32_t> entryPointBindings(std::span<const uint32_t> spirv,
                                          std::string_view entryPoint,
                                          uint32_t bindings) {
@@ -153,19 +186,7 @@ std::vector<uint32_t> entryPointBindings(std::span<const uint32_t> spirv,
       return all;
     std::span<const uint32_t> operands = spirv.subspan(at + 1, wordCount - 1);
     if (opcode == kOpEntryPoint && operands.size() >= 3) {
-      std::string name;
-      for (size_t w = 2; w < operands.size(); ++w) {
-        bool ended = false;
-        for (int byte = 0; byte < 4 && !ended; ++byte) {
-          char c = char((operands[w] >> (8 * byte)) & 0xffu);
-          ended = c == 0;
-          if (!ended)
-            name.push_back(c);
-        }
-        if (ended)
-          break;
-      }
-      if (name == entryPoint)
+      if (entryPointName(operands) == entryPoint)
         entryFunction = operands[1];
     } else if (opcode == kOpDecorate && operands.size() >= 3 &&
                operands[0] < bound) {

@@ -25,6 +25,9 @@ namespace vk = vulkan;
 
 namespace {
 
+// The entry point that runs any stage (sluice-spirv-stage-switch).
+[[maybe_unused]] constexpr const char *kStageSwitch = "sluice_stage_switch";
+
 class VulkanBuffer final : public KernelBuffer {
 public:
   explicit VulkanBuffer(std::unique_ptr<vk::Buffer> buffer)
@@ -216,8 +219,10 @@ public:
   uint32_t workgroupSize = 64;
   std::vector<vk::Buffer *> bindings;
   std::vector<double> dispatchNs;
-  // The device placement's shaders, created at its first run.
-  std::unique_ptr<vk::Kernel> scheduleKernel, routeKernel;
+  // The device placement's shaders and the program's stage switch, created
+  // at its first run.
+  std::unique_ptr<vk::Kernel> scheduleKernel, routeKernel, switchKernel;
+  uint32_t stageBindingCount = 0; // the stage kernels' bindings
 };
 
 #ifdef SLUICE_VULKAN_RESIDENT_SHADERS
@@ -257,6 +262,18 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   if (Status status = shader(k_resident_route, "route", routeKernel);
       !status.ok())
     return status;
+  // One switch dispatch per iteration where the module has the stage switch
+  // (sluice-spirv-stage-switch); SLUICE_VULKAN_STAGE_SWITCH=0 keeps one
+  // indirect dispatch per stage kernel.
+  const char *switchSetting = std::getenv("SLUICE_VULKAN_STAGE_SWITCH");
+  bool useSwitch = vk::hasEntryPoint(spirv, kStageSwitch) &&
+                   !(switchSetting && std::string_view(switchSetting) == "0");
+  if (useSwitch && !switchKernel)
+    if (Status status = context->createKernel(spirv, kStageSwitch,
+                                              stageBindingCount, 0,
+                                              switchKernel);
+        !status.ok())
+      return status;
 
   const uint32_t batch = residentBatch();
   ResidentState state;
@@ -266,12 +283,16 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
           state.bytes.size(), vk::Placement::Device, stateBuffer);
       !status.ok())
     return status;
-  if (Status status = context->createBuffer(12 * (uint64_t(t.stageCount) + 1),
+  // The grids: per stage kernel, the routing shader's, the stage switch's.
+  const uint64_t routeGrid = 12 * uint64_t(t.stageCount),
+                 switchGrid = routeGrid + 12;
+  if (Status status = context->createBuffer(switchGrid + 12,
                                             vk::Placement::Device, grids);
       !status.ok())
     return status;
+  // The stage kernels' binding 0: the count, the stage the switch runs.
   if (Status status =
-          context->createBuffer(4, vk::Placement::Device, countWord);
+          context->createBuffer(8, vk::Placement::Device, countWord);
       !status.ok())
     return status;
   locateResidentState(
@@ -291,25 +312,34 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   for (const LaunchArgument &argument : launch.arguments)
     stageBindings.push_back(argument.buffer ? &vulkanBuffer(*argument.buffer)
                                             : nullptr);
-  // One iteration: decide, the chosen stage kernel (every other stage's
-  // grid is empty), route; each after the one before.
+  // One iteration: decide, the chosen stage (through the switch, or the
+  // stage kernels with every grid but the chosen one empty), route; each
+  // after the one before.
   std::unique_ptr<vk::Recording> recording;
   if (Status status = context->createRecording(recording); !status.ok())
     return status;
   for (uint32_t i = 0; i < batch; ++i) {
     recording->dispatch(*scheduleKernel, {}, pushBytes, 1);
     recording->barrier();
-    for (uint32_t s = 0; s < t.stageCount; ++s)
-      recording->dispatchIndirect(*kernels[s], stageBindings, {}, *grids,
-                                  12 * uint64_t(s));
+    if (useSwitch)
+      recording->dispatchIndirect(*switchKernel, stageBindings, {}, *grids,
+                                  switchGrid);
+    else
+      for (uint32_t s = 0; s < t.stageCount; ++s)
+        recording->dispatchIndirect(*kernels[s], stageBindings, {}, *grids,
+                                    12 * uint64_t(s));
     recording->barrier();
     recording->dispatchIndirect(*routeKernel, {}, pushBytes, *grids,
-                                12 * uint64_t(t.stageCount));
+                                routeGrid);
     recording->barrier();
   }
   if (Status status = recording->finish(); !status.ok())
     return status;
 
+  out.form = std::string(useSwitch ? "a stage switch dispatch"
+                                   : "a dispatch per stage kernel") +
+             " per iteration, " + std::to_string(batch) +
+             " iterations per submission";
   using decision::u32;
   ResidentLog &log = out.log;
   uint64_t firstTime = 0;
@@ -403,6 +433,7 @@ Status VulkanDevice::create(VulkanProgram program,
   p.spirv = program.spirv;
   p.megakernel = program.megakernel;
   p.megakernelBindings = bindingCount + 1; // + the machine words
+  p.stageBindingCount = bindingCount;
   if (Status status = p.context->createStream(p.stream); !status.ok())
     return status;
 

@@ -16,7 +16,7 @@
 // RUN: FileCheck %s --check-prefix=JSON < %t.dir/program.json
 // RUN: spirv-dis %t.dir/sluice_kernels.spv | FileCheck %s --check-prefix=DIS
 
-// MANIFEST: spirv sluice_kernels {{.*}}sluice_kernels.spv entry_points path__entry path__bounce path__finish shadow__intersect shadow__shade
+// MANIFEST: spirv sluice_kernels {{.*}}sluice_kernels.spv entry_points path__entry path__bounce path__finish shadow__intersect shadow__shade sluice_stage_switch
 // MANIFEST-NEXT: descriptor {{.*}}program.json
 // JSON: "main_stages": [
 // JSON: "kernel": "path__entry"
@@ -33,7 +33,7 @@
 // loaded as word (offset >> 2); the publish takes a free-ring position with
 // an atomic add on the counters (alloc_base 5) and counts an arrival at the
 // owner's first stage (global stage 3); a fault is claimed by compare-and-swap.
-// CHECK-LABEL: spirv.func @path__bounce() "None" {
+// CHECK-LABEL: spirv.func @path__bounce_body() "None" {
 // CHECK: %[[COUNTB:.*]] = spirv.mlir.addressof @path__bounce_arg_0
 // CHECK: %[[COUNTP:.*]] = spirv.AccessChain %[[COUNTB]][%{{.*}}] : {{.*}} -> !spirv.ptr<i32, StorageBuffer>
 // CHECK: spirv.Load "StorageBuffer" %[[COUNTP]] : i32
@@ -58,11 +58,15 @@
 // CHECK: %[[CODEP:.*]] = spirv.AccessChain %[[FAULT]][%{{.*}}, %{{.*}}]
 // CHECK: spirv.AtomicCompareExchange <Device> <None> <None> %[[CODEP]], %{{.*}}, %{{.*}} : !spirv.ptr<i32, StorageBuffer>
 // CHECK: spirv.Return
+// The entry point only calls the body, which the stage switch calls too.
+// CHECK-LABEL: spirv.func @path__bounce() "None" {
+// CHECK-NEXT: spirv.FunctionCall @path__bounce_body() : () -> ()
+// CHECK-NEXT: spirv.Return
 
 // Handler "intersect": the payload at the item's slot, then release (next
 // stage 0xFFFFFFFF, release count of the owner, counter 6) or move to "shade"
 // (owner-stage index 1, arrival at global stage 4).
-// CHECK-LABEL: spirv.func @shadow__intersect() "None" {
+// CHECK-LABEL: spirv.func @shadow__intersect_body() "None" {
 // CHECK: %[[NEXT:.*]] = spirv.mlir.addressof @shadow__intersect_arg_5
 // CHECK: %[[CNT:.*]] = spirv.mlir.addressof @shadow__intersect_arg_6
 // CHECK: %[[T:.*]] = spirv.mlir.addressof @shadow__intersect_arg_12
@@ -85,11 +89,37 @@
 // CHECK-DAG: spirv.EntryPoint "GLCompute" @shadow__intersect
 // CHECK-DAG: spirv.EntryPoint "GLCompute" @shadow__shade
 // CHECK-DAG: spirv.ExecutionMode @shadow__shade "LocalSize", 64, 1, 1{{$}}
+
+// The stage switch: the stage index is the second word at binding 0, and
+// global stage s (main stages in order, then the owner's) is the s-th branch.
+// CHECK-LABEL: spirv.func @sluice_stage_switch() "None" {
+// CHECK: %[[SW:.*]] = spirv.mlir.addressof @sluice_stage_switch_stage : !spirv.ptr<!spirv.struct<(i32 [0], i32 [4])>, StorageBuffer>
+// CHECK: %[[STAGEP:.*]] = spirv.AccessChain %[[SW]][%{{.*}}] : {{.*}} -> !spirv.ptr<i32, StorageBuffer>
+// CHECK: %[[STAGE:.*]] = spirv.Load "StorageBuffer" %[[STAGEP]] : i32
+// CHECK: %[[S0:.*]] = spirv.Constant 0 : i32
+// CHECK: spirv.IEqual %[[STAGE]], %[[S0]] : i32
+// CHECK: spirv.FunctionCall @path__entry_body()
+// CHECK: %[[S1:.*]] = spirv.Constant 1 : i32
+// CHECK: spirv.IEqual %[[STAGE]], %[[S1]] : i32
+// CHECK: spirv.FunctionCall @path__bounce_body()
+// CHECK: %[[S2:.*]] = spirv.Constant 2 : i32
+// CHECK: spirv.IEqual %[[STAGE]], %[[S2]] : i32
+// CHECK: spirv.FunctionCall @path__finish_body()
+// CHECK: %[[S3:.*]] = spirv.Constant 3 : i32
+// CHECK: spirv.IEqual %[[STAGE]], %[[S3]] : i32
+// CHECK: spirv.FunctionCall @shadow__intersect_body()
+// CHECK: %[[S4:.*]] = spirv.Constant 4 : i32
+// CHECK: spirv.IEqual %[[STAGE]], %[[S4]] : i32
+// CHECK: spirv.FunctionCall @shadow__shade_body()
+// CHECK: spirv.Return
+// CHECK: spirv.EntryPoint "GLCompute" @sluice_stage_switch, @__builtin__WorkgroupId__, @__builtin__LocalInvocationId__
+// CHECK-NEXT: spirv.ExecutionMode @sluice_stage_switch "LocalSize", 64, 1, 1{{$}}
 // The gpu.module stays: the descriptor names its kernels.
 // CHECK: gpu.module @sluice_kernels
 
 // DIS-DAG: OpCapability Int64
 // DIS-DAG: OpEntryPoint GLCompute %path__bounce "path__bounce"
 // DIS-DAG: OpEntryPoint GLCompute %shadow__intersect "shadow__intersect"
+// DIS-DAG: OpEntryPoint GLCompute %sluice_stage_switch "sluice_stage_switch"
 // DIS: OpAtomicIAdd
 // DIS: OpAtomicCompareExchange

@@ -266,6 +266,10 @@ struct CompiledKernelStats {
   double gpuNanoseconds = 0;        // the launches' device time
   double submitWaitNanoseconds = 0; // host: launch and wait
   double dispatchNanoseconds = 0;   // host: all of dispatch(), routing included
+  // The device placement's last run: its submissions and how it ran an
+  // iteration (ResidentLaunchResult::form); 0 and empty otherwise.
+  uint64_t residentSubmissions = 0;
+  std::string residentForm;
 };
 
 // "<label> (last run): N dispatches, ... ms launch+wait, ... ms in

@@ -105,6 +105,10 @@ struct DeviceInfo {
 Status checkShaderCapabilities(std::span<const uint32_t> spirv,
                                const DeviceInfo &device, std::string_view what);
 
+// Whether the SPIR-V module `spirv` has the entry point `entryPoint`.
+bool hasEntryPoint(std::span<const uint32_t> spirv,
+                   std::string_view entryPoint);
+
 // The bindings (descriptor set 0, below `bindings`) that the functions the
 // entry point `entryPoint` reaches mention, ascending; all of 0 .. bindings-1
 // when the module cannot be read or has no such entry point. A kernel's
