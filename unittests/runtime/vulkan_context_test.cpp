@@ -577,6 +577,46 @@ TEST_F(VulkanTest, RecordingErrors) {
             "kernel 'count_workgroups': indirect arguments at byte 8 of a "
             "buffer of 16");
   EXPECT_FALSE(late->submitAndWait().ok());
+  std::unique_ptr<Recording> stamped;
+  ASSERT_TRUE(context->createRecording(stamped, 1).ok());
+  stamped->timestamp();
+  stamped->timestamp();
+  EXPECT_EQ(stamped->finish().message(),
+            "a recording made for 1 timestamps records one more");
+}
+
+// Timestamps between commands: one per call, in the order recorded, within
+// the recording's own start and end.
+TEST_F(VulkanTest, RecordingTimestamps) {
+  const size_t n = 64 * 64;
+  auto triple = kernel("triple_plus_one", 2);
+  auto a = buffer(n * 4), b = buffer(n * 4);
+  std::unique_ptr<Recording> r;
+  ASSERT_TRUE(context->createRecording(r, 3).ok());
+  Buffer *ab[] = {a.get(), b.get()}, *ba[] = {b.get(), a.get()};
+  r->timestamp();
+  r->dispatch(*triple, ab, {}, uint32_t(n / 64));
+  r->barrier();
+  r->timestamp();
+  r->dispatch(*triple, ba, {}, uint32_t(n / 64));
+  r->barrier();
+  r->timestamp();
+  ASSERT_TRUE(r->finish().ok());
+  for (int round = 0; round < 2; ++round) {
+    double ns = 0;
+    std::vector<uint64_t> stamps;
+    Status status = r->submitAndWait(&ns, &stamps);
+    ASSERT_TRUE(status.ok()) << status.describe();
+    if (context->info().timestampPeriodNs == 0) {
+      EXPECT_TRUE(stamps.empty());
+      continue;
+    }
+    ASSERT_EQ(stamps.size(), 3u);
+    EXPECT_LE(stamps[0], stamps[1]);
+    EXPECT_LE(stamps[1], stamps[2]);
+    EXPECT_LT(stamps[0], stamps[2]); // two dispatches take time
+    EXPECT_LE(double(stamps[2]), ns + 1.0);
+  }
 }
 
 TEST_F(VulkanTest, PushConstants) {

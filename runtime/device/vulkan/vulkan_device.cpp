@@ -12,6 +12,7 @@
 
 #include <cassert>
 #include <cstdlib>
+#include <chrono>
 #include <cstring>
 
 #ifdef SLUICE_VULKAN_RESIDENT_SHADERS
@@ -315,12 +316,18 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   // One iteration: decide, the chosen stage (through the switch, or the
   // stage kernels with every grid but the chosen one empty), route; each
   // after the one before.
+  // Three timestamps per iteration, the record's times: the decision began,
+  // the stage began, the stage and its routing ended (as on hip, where the
+  // stage kernel routes).
   std::unique_ptr<vk::Recording> recording;
-  if (Status status = context->createRecording(recording); !status.ok())
+  if (Status status = context->createRecording(recording, 3 * batch);
+      !status.ok())
     return status;
   for (uint32_t i = 0; i < batch; ++i) {
+    recording->timestamp();
     recording->dispatch(*scheduleKernel, {}, pushBytes, 1);
     recording->barrier();
+    recording->timestamp();
     if (useSwitch)
       recording->dispatchIndirect(*switchKernel, stageBindings, {}, *grids,
                                   switchGrid);
@@ -332,6 +339,7 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
     recording->dispatchIndirect(*routeKernel, {}, pushBytes, *grids,
                                 routeGrid);
     recording->barrier();
+    recording->timestamp();
   }
   if (Status status = recording->finish(); !status.ok())
     return status;
@@ -344,15 +352,29 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   ResidentLog &log = out.log;
   uint64_t firstTime = 0;
   auto *control = reinterpret_cast<u32 *>(mapped + state.control);
+  auto *times = reinterpret_cast<uint64_t *>(mapped + state.times);
+  const auto begun = std::chrono::steady_clock::now();
+  std::vector<uint64_t> stamps;
   for (;;) {
     double ns = 0;
-    if (Status status = recording->submitAndWait(&ns); !status.ok())
+    // The device clock counts from each submission's start: the host's clock
+    // at the submission places the batch on one time line.
+    const uint64_t submitted = uint64_t(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(
+            std::chrono::steady_clock::now() - begun)
+            .count());
+    if (Status status = recording->submitAndWait(&ns, &stamps); !status.ok())
       return Status::error(status.kind(),
                            "the scheduler batch failed: " + status.message());
     out.gpuNanoseconds += ns;
     ++out.launches;
     u32 n = control[decision::kControlRecords];
     u32 stop = control[decision::kControlStopReason];
+    // Record r is the batch's iteration r (every iteration before the stop
+    // records one).
+    if (stamps.size() >= uint64_t(n) * decision::kTimeWords)
+      for (uint64_t w = 0; w < uint64_t(n) * decision::kTimeWords; ++w)
+        times[w] = submitted + stamps[w];
     appendResidentBatch(
         log, n, reinterpret_cast<const decision::Record *>(mapped + state.records),
         reinterpret_cast<const uint64_t *>(mapped + state.snapshots),

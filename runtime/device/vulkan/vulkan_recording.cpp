@@ -20,7 +20,9 @@ struct Recording::State {
   VkCommandPool pool = VK_NULL_HANDLE;
   VkCommandBuffer commands = VK_NULL_HANDLE;
   VkFence fence = VK_NULL_HANDLE;
+  // Queries 0 and 1: the recording's start and end; then timestamp()'s.
   VkQueryPool queries = VK_NULL_HANDLE;
+  uint32_t timestampCapacity = 0, timestamps = 0;
   // One descriptor pool per set: a recording holds a handful of them.
   std::vector<VkDescriptorPool> descriptorPools;
   struct Set {
@@ -160,7 +162,8 @@ struct Recording::State {
   }
 };
 
-Status Context::createRecording(std::unique_ptr<Recording> &out) {
+Status Context::createRecording(std::unique_ptr<Recording> &out,
+                                uint32_t timestamps) {
   out.reset();
   ContextState &state = *state_;
   const Functions &fn = state.fn;
@@ -168,6 +171,7 @@ Status Context::createRecording(std::unique_ptr<Recording> &out) {
   recording->state_ = std::make_unique<Recording::State>();
   Recording::State &r = *recording->state_;
   r.context = &state;
+  r.timestampCapacity = timestamps;
   VkCommandPoolCreateInfo poolCreate{};
   poolCreate.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
   poolCreate.queueFamilyIndex = state.queueFamily;
@@ -196,7 +200,7 @@ Status Context::createRecording(std::unique_ptr<Recording> &out) {
     VkQueryPoolCreateInfo create{};
     create.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
     create.queryType = VK_QUERY_TYPE_TIMESTAMP;
-    create.queryCount = 2;
+    create.queryCount = 2 + timestamps;
     result = fn.vkCreateQueryPool(state.device, &create, nullptr, &r.queries);
     if (result != VK_SUCCESS) {
       r.queries = VK_NULL_HANDLE;
@@ -209,7 +213,7 @@ Status Context::createRecording(std::unique_ptr<Recording> &out) {
   if (result != VK_SUCCESS)
     return vkError("vkBeginCommandBuffer", result);
   if (r.queries != VK_NULL_HANDLE) {
-    fn.vkCmdResetQueryPool(r.commands, r.queries, 0, 2);
+    fn.vkCmdResetQueryPool(r.commands, r.queries, 0, 2 + timestamps);
     fn.vkCmdWriteTimestamp(r.commands, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
                            r.queries, 0);
   }
@@ -278,6 +282,24 @@ void Recording::barrier() {
       0, 1, &memory, 0, nullptr, 0, nullptr);
 }
 
+void Recording::timestamp() {
+  State &r = *state_;
+  if (!r.error.ok() || r.finished)
+    return;
+  if (r.timestamps == r.timestampCapacity) {
+    r.error = Status::error(ErrorKind::InvalidArgument,
+                            "a recording made for " +
+                                std::to_string(r.timestampCapacity) +
+                                " timestamps records one more");
+    return;
+  }
+  if (r.queries != VK_NULL_HANDLE)
+    r.context->fn.vkCmdWriteTimestamp(r.commands,
+                                      VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
+                                      r.queries, 2 + r.timestamps);
+  ++r.timestamps;
+}
+
 Status Recording::finish() {
   State &r = *state_;
   if (r.finished)
@@ -300,10 +322,13 @@ Status Recording::finish() {
   return r.error;
 }
 
-Status Recording::submitAndWait(double *gpuNanoseconds) {
+Status Recording::submitAndWait(double *gpuNanoseconds,
+                                std::vector<uint64_t> *timestamps) {
   State &r = *state_;
   if (gpuNanoseconds)
     *gpuNanoseconds = 0;
+  if (timestamps)
+    timestamps->clear();
   if (!r.finished)
     return Status::error(ErrorKind::InvalidState,
                          "a recording submitted before finish()");
@@ -331,18 +356,28 @@ Status Recording::submitAndWait(double *gpuNanoseconds) {
     return vkError("vkWaitForFences", result);
   }
   fn.vkResetFences(context.device, 1, &r.fence);
-  if (r.queries != VK_NULL_HANDLE && gpuNanoseconds) {
-    uint64_t ticks[2] = {0, 0};
+  if (r.queries != VK_NULL_HANDLE && (gpuNanoseconds || timestamps)) {
+    std::vector<uint64_t> ticks(2 + r.timestamps);
     result = fn.vkGetQueryPoolResults(
-        context.device, r.queries, 0, 2, sizeof ticks, ticks, sizeof(uint64_t),
+        context.device, r.queries, 0, uint32_t(ticks.size()),
+        ticks.size() * sizeof(uint64_t), ticks.data(), sizeof(uint64_t),
         VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
     if (result != VK_SUCCESS)
       return vkError("vkGetQueryPoolResults", result);
     uint64_t mask = context.timestampValidBits >= 64
                         ? UINT64_MAX
                         : (uint64_t(1) << context.timestampValidBits) - 1;
-    *gpuNanoseconds = double(((ticks[1] & mask) - (ticks[0] & mask)) & mask) *
-                      context.info.timestampPeriodNs;
+    double period = context.info.timestampPeriodNs;
+    if (gpuNanoseconds)
+      *gpuNanoseconds =
+          double(((ticks[1] & mask) - (ticks[0] & mask)) & mask) * period;
+    // From the recording's start, so that a counter that wraps within it
+    // still gives increasing times.
+    if (timestamps)
+      for (uint32_t i = 0; i < r.timestamps; ++i)
+        timestamps->push_back(uint64_t(
+            double(((ticks[2 + i] & mask) - (ticks[0] & mask)) & mask) *
+            period));
   }
   return Status::success();
 }

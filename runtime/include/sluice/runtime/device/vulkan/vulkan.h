@@ -247,13 +247,19 @@ public:
                         std::span<const std::byte> pushConstants,
                         const Buffer &arguments, uint64_t offset);
   void barrier();
+  // Records a timestamp query, written once every command recorded before it
+  // has completed (at most the `timestamps` createRecording() allowed; none
+  // where the queue has no timestamps). submitAndWait() returns them.
+  void timestamp();
   // Ends the recording; then submitAndWait() any number of times.
   Status finish();
   // Runs the recording once and waits for it (host writes before it are
   // visible to it, its writes to the host after). `gpuNanoseconds`: the time
   // between a timestamp at its start and one at its end (0 when the queue has
-  // no timestamps).
-  Status submitAndWait(double *gpuNanoseconds = nullptr);
+  // no timestamps). `timestamps`: those of timestamp(), in nanoseconds of
+  // the device clock (empty when the queue has no timestamps).
+  Status submitAndWait(double *gpuNanoseconds = nullptr,
+                       std::vector<uint64_t> *timestamps = nullptr);
 
 private:
   friend class Context;
@@ -288,7 +294,9 @@ public:
   // submitAndWait returns no times (what an untimed batch of launches wants:
   // two queries per command cost the device time).
   Status createStream(std::unique_ptr<Stream> &out, bool timestamps = true);
-  Status createRecording(std::unique_ptr<Recording> &out);
+  // `timestamps`: how many Recording::timestamp() calls it may hold.
+  Status createRecording(std::unique_ptr<Recording> &out,
+                         uint32_t timestamps = 0);
 
 private:
   friend class Buffer;
