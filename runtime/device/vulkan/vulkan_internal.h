@@ -163,6 +163,14 @@ Status loadInstanceFunctions(ContextState &state);
 // The device's entry points, once state.device exists; vkDestroyDevice first.
 Status loadDeviceFunctions(ContextState &state);
 
+// Points the storage-buffer bindings `used` of `set` at those buffers of
+// `bindings` (the descriptor writes of a Stream's and a Recording's dispatch).
+struct DescriptorWrites {
+  static void write(const Functions &fn, VkDevice device, VkDescriptorSet set,
+                    std::span<Buffer *const> bindings,
+                    std::span<const uint32_t> used);
+};
+
 } // namespace detail
 
 struct Context::State : detail::ContextState {};

@@ -119,20 +119,7 @@ struct Recording::State {
       error = vkError("vkAllocateDescriptorSets", result);
       return VK_NULL_HANDLE;
     }
-    std::vector<VkDescriptorBufferInfo> infos(used.size());
-    std::vector<VkWriteDescriptorSet> writes(used.size());
-    for (size_t i = 0; i < used.size(); ++i) {
-      infos[i].buffer = toHandle<VkBuffer>(bindings[used[i]]->buffer_);
-      infos[i].range = VK_WHOLE_SIZE;
-      writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-      writes[i].dstSet = set;
-      writes[i].dstBinding = used[i];
-      writes[i].descriptorCount = 1;
-      writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      writes[i].pBufferInfo = &infos[i];
-    }
-    fn.vkUpdateDescriptorSets(context->device, uint32_t(writes.size()),
-                              writes.data(), 0, nullptr);
+    DescriptorWrites::write(fn, context->device, set, bindings, used);
     sets.push_back({&kernel, {bindings.begin(), bindings.end()}, set});
     return set;
   }

@@ -425,6 +425,27 @@ struct StreamState {
 
 } // namespace
 
+void DescriptorWrites::write(const Functions &fn, VkDevice device,
+                             VkDescriptorSet set,
+                             std::span<Buffer *const> bindings,
+                             std::span<const uint32_t> used) {
+  std::vector<VkDescriptorBufferInfo> infos(used.size());
+  std::vector<VkWriteDescriptorSet> writes(used.size());
+  for (size_t i = 0; i < used.size(); ++i) {
+    infos[i].buffer = toHandle<VkBuffer>(bindings[used[i]]->buffer_);
+    infos[i].offset = 0;
+    infos[i].range = VK_WHOLE_SIZE;
+    writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+    writes[i].dstSet = set;
+    writes[i].dstBinding = used[i];
+    writes[i].descriptorCount = 1;
+    writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[i].pBufferInfo = &infos[i];
+  }
+  fn.vkUpdateDescriptorSets(device, uint32_t(writes.size()), writes.data(), 0,
+                            nullptr);
+}
+
 struct Stream::State : StreamState {};
 
 Status Context::createStream(std::unique_ptr<Stream> &out, bool timestamps) {
@@ -545,22 +566,7 @@ void Stream::dispatch(const Kernel &kernel, std::span<Buffer *const> bindings,
                           static_cast<uint32_t>(used.size()), set);
         !status.ok())
       return fail(std::move(status));
-    std::vector<VkDescriptorBufferInfo> infos(used.size());
-    std::vector<VkWriteDescriptorSet> writes(used.size());
-    for (size_t i = 0; i < used.size(); ++i) {
-      infos[i].buffer = toHandle<VkBuffer>(bindings[used[i]]->buffer_);
-      infos[i].offset = 0;
-      infos[i].range = VK_WHOLE_SIZE;
-      writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-      writes[i].dstSet = set;
-      writes[i].dstBinding = used[i];
-      writes[i].descriptorCount = 1;
-      writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      writes[i].pBufferInfo = &infos[i];
-    }
-    fn.vkUpdateDescriptorSets(context.device,
-                              static_cast<uint32_t>(writes.size()),
-                              writes.data(), 0, nullptr);
+    DescriptorWrites::write(fn, context.device, set, bindings, used);
     last.kernel = &kernel;
     last.buffers.assign(bindings.begin(), bindings.end());
     last.set = set;

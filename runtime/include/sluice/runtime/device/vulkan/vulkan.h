@@ -123,6 +123,10 @@ enum class Placement : uint8_t { Device, Host, DeviceOnly };
 
 class Context;
 
+namespace detail {
+struct DescriptorWrites;
+} // namespace detail
+
 // A storage buffer; host-visible ones are mapped for their whole life, and
 // data() is null for one that is not mapped (Placement::DeviceOnly). Sizes are
 // rounded up to a multiple of 4 bytes, at least 16.
@@ -143,6 +147,7 @@ private:
   friend class Context;
   friend class Stream;
   friend class Recording;
+  friend struct detail::DescriptorWrites;
   Buffer() = default;
   Context *context_ = nullptr;
   void *mapped_ = nullptr;
