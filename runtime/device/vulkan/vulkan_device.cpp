@@ -26,9 +26,6 @@ namespace vk = vulkan;
 
 namespace {
 
-// The entry point that runs any stage (sluice-spirv-stage-switch).
-[[maybe_unused]] constexpr const char *kStageSwitch = "sluice_stage_switch";
-
 class VulkanBuffer final : public KernelBuffer {
 public:
   explicit VulkanBuffer(std::unique_ptr<vk::Buffer> buffer)
@@ -223,10 +220,12 @@ public:
   // The device placement's shaders and the program's stage switch, created
   // at its first run.
   std::unique_ptr<vk::Kernel> scheduleKernel, routeKernel, switchKernel;
-  uint32_t stageBindingCount = 0; // the stage kernels' bindings
 };
 
 #ifdef SLUICE_VULKAN_RESIDENT_SHADERS
+// The entry point that runs any stage (sluice-spirv-stage-switch).
+constexpr const char *kStageSwitch = "sluice_stage_switch";
+
 // The push constants of both shaders (resident_common.glsl's Push).
 struct ResidentPush {
   uint64_t layout, indirect, countWord;
@@ -270,9 +269,10 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   bool useSwitch = vk::hasEntryPoint(spirv, kStageSwitch) &&
                    !(switchSetting && std::string_view(switchSetting) == "0");
   if (useSwitch && !switchKernel)
-    if (Status status = context->createKernel(spirv, kStageSwitch,
-                                              stageBindingCount, 0,
-                                              switchKernel);
+    // The stage kernels' bindings, which the switch shares.
+    if (Status status = context->createKernel(
+            spirv, kStageSwitch, kernels.front()->bindingCount(), 0,
+            switchKernel);
         !status.ok())
       return status;
 
@@ -455,7 +455,6 @@ Status VulkanDevice::create(VulkanProgram program,
   p.spirv = program.spirv;
   p.megakernel = program.megakernel;
   p.megakernelBindings = bindingCount + 1; // + the machine words
-  p.stageBindingCount = bindingCount;
   if (Status status = p.context->createStream(p.stream); !status.ok())
     return status;
 
