@@ -22,6 +22,8 @@ void *KernelPrimitives::hostAddress(KernelBuffer &) { return nullptr; }
 
 uint32_t KernelPrimitives::megakernelLanesPerThread() const { return 1024; }
 
+Status KernelPrimitives::prepare(bool, bool) { return Status::success(); }
+
 Status KernelPrimitives::residentSupport() const {
   return Status::error(ErrorKind::Unsupported,
                        "the " + label() +
@@ -866,6 +868,20 @@ Status CompiledKernelDevice::readCounts(Observation &out) {
 } // namespace sluice::runtime
 
 namespace sluice::runtime {
+
+Status CompiledKernelDevice::prepare(bool stateMachine, bool resident) {
+  KernelPrimitives &primitives = *impl_->primitives;
+  if (Status status = primitives.prepare(
+          stateMachine && impl_->kernels.shape().megakernel, false);
+      !status.ok())
+    return status;
+  // Where the device placement cannot run, the scheduler keeps the host
+  // placement, which needs nothing made; a failure to make its kernels is
+  // the run's to report, should it place the scheduler on the device.
+  if (resident && primitives.residentSupport().ok())
+    (void)primitives.prepare(false, true);
+  return Status::success();
+}
 
 Status CompiledKernelDevice::residentSupport() const {
   return impl_->primitives->residentSupport();

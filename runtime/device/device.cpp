@@ -14,6 +14,8 @@ Status Device::runStateMachine(uint32_t lanes, StateMachineReport &report) {
 
 void Device::setFrameSorting(const FrameSorting &) {}
 
+Status Device::prepare(bool, bool) { return Status::success(); }
+
 Status Device::residentSupport() const {
   return Status::error(ErrorKind::Unsupported,
                        std::string("the ") + name() +

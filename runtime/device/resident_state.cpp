@@ -99,6 +99,8 @@ void buildResidentState(const ResidentLaunch &launch,
     words += setWords.back();
   }
   L.sets = image.place(uint64_t(words) * 4);
+  out.edgeCount = u32(edges);
+  out.setWordCount = words;
   L.setOffset = image.array(std::span<const u32>(setOffset));
   L.setWords = image.array(std::span<const u32>(setWords));
   std::vector<u32> ringOffset, ring;

@@ -28,6 +28,9 @@ struct ResidentState {
            positions = 0, layoutOffset = 0; // byte offsets into `bytes`
   uint32_t snapshotWords = 0;
   uint32_t recordCapacity = 0;
+  // The sizes of two tables: the emission edges and the sets' words (every
+  // global stage's and the free frames').
+  uint32_t edgeCount = 0, setWordCount = 0;
 };
 
 // The program's limits against resident_layout.h's (an Unsupported error

@@ -402,6 +402,12 @@ RunReport Program::run(const RunOptions &options) {
   report.phase = RunPhase::Schedule;
 
   const ProgramDescriptor &program = impl.loaded->program();
+  // Pipelines the run needs are made before its clock starts.
+  if (Status status = impl.loaded->device().prepare(
+          stateMachine, !stateMachine &&
+                            options.placement == SchedulerPlacement::Device);
+      !status.ok())
+    return fail(std::move(status));
   auto start = std::chrono::steady_clock::now();
   RunResult result;
   if (stateMachine) {

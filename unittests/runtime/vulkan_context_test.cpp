@@ -619,6 +619,42 @@ TEST_F(VulkanTest, RecordingTimestamps) {
   }
 }
 
+// A recorded copy runs after the commands before it (it copies what the
+// dispatch wrote, on every submission) and before those after it; a range
+// outside either buffer is an error of the recording.
+TEST_F(VulkanTest, RecordingCopiesAfterTheDispatches) {
+  const size_t n = 64 * 4;
+  auto triple = kernel("triple_plus_one", 2);
+  auto a = buffer(n * 4), b = buffer(n * 4);
+  auto host = buffer(n * 4, Placement::Host);
+  std::vector<uint32_t> input = randomWords(n, 11);
+  std::memcpy(a->data(), input.data(), n * 4);
+  std::unique_ptr<Recording> r;
+  ASSERT_TRUE(context->createRecording(r).ok());
+  Buffer *ab[] = {a.get(), b.get()}, *ba[] = {b.get(), a.get()};
+  r->dispatch(*triple, ab, {}, uint32_t(n / 64));
+  // Words [16, n) of b land at word 0 of the host buffer.
+  r->copy(*b, 64, *host, 0, (n - 16) * 4);
+  r->dispatch(*triple, ba, {}, uint32_t(n / 64)); // after the copy: unseen
+  ASSERT_TRUE(r->finish().ok());
+  std::vector<uint32_t> x = input;
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_TRUE(r->submitAndWait().ok());
+    for (size_t i = 16; i < n; ++i)
+      ASSERT_EQ(words(*host)[i - 16], x[i] * 3u + 1u)
+          << "round " << round << " at " << i;
+    for (uint32_t &v : x)
+      v = (v * 3u + 1u) * 3u + 1u; // a after this round
+  }
+  std::unique_ptr<Recording> outside;
+  ASSERT_TRUE(context->createRecording(outside).ok());
+  outside->copy(*b, 8, *host, 0, n * 4);
+  EXPECT_EQ(outside->finish().message(),
+            "a recorded copy of " + std::to_string(n * 4) +
+                " bytes from byte 8 of a buffer of " + std::to_string(n * 4) +
+                " to byte 0 of a buffer of " + std::to_string(n * 4));
+}
+
 TEST_F(VulkanTest, PushConstants) {
   const size_t n = 300;
   auto k = kernel("affine_push", 1, 8);

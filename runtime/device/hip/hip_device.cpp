@@ -199,15 +199,23 @@ public:
     return Status::success();
   }
 
+  // The scheduler kernel with the program's stage bodies, compiled and
+  // loaded once (NVRTC takes seconds where the cache has no image yet).
+  Status prepareResident() {
+    std::vector<std::string> stageSymbols(symbols.begin(),
+                                          symbols.begin() + stageCount);
+    return resident.prepare(*driver, source, stageSymbols,
+                            kernelParameterCount(stageForms));
+  }
+  Status prepare(bool, bool deviceScheduler) override {
+    return deviceScheduler ? prepareResident() : Status::success();
+  }
+
   Status runResident(const ResidentLaunch &launch,
                      ResidentLaunchResult &out) override {
     if (Status status = idle(); !status.ok())
       return status;
-    std::vector<std::string> stageSymbols(symbols.begin(),
-                                          symbols.begin() + stageCount);
-    if (Status status = resident.prepare(*driver, source, stageSymbols,
-                                         kernelParameterCount(stageForms));
-        !status.ok())
+    if (Status status = prepareResident(); !status.ok())
       return status;
     auto address = [](const LaunchArgument &argument) {
       return argument.buffer ? hipBuffer(*argument.buffer).device

@@ -248,6 +248,8 @@ Status ResidentScheduler::run(
     reset[decision::kControlStopReason] = decision::kStopRunning;
     reset[decision::kControlStop] = 0;
     reset[decision::kControlBarrierCount] = 0;
+    reset[decision::kControlArrived] = 0;
+    reset[decision::kControlDecided] = 0;
     if (Status status = driver.copyToDevice(device(state.control), reset,
                                             sizeof reset, stream);
         !status.ok())

@@ -7,16 +7,20 @@
 // stage's `__device__` body. One persistent kernel, launched cooperatively so
 // that every block is resident, runs the whole loop:
 //
-//   block 0: finish the previous dispatch (fault check, ring heads), take a
-//            snapshot, decision::decide, refill the lowest free frames,
-//            select the lowest waiting frames or slots, sort them by key,
-//            prepare the stage's kernel arguments
-//   grid barrier
+//   block 0: wait until every other block has routed the previous
+//            iteration; finish the previous dispatch (fault check, ring
+//            heads), take a snapshot, decision::decide, refill the lowest
+//            free frames, select the lowest waiting frames or slots, sort
+//            them by key, prepare the stage's kernel arguments; publish
+//            the decision
+//   the other blocks: wait for the decision
 //   every block: the stage's body over the invocations, each thread routing
 //            its invocation's outcome into the bit sets at once (per-block
-//            tallies, one global atomic per counter and block)
-//   grid barrier
+//            tallies, one global atomic per counter and block); every block
+//            but 0 then arrives
 //
+// (two one-sided hand-overs rather than two grid barriers: the blocks never
+// wait for each other, only block 0 for the rest and the rest for block 0)
 // until a verdict, a fault or a full record buffer; the host then reads the
 // log. State stays on the device between launches.
 
@@ -87,8 +91,15 @@ struct Shared {
   u64 scalars[kScalarWords];
   u32 records, previousStage, detail;
   int fault;
-  // Coherence sorting: a 16-bin histogram per thread.
-  u32 histogram[16 * SLUICE_RESIDENT_BLOCK];
+  // Coherence sorting: a 16-bin histogram per thread. Before it, in block
+  // 0: the sets' words while they fit (cached), so that the refill and the
+  // selection work in shared memory and the words go back once.
+  union {
+    u32 histogram[16 * SLUICE_RESIDENT_BLOCK];
+    u32 setCache[16 * SLUICE_RESIDENT_BLOCK];
+  };
+  u64 positions[2 * kResidentMaxOwners]; // each owner's ring head and tail
+  u32 sortBytes[kResidentMaxStages];     // each stage's sort key size
   u32 scan[SLUICE_RESIDENT_BLOCK];
   u64 lows[SLUICE_RESIDENT_BLOCK], highs[SLUICE_RESIDENT_BLOCK];
   u32 digitTotal[16], digitBefore[16], digitBase[16], digitStart[16];
@@ -176,6 +187,49 @@ __device__ inline u32 takeLowest(u32 *words, u32 wordCount, u32 count, u32 *out,
   }
   __syncthreads();
   return total < count ? total : count;
+}
+
+// Block 0 waits until the other blocks have routed `round` iterations
+// (each arrives once per iteration): the hand-over from the stage to the
+// next decision, without the rest of the grid waiting for each other.
+__device__ inline void awaitRouted(u32 *control, u32 round) {
+  if (threadIdx.x == 0 && round != 0 && gridDim.x > 1) {
+    volatile u32 *arrived = control + kControlArrived;
+    const u32 expected = (gridDim.x - 1) * round;
+    while (*arrived < expected) {
+    }
+    __threadfence();
+  }
+  __syncthreads();
+}
+
+// A block other than 0 has routed its part of the iteration.
+__device__ inline void arriveRouted(u32 *control) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    atomicAdd(control + kControlArrived, 1u);
+  }
+}
+
+// Block 0 has decided iteration `round` (and written the stage's
+// arguments); the other blocks wait for that.
+__device__ inline void publishDecided(u32 *control, u32 round) {
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    atomicExch(control + kControlDecided, round + 1);
+  }
+}
+
+__device__ inline void awaitDecided(u32 *control, u32 round) {
+  if (threadIdx.x == 0) {
+    volatile u32 *decided = control + kControlDecided;
+    while (*decided < round + 1) {
+    }
+    __threadfence();
+  }
+  __syncthreads();
 }
 
 // The order code of a key (frame_order.h's sortKeyCode and sortKeyBucket;
@@ -341,15 +395,27 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
   u64 *scalars = at<u64>(L.scalars);
   u32 *stageCounts = at<u32>(L.stageCounts);
   u32 t = threadIdx.x;
-  // Everything the decision reads, in one parallel round of loads.
-  for (u32 s = t; s < L.stageCount; s += SLUICE_RESIDENT_BLOCK)
+  u32 *sets = at<u32>(L.sets);
+  const u32 setWordCount =
+      sh.setOffset[L.stageCount] + sh.setWords[L.stageCount];
+  const bool cached = setWordCount <= 16 * SLUICE_RESIDENT_BLOCK;
+  u32 *words = cached ? sh.setCache : sets; // the sets, wherever they are now
+  // Everything this iteration reads, in one parallel round of loads.
+  for (u32 s = t; s < L.stageCount; s += SLUICE_RESIDENT_BLOCK) {
     sh.stageCounts[s] = stageCounts[s];
+    sh.sortBytes[s] = at<u32>(L.sortKeys)[4 * s];
+  }
   for (u32 o = t; o < L.ownerCount; o += SLUICE_RESIDENT_BLOCK) {
     sh.live[o] = at<u32>(L.ownerLive)[o];
     sh.ownerPublished[o] = at<u64>(L.ownerPublished)[o];
     sh.ownerReleased[o] = at<u64>(L.ownerReleased)[o];
     sh.ringTaken[o] = u32(at<int>(L.counters)[L.allocBase + o]);
+    sh.positions[2 * o] = at<u64>(L.ringPositions)[2 * o];
+    sh.positions[2 * o + 1] = at<u64>(L.ringPositions)[2 * o + 1];
   }
+  if (cached)
+    for (u32 w = t; w < setWordCount; w += SLUICE_RESIDENT_BLOCK)
+      sh.setCache[w] = sets[w];
   if (t < kScalarWords)
     sh.scalars[t] = scalars[t];
   if (t == kScalarWords) {
@@ -396,8 +462,11 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
       else if (previous < L.mainStageCount) {
         u64 *positions = at<u64>(L.ringPositions);
         for (u32 e = sh.producerBegin[previous];
-             e < sh.producerBegin[previous + 1]; ++e)
-          positions[2 * sh.edgeOwner[e]] += sh.ringTaken[sh.edgeOwner[e]];
+             e < sh.producerBegin[previous + 1]; ++e) {
+          u32 owner = sh.edgeOwner[e];
+          sh.positions[2 * owner] += sh.ringTaken[owner];
+          positions[2 * owner] = sh.positions[2 * owner];
+        }
       }
     }
     if (stop == kStopRunning && records == L.recordCapacity)
@@ -467,14 +536,13 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     stageCounts[s] = sh.stageCounts[s];
   if (t < kScalarWords)
     scalars[t] = sh.scalars[t];
-  u32 *sets = at<u32>(L.sets);
   u32 *scratch = at<u32>(L.scratch);
 
   // Refill: the lowest free frames take the next lanes, in lane order.
   if (refilled != 0) {
-    u32 *freeSet = sets + sh.setOffset[L.stageCount];
+    u32 *freeSet = words + sh.setOffset[L.stageCount];
     takeLowest(freeSet, sh.setWords[L.stageCount], refilled, scratch, sh);
-    u32 *entry = sets + sh.setOffset[L.entryStage];
+    u32 *entry = words + sh.setOffset[L.entryStage];
     u32 *laneIds = at<u32>(L.laneIds);
     for (u32 k = t; k < refilled; k += SLUICE_RESIDENT_BLOCK) {
       u32 frame = scratch[k];
@@ -485,8 +553,13 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
   }
 
   // The dispatch: the lowest waiting frames or slots.
-  u32 taken = takeLowest(sets + sh.setOffset[stage], sh.setWords[stage], count,
-                         at<u32>(L.invocations), sh);
+  u32 taken = takeLowest(words + sh.setOffset[stage], sh.setWords[stage],
+                         count, at<u32>(L.invocations), sh);
+  if (cached) { // the sets back to device memory, for the routing
+    for (u32 w = t; w < setWordCount; w += SLUICE_RESIDENT_BLOCK)
+      sets[w] = sh.setCache[w];
+    __syncthreads(); // setCache becomes the sort's histogram
+  }
   if (taken != count) {
     if (t == 0) {
       control[kControlDetail] = taken;
@@ -497,8 +570,7 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     return;
   }
   bool main = stage < L.mainStageCount;
-  bool sorts = main && L.sortEnabled && at<u32>(L.sortKeys)[4 * stage] != 0 &&
-               count >= 2;
+  bool sorts = main && L.sortEnabled && sh.sortBytes[stage] != 0 && count >= 2;
   if (sorts && count <= kResidentBlockSortLimit)
     sortByKey(L, stage, count, sh);
   if (t == 0) {
@@ -527,14 +599,13 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     u32 *publishedCounts = at<u32>(L.publishedCounts);
     for (u64 i = t; i < u64(count) * L.ownerCount; i += SLUICE_RESIDENT_BLOCK)
       publishedCounts[i] = 0;
-    const u64 *positions = at<u64>(L.ringPositions);
     const u32 *ring = at<u32>(L.freeRing);
     for (u32 e = sh.producerBegin[stage]; e < sh.producerBegin[stage + 1];
          ++e) {
       u32 owner = sh.edgeOwner[e];
       u32 capacity = sh.capacity[owner];
-      u64 head = positions[2 * owner];
-      u64 tail = positions[2 * owner + 1];
+      u64 head = sh.positions[2 * owner];
+      u64 tail = sh.positions[2 * owner + 1];
       u64 window = tail > head ? tail - head : 0;
       u64 wanted = u64(count) * sh.edgeBound[e];
       if (wanted < window)
@@ -543,8 +614,11 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
         window = capacity;
       u32 *target = at<u32>(at<u64>(L.windows)[owner]);
       const u32 *source = ring + sh.ringOffset[owner];
-      for (u64 k = t; k < window; k += SLUICE_RESIDENT_BLOCK)
-        target[k] = source[(head + k) % capacity];
+      const u32 start = u32(head % capacity);
+      for (u32 k = t; k < u32(window); k += SLUICE_RESIDENT_BLOCK) {
+        u32 slot = start + k; // < 2 * capacity
+        target[k] = source[slot >= capacity ? slot - capacity : slot];
+      }
       if (t == 0)
         allocLimits[owner] = int(window);
     }
@@ -759,13 +833,16 @@ sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
   volatile u32 *stopWord = control + kControlStop;
   u32 t = threadIdx.x;
   loadTables(L, sh);
-  for (;;) {
+  for (u32 round = 0;; ++round) {
     if (blockIdx.x == 0) {
+      awaitRouted(control, round);
       schedule(L, sh);
       if (t == 0 && sh.stop != kStopRunning)
         *stopWord = 1;
+      publishDecided(control, round);
+    } else {
+      awaitDecided(control, round);
     }
-    gridBarrier(control);
     if (*stopWord)
       return;
     u32 stage = control[kControlPreviousStage];
@@ -810,6 +887,9 @@ sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
       atomicAdd(scalars + kScalarFreeFrames, u64(sh.finished));
       atomicAdd(scalars + kScalarLanesFinished, u64(sh.finished));
     }
-    gridBarrier(control);
+    if (blockIdx.x != 0)
+      arriveRouted(control);
+    else
+      __syncthreads(); // block 0's tallies before its next decision
   }
 }

@@ -14,6 +14,7 @@
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_atomic_int64 : require
+#extension GL_KHR_memory_scope_semantics : require
 
 #define BLOCK 256
 #define NONE 0xFFFFFFFFu
@@ -37,6 +38,7 @@
 #define CONTROL_PREVIOUS_STAGE 6
 #define CONTROL_PREVIOUS_COUNT 7
 #define CONTROL_STOP 8
+#define CONTROL_ROUTE_IN_SCHEDULER 10
 #define SCALAR_FREE 0
 #define SCALAR_STARTED 1
 #define SCALAR_FINISHED 2
@@ -92,6 +94,10 @@ layout(push_constant, std430) uniform Push {
   // The stage kernels' binding 0: the count, then the stage the switch runs.
   uint64_t countWord;
   uint stageGroupSize; // the stage kernels' workgroup size
+  // Sizes of the tables, so that one round of loads fetches them all:
+  // producerBegin[mainStageCount] (the edges) and the sets' words in all.
+  uint edgeCount, setWordCount;
+  uint unused;
 } push;
 
 // The program's tables, loaded by every workgroup (constant for the run).
@@ -101,14 +107,20 @@ shared uint producerBegin_[MAX_STAGES + 1];
 shared uint edgeOwner_[MAX_EDGES], edgeBound_[MAX_EDGES];
 shared uint setOffset_[MAX_STAGES + 1], setWords_[MAX_STAGES + 1];
 
-// Device memory written by one invocation and read by another of the
-// workgroup, then the workgroup meets.
+// Memory written by one invocation and read by another of the workgroup
+// (device or shared), then the workgroup meets: a workgroup-scope barrier
+// (memoryBarrierBuffer() would fence at device scope, which waits for every
+// write to reach the device's caches; the next dispatch sees this one's
+// writes through the pipeline barrier between them).
 void sync() {
-  memoryBarrierBuffer();
-  memoryBarrierShared();
-  barrier();
+  controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup,
+                 gl_StorageSemanticsBuffer | gl_StorageSemanticsShared,
+                 gl_SemanticsAcquireRelease);
 }
 
+// The program's tables into shared memory, in one round of loads (the
+// sizes come with the push constants); the caller meets the workgroup
+// before reading them.
 void loadTables(Layout L) {
   uint t = gl_LocalInvocationID.x;
   for (uint o = t; o < L.ownerCount; o += BLOCK) {
@@ -124,11 +136,8 @@ void loadTables(Layout L) {
     setOffset_[s] = U32s(L.setOffset).v[s];
     setWords_[s] = U32s(L.setWords).v[s];
   }
-  barrier();
-  uint edges = producerBegin_[L.mainStageCount];
-  for (uint e = t; e < edges; e += BLOCK) {
+  for (uint e = t; e < push.edgeCount; e += BLOCK) {
     edgeOwner_[e] = U32s(L.edgeOwner).v[e];
     edgeBound_[e] = U32s(L.edgeBound).v[e];
   }
-  barrier();
 }

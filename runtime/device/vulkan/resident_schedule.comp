@@ -21,8 +21,44 @@ shared int fault_;
 shared uint stop_, stage_, count_, refilled_;
 shared uint64_t firstLane_;
 shared uint scan_[BLOCK];
-shared uint histogram_[16 * BLOCK];
 shared uint64_t lows_[BLOCK], highs_[BLOCK];
+// The ring positions (head, tail per owner) and each stage's sort key size.
+shared uint64_t positions_[2 * MAX_OWNERS];
+shared uint sortBytes_[MAX_STAGES];
+shared uint stopped_;
+// The sets' words while they fit (cached_): the iteration's refill and
+// selection then work in shared memory, and the words go back to device
+// memory once; the sort's 16-bin histogram per invocation afterwards.
+#define POOL_WORDS (16 * BLOCK)
+shared uint pool_[POOL_WORDS];
+shared bool cached_;
+U32s sets;
+// Routing in the scheduler (a small previous dispatch, with the sets
+// cached): the previous dispatch, its tallies, the lowest bad outcome.
+shared uint routeHere_, routedStage_, routedCount_;
+shared uint routedAdds_[MAX_STAGES];
+shared int routedLive_[MAX_OWNERS];
+shared uint routedPublished_[MAX_OWNERS], routedReleased_[MAX_OWNERS];
+shared uint routedFinished_, routedBad_;
+// A dispatch of at most this many invocations is routed by the next
+// scheduler dispatch, one workgroup, in shared memory, instead of a routing
+// dispatch of its own (one dispatch and one barrier fewer per iteration).
+#define ROUTE_IN_SCHEDULER_LIMIT (8 * BLOCK)
+
+uint setWord(uint w) { return cached_ ? pool_[w] : sets.v[w]; }
+void putSetWord(uint w, uint value) {
+  if (cached_)
+    pool_[w] = value;
+  else
+    sets.v[w] = value;
+}
+void setBit(uint first, uint index) {
+  uint w = first + index / 32, bit = 1u << (index % 32);
+  if (cached_)
+    atomicOr(pool_[w], bit);
+  else
+    atomicOr(sets.v[w], bit);
+}
 
 // Exclusive prefix sum over the workgroup; `total` gets the sum.
 uint blockScan(uint value, out uint total) {
@@ -41,19 +77,20 @@ uint blockScan(uint value, out uint total) {
   return inclusive - value;
 }
 
-// The `count` lowest members of the set at words[first, first + wordCount),
-// ascending, into out[], removed from the set; returns how many there were.
-uint takeLowest(U32s words, uint first, uint wordCount, uint count, U32s out_) {
+// The `count` lowest members of the set at the sets' words [first, first +
+// wordCount), ascending, into out[], removed from the set; returns how many
+// there were.
+uint takeLowest(uint first, uint wordCount, uint count, U32s out_) {
   uint per = (wordCount + BLOCK - 1) / BLOCK;
   uint begin = gl_LocalInvocationID.x * per;
   uint end = min(begin + per, wordCount);
   uint mine = 0;
   for (uint w = begin; w < end; ++w)
-    mine += bitCount(words.v[first + w]);
+    mine += bitCount(setWord(first + w));
   uint total;
   uint rank = blockScan(mine, total);
   for (uint w = begin; w < end && rank < count; ++w) {
-    uint bits = words.v[first + w];
+    uint bits = setWord(first + w);
     uint keep = bits;
     while (bits != 0 && rank < count) {
       uint bit = uint(findLSB(bits));
@@ -61,7 +98,7 @@ uint takeLowest(U32s words, uint first, uint wordCount, uint count, U32s out_) {
       keep &= ~(1u << bit);
       out_.v[rank++] = w * 32 + bit;
     }
-    words.v[first + w] = keep;
+    putSetWord(first + w, keep);
   }
   sync();
   return min(total, count);
@@ -291,25 +328,25 @@ void sortByKey(Layout L, uint stage, uint count) {
   bool flipped = false;
   for (uint shift = 0; shift < bits; shift += 4) {
     for (uint d = 0; d < 16; ++d)
-      histogram_[d * BLOCK + t] = 0;
+      pool_[d * BLOCK + t] = 0;
     for (uint i = begin; i < end; ++i)
-      ++histogram_[uint(((codes.v[i] - low) >> shift) & 15) * BLOCK + t];
+      ++pool_[uint(((codes.v[i] - low) >> shift) & 15) * BLOCK + t];
     barrier();
     // Positions: digit-major, then thread (chunks ascend): stable.
     uint sum = 0;
     for (uint j = 0; j < 16; ++j)
-      sum += histogram_[t * 16 + j];
+      sum += pool_[t * 16 + j];
     uint all;
     uint running = blockScan(sum, all);
     for (uint j = 0; j < 16; ++j) {
-      uint c = histogram_[t * 16 + j];
-      histogram_[t * 16 + j] = running;
+      uint c = pool_[t * 16 + j];
+      pool_[t * 16 + j] = running;
       running += c;
     }
     barrier();
     for (uint i = begin; i < end; ++i) {
       uint digit = uint(((codes.v[i] - low) >> shift) & 15);
-      uint position = histogram_[digit * BLOCK + t]++;
+      uint position = pool_[digit * BLOCK + t]++;
       to.v[position] = from.v[i];
       codesTo.v[position] = codes.v[i];
     }
@@ -330,19 +367,136 @@ void sortByKey(Layout L, uint stage, uint count) {
 }
 
 //===----------------------------------------------------------------------===//
+// Routing in the scheduler
+//===----------------------------------------------------------------------===//
+
+// resident_route.comp's route() for invocation i of the previous dispatch,
+// on the shared copies: the sets (cached), the tallies; released slots go to
+// the owner's free ring in device memory, after the tail the round loaded.
+void routeHere(Layout L, uint stage, uint i) {
+  uint next = U32s(L.nextStage).v[i];
+  uint index = U32s(L.invocations).v[i];
+  if (stage < L.mainStageCount) {
+    if (!(next == FINISHED || next < L.mainStageCount)) {
+      atomicMin(routedBad_, i);
+      return;
+    }
+    if (next == FINISHED) {
+      setBit(setOffset_[L.stageCount], index);
+      atomicAdd(routedFinished_, 1u);
+    } else {
+      setBit(setOffset_[next], index);
+      atomicAdd(routedAdds_[next], 1u);
+    }
+    U32s publishedCounts = U32s(L.publishedCounts);
+    U32s slots = U32s(L.publishedSlots);
+    for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e) {
+      uint owner = edgeOwner_[e];
+      uint published = publishedCounts.v[i * L.ownerCount + owner];
+      published = min(published, edgeBound_[e]); // the kernel recorded a fault
+      uint base = stageBase_[owner];
+      for (uint k = 0; k < published; ++k)
+        setBit(setOffset_[base],
+               slots.v[i * L.publishStride + publishBase_[owner] + k]);
+      if (published != 0) {
+        atomicAdd(routedAdds_[base], published);
+        atomicAdd(routedLive_[owner], int(published));
+        atomicAdd(routedPublished_[owner], published);
+      }
+    }
+    return;
+  }
+  uint owner = 0;
+  while (owner + 1 < L.ownerCount && stageBase_[owner + 1] <= stage)
+    ++owner;
+  if (!(next == FINISHED || next < ownerStages_[owner])) {
+    atomicMin(routedBad_, i);
+    return;
+  }
+  if (next == FINISHED) {
+    uint k = atomicAdd(routedReleased_[owner], 1u);
+    uint64_t tail = positions_[2 * owner + 1] + k;
+    U32s(L.freeRing).v[ringOffset_[owner] + uint(tail % capacity_[owner])] =
+        index;
+    atomicAdd(routedLive_[owner], -1);
+  } else {
+    setBit(setOffset_[stageBase_[owner] + next], index);
+    atomicAdd(routedAdds_[stageBase_[owner] + next], 1u);
+  }
+}
+
+// Routes the previous dispatch into the shared counts and writes what the
+// routing dispatch would have written back to device memory.
+void routePrevious(Layout L) {
+  uint t = gl_LocalInvocationID.x;
+  uint stage = routedStage_, count = routedCount_;
+  for (uint s = t; s < L.stageCount; s += BLOCK)
+    routedAdds_[s] = 0;
+  for (uint o = t; o < L.ownerCount; o += BLOCK) {
+    routedLive_[o] = 0;
+    routedPublished_[o] = 0;
+    routedReleased_[o] = 0;
+  }
+  if (t == 0) {
+    routedFinished_ = 0;
+    routedBad_ = NONE;
+  }
+  barrier();
+  for (uint i = t; i < count; i += BLOCK)
+    routeHere(L, stage, i);
+  sync();
+  for (uint s = t; s < L.stageCount; s += BLOCK)
+    stageCounts_[s] += routedAdds_[s];
+  uint published = 0, released = 0;
+  for (uint o = 0; o < L.ownerCount; ++o) {
+    published += routedPublished_[o];
+    released += routedReleased_[o];
+  }
+  for (uint o = t; o < L.ownerCount; o += BLOCK) {
+    live_[o] = uint(int(live_[o]) + routedLive_[o]);
+    published_[o] += routedPublished_[o];
+    released_[o] += routedReleased_[o];
+    positions_[2 * o + 1] += routedReleased_[o];
+    U32s(L.ownerLive).v[o] = live_[o];
+    U64s(L.ownerPublished).v[o] = published_[o];
+    U64s(L.ownerReleased).v[o] = released_[o];
+    U64s(L.ringPositions).v[2 * o + 1] = positions_[2 * o + 1];
+  }
+  if (t == 0) {
+    scalars_[SCALAR_FREE] += routedFinished_;
+    scalars_[SCALAR_FINISHED] += routedFinished_;
+    U64s(L.scalars).v[SCALAR_FREE] = scalars_[SCALAR_FREE];
+    U64s(L.scalars).v[SCALAR_FINISHED] = scalars_[SCALAR_FINISHED];
+    for (uint s = 0; s < L.stageCount; ++s)
+      U32s(L.stageCounts).v[s] = stageCounts_[s];
+    // The previous record's item deltas (its routing's).
+    U64s deltas = U64s(L.deltas + uint64_t(records_ - 1) * DELTA_WORDS * 8);
+    deltas.v[0] = published;
+    deltas.v[1] = released;
+    detail_ = min(detail_, routedBad_);
+    if (routedBad_ != NONE)
+      U32s(L.control).v[CONTROL_DETAIL] = detail_;
+    U32s(L.control).v[CONTROL_ROUTE_IN_SCHEDULER] = 0;
+  }
+  for (uint w = t; w < push.setWordCount; w += BLOCK)
+    sets.v[w] = pool_[w];
+  barrier();
+}
+
+//===----------------------------------------------------------------------===//
 // The iteration
 //===----------------------------------------------------------------------===//
 
 // Slots 0 .. stageCount-1: the stage kernels' grids; stageCount: the
 // routing shader's; stageCount+1: the stage switch's (the chosen stage's).
-void writeGrids(Layout L, uint stage, uint count) {
+void writeGrids(Layout L, uint stage, uint count, bool deferRouting) {
   U32s grids = U32s(push.indirect);
   uint t = gl_LocalInvocationID.x;
   for (uint s = t; s <= L.stageCount + 1; s += BLOCK) {
     uint groups = 0;
     if (s == stage || (s == L.stageCount + 1 && stage != NONE))
       groups = (count + push.stageGroupSize - 1) / push.stageGroupSize;
-    else if (s == L.stageCount && stage != NONE)
+    else if (s == L.stageCount && stage != NONE && !deferRouting)
       groups = (count + BLOCK - 1) / BLOCK; // the routing shader
     grids.v[3 * s] = groups;
     grids.v[3 * s + 1] = 1;
@@ -354,20 +508,23 @@ void main() {
   Layout L = Layout(push.layoutAddress);
   U32s control = U32s(L.control);
   uint t = gl_LocalInvocationID.x;
-  if (control.v[CONTROL_STOP] != 0) {
-    writeGrids(L, NONE, 0);
-    return;
-  }
+  sets = U32s(L.sets);
+  // One round of loads: the tables, the counts, the control words, the
+  // ring positions, the sort keys' sizes and (when they fit) the sets.
   loadTables(L);
   U32s stageCounts = U32s(L.stageCounts);
   U64s scalars = U64s(L.scalars);
-  for (uint s = t; s < L.stageCount; s += BLOCK)
+  for (uint s = t; s < L.stageCount; s += BLOCK) {
     stageCounts_[s] = stageCounts.v[s];
+    sortBytes_[s] = U32s(L.sortKeys).v[4 * s];
+  }
   for (uint o = t; o < L.ownerCount; o += BLOCK) {
     live_[o] = U32s(L.ownerLive).v[o];
     published_[o] = U64s(L.ownerPublished).v[o];
     released_[o] = U64s(L.ownerReleased).v[o];
     ringTaken_[o] = uint(I32s(L.counters).v[L.allocBase + o]);
+    positions_[2 * o] = U64s(L.ringPositions).v[2 * o];
+    positions_[2 * o + 1] = U64s(L.ringPositions).v[2 * o + 1];
   }
   if (t < 4)
     scalars_[t] = scalars.v[t];
@@ -376,8 +533,24 @@ void main() {
     previousStage_ = control.v[CONTROL_PREVIOUS_STAGE];
     detail_ = control.v[CONTROL_DETAIL];
     fault_ = I32s(L.fault).v[0];
+    stopped_ = control.v[CONTROL_STOP];
+    routeHere_ = control.v[CONTROL_ROUTE_IN_SCHEDULER];
+    routedStage_ = control.v[CONTROL_PREVIOUS_STAGE];
+    routedCount_ = control.v[CONTROL_PREVIOUS_COUNT];
   }
+  bool cached = push.setWordCount <= POOL_WORDS;
+  if (t == 0)
+    cached_ = cached;
+  if (cached)
+    for (uint w = t; w < push.setWordCount; w += BLOCK)
+      pool_[w] = sets.v[w];
   barrier();
+  if (stopped_ != 0) {
+    writeGrids(L, NONE, 0, false);
+    return;
+  }
+  if (routeHere_ != 0)
+    routePrevious(L);
   uint records = records_;
   // The snapshot (packCounts's order) of the counts this iteration decides
   // from.
@@ -412,8 +585,11 @@ void main() {
       else if (previous < L.mainStageCount) {
         U64s positions = U64s(L.ringPositions);
         for (uint e = producerBegin_[previous]; e < producerBegin_[previous + 1];
-             ++e)
-          positions.v[2 * edgeOwner_[e]] += ringTaken_[edgeOwner_[e]];
+             ++e) {
+          uint owner = edgeOwner_[e];
+          positions_[2 * owner] += ringTaken_[owner];
+          positions.v[2 * owner] = positions_[2 * owner];
+        }
       }
     }
     if (stop == STOP_RUNNING && records == L.recordCapacity)
@@ -433,7 +609,7 @@ void main() {
           record.v[i] = r[i];
         U64s times = U64s(L.times + uint64_t(records) * TIME_WORDS * 8);
         for (uint i = 0; i < TIME_WORDS; ++i)
-          times.v[i] = 0; // no device clock on this backend
+          times.v[i] = 0; // the host fills them from timestamp queries
         U64s deltas = U64s(L.deltas + uint64_t(records) * DELTA_WORDS * 8);
         deltas.v[0] = 0;
         deltas.v[1] = 0;
@@ -451,7 +627,7 @@ void main() {
   }
   sync();
   if (stop_ != STOP_RUNNING) {
-    writeGrids(L, NONE, 0);
+    writeGrids(L, NONE, 0, false);
     return;
   }
   uint stage = stage_, count = count_, refilled = refilled_;
@@ -460,37 +636,39 @@ void main() {
     stageCounts.v[s] = stageCounts_[s];
   if (t < 4)
     scalars.v[t] = scalars_[t];
-  U32s sets = U32s(L.sets);
   U32s scratch = U32s(L.scratch);
 
   // Refill: the lowest free frames take the next lanes, in lane order.
   if (refilled != 0) {
-    takeLowest(sets, setOffset_[L.stageCount], setWords_[L.stageCount],
-               refilled, scratch);
+    takeLowest(setOffset_[L.stageCount], setWords_[L.stageCount], refilled,
+               scratch);
     uint entry = setOffset_[L.entryStage];
     for (uint k = t; k < refilled; k += BLOCK) {
       uint frame = scratch.v[k];
       U32s(L.laneIds).v[frame] = uint(firstLane + k);
-      atomicOr(sets.v[entry + frame / 32], 1u << (frame % 32));
+      setBit(entry, frame);
     }
     sync();
   }
 
   // The dispatch: the lowest waiting frames or slots.
-  uint taken = takeLowest(sets, setOffset_[stage], setWords_[stage], count,
-                          U32s(L.invocations));
+  uint taken =
+      takeLowest(setOffset_[stage], setWords_[stage], count, U32s(L.invocations));
+  if (cached) // the sets back to device memory, for the routing
+    for (uint w = t; w < push.setWordCount; w += BLOCK)
+      sets.v[w] = pool_[w];
   if (taken != count) {
     if (t == 0) {
       control.v[CONTROL_DETAIL] = taken;
       control.v[CONTROL_STOP_REASON] = STOP_SHORT_SELECT;
       control.v[CONTROL_STOP] = 1;
     }
-    writeGrids(L, NONE, 0);
+    writeGrids(L, NONE, 0, false);
     return;
   }
+  sync(); // pool_ becomes the sort's histogram
   bool main_ = stage < L.mainStageCount;
-  if (main_ && L.sortEnabled != 0 && U32s(L.sortKeys).v[4 * stage] != 0 &&
-      count >= 2)
+  if (main_ && L.sortEnabled != 0 && sortBytes_[stage] != 0 && count >= 2)
     sortByKey(L, stage, count);
 
   // The kernel arguments, as prepareGpuDispatch sets them.
@@ -508,28 +686,35 @@ void main() {
     U32s publishedCounts = U32s(L.publishedCounts);
     for (uint64_t i = t; i < uint64_t(count) * L.ownerCount; i += BLOCK)
       publishedCounts.v[uint(i)] = 0;
-    U64s positions = U64s(L.ringPositions);
     U32s ring = U32s(L.freeRing);
     for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e) {
       uint owner = edgeOwner_[e];
       uint cap = capacity_[owner];
-      uint64_t head = positions.v[2 * owner];
-      uint64_t tail = positions.v[2 * owner + 1];
+      uint64_t head = positions_[2 * owner];
+      uint64_t tail = positions_[2 * owner + 1];
       uint64_t window = tail > head ? tail - head : 0;
       window = min(window, uint64_t(count) * edgeBound_[e]);
       window = min(window, uint64_t(cap));
       U32s target = U32s(U64s(L.windows).v[owner]);
-      for (uint k = t; k < uint(window); k += BLOCK)
-        target.v[k] = ring.v[ringOffset_[owner] + uint((head + k) % cap)];
+      uint start = uint(head % cap);
+      for (uint k = t; k < uint(window); k += BLOCK) {
+        uint at = start + k;
+        target.v[k] = ring.v[ringOffset_[owner] + (at >= cap ? at - cap : at)];
+      }
       if (t == 0)
         I32s(L.allocLimits).v[owner] = int(window);
     }
   }
+  // The next scheduler dispatch routes this one when it is small, and is in
+  // this batch (the host reads the log at the batch's end).
+  bool defer = cached && count <= ROUTE_IN_SCHEDULER_LIMIT &&
+               records + 1 < L.recordCapacity;
   if (t == 0) {
     control.v[CONTROL_PREVIOUS_STAGE] = stage;
     control.v[CONTROL_PREVIOUS_COUNT] = count;
+    control.v[CONTROL_ROUTE_IN_SCHEDULER] = defer ? 1 : 0;
     U32s(push.countWord).v[0] = count;
     U32s(push.countWord).v[1] = stage; // what the stage switch runs
   }
-  writeGrids(L, stage, count);
+  writeGrids(L, stage, count, defer);
 }

@@ -122,17 +122,35 @@ public:
     return Status::success();
   }
 
+  // Kernel `stages`, made once (the driver compiles its pipeline then).
+  Status createMegakernel() {
+    if (megakernel.empty())
+      return Status::success();
+    std::unique_ptr<vk::Kernel> kernel;
+    if (Status status = context->createKernel(spirv, megakernel,
+                                              megakernelBindings, 0, kernel);
+        !status.ok())
+      return status;
+    kernels.push_back(std::move(kernel));
+    megakernel.clear();
+    return Status::success();
+  }
+  Status prepare(bool stateMachine, bool resident) override {
+    if (stateMachine)
+      if (Status status = createMegakernel(); !status.ok())
+        return status;
+    return resident ? createResidentKernels() : Status::success();
+  }
+  // The device placement's shaders and, where the module has it and it is
+  // not turned off, the stage switch (created once).
+  Status createResidentKernels();
+  bool useStageSwitch() const;
+
   Status launch(uint32_t stage, std::span<const LaunchArgument> arguments,
                 uint32_t count) override {
-    if (stage == kernels.size() && !megakernel.empty()) {
-      std::unique_ptr<vk::Kernel> kernel;
-      if (Status status = context->createKernel(spirv, megakernel,
-                                                megakernelBindings, 0, kernel);
-          !status.ok())
+    if (stage == kernels.size())
+      if (Status status = createMegakernel(); !status.ok())
         return status;
-      kernels.push_back(std::move(kernel));
-      megakernel.clear();
-    }
     if (stage >= kernels.size())
       return Status::error(ErrorKind::InvalidArgument,
                            label() + ": no kernel " + std::to_string(stage));
@@ -229,7 +247,7 @@ constexpr const char *kStageSwitch = "sluice_stage_switch";
 // The push constants of both shaders (resident_common.glsl's Push).
 struct ResidentPush {
   uint64_t layout, indirect, countWord;
-  uint32_t stageGroupSize, unused;
+  uint32_t stageGroupSize, edgeCount, setWordCount, unused;
 };
 
 // Iterations recorded per submission (SLUICE_VULKAN_RESIDENT_BATCH): the
@@ -241,6 +259,36 @@ uint32_t residentBatch() {
   return value >= 1 && value <= 4096 ? uint32_t(value) : 64;
 }
 
+// One switch dispatch per iteration where the module has the stage switch
+// (sluice-spirv-stage-switch); SLUICE_VULKAN_STAGE_SWITCH=0 keeps one
+// indirect dispatch per stage kernel.
+bool VulkanPrimitives::useStageSwitch() const {
+  const char *setting = std::getenv("SLUICE_VULKAN_STAGE_SWITCH");
+  return vk::hasEntryPoint(spirv, kStageSwitch) &&
+         !(setting && std::string_view(setting) == "0");
+}
+
+Status VulkanPrimitives::createResidentKernels() {
+  auto shader = [&](std::span<const uint32_t> words,
+                    std::unique_ptr<vk::Kernel> &kernel) -> Status {
+    if (kernel)
+      return Status::success();
+    return context->createKernel(words, "main", 0, sizeof(ResidentPush),
+                                 kernel);
+  };
+  if (Status status = shader(k_resident_schedule, scheduleKernel);
+      !status.ok())
+    return status;
+  if (Status status = shader(k_resident_route, routeKernel); !status.ok())
+    return status;
+  if (!useStageSwitch() || switchKernel)
+    return Status::success();
+  // The stage kernels' bindings, which the switch shares.
+  return context->createKernel(spirv, kStageSwitch,
+                               kernels.front()->bindingCount(), 0,
+                               switchKernel);
+}
+
 Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
                                      ResidentLaunchResult &out) {
   if (Status support = residentSupport(); !support.ok())
@@ -249,32 +297,9 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   if (Status status = checkResidentLimits(t); !status.ok())
     return status;
   out = ResidentLaunchResult();
-  auto shader = [&](std::span<const uint32_t> words, const char *what,
-                    std::unique_ptr<vk::Kernel> &kernel) -> Status {
-    if (kernel)
-      return Status::success();
-    return context->createKernel(words, "main", 0, sizeof(ResidentPush),
-                                 kernel);
-  };
-  if (Status status = shader(k_resident_schedule, "schedule", scheduleKernel);
-      !status.ok())
+  if (Status status = createResidentKernels(); !status.ok())
     return status;
-  if (Status status = shader(k_resident_route, "route", routeKernel);
-      !status.ok())
-    return status;
-  // One switch dispatch per iteration where the module has the stage switch
-  // (sluice-spirv-stage-switch); SLUICE_VULKAN_STAGE_SWITCH=0 keeps one
-  // indirect dispatch per stage kernel.
-  const char *switchSetting = std::getenv("SLUICE_VULKAN_STAGE_SWITCH");
-  bool useSwitch = vk::hasEntryPoint(spirv, kStageSwitch) &&
-                   !(switchSetting && std::string_view(switchSetting) == "0");
-  if (useSwitch && !switchKernel)
-    // The stage kernels' bindings, which the switch shares.
-    if (Status status = context->createKernel(
-            spirv, kStageSwitch, kernels.front()->bindingCount(), 0,
-            switchKernel);
-        !status.ok())
-      return status;
+  const bool useSwitch = useStageSwitch();
 
   const uint32_t batch = residentBatch();
   ResidentState state;
@@ -307,7 +332,7 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
 
   ResidentPush push{stateBuffer->deviceAddress() + state.layoutOffset,
                     grids->deviceAddress(), countWord->deviceAddress(),
-                    workgroupSize, 0};
+                    workgroupSize, state.edgeCount, state.setWordCount, 0};
   auto pushBytes = std::as_bytes(std::span<const ResidentPush>(&push, 1));
   std::vector<vk::Buffer *> stageBindings{countWord.get()};
   for (const LaunchArgument &argument : launch.arguments)
@@ -341,6 +366,18 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
     recording->barrier();
     recording->timestamp();
   }
+  // The batch's log (records, snapshots, deltas, times, control: one
+  // range of the state) into host-cached memory: the host reads it there,
+  // not word by word across the bus from the device-local state.
+  const uint64_t logBegin = state.records,
+                 logBytes = state.control + decision::kControlWords * 4 -
+                            state.records;
+  std::unique_ptr<vk::Buffer> logCopy;
+  if (Status status =
+          context->createBuffer(logBytes, vk::Placement::Host, logCopy);
+      !status.ok())
+    return status;
+  recording->copy(*stateBuffer, logBegin, *logCopy, 0, logBytes);
   if (Status status = recording->finish(); !status.ok())
     return status;
 
@@ -351,8 +388,11 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   using decision::u32;
   ResidentLog &log = out.log;
   uint64_t firstTime = 0;
+  // The host writes the device's control words, and reads the log's copy.
   auto *control = reinterpret_cast<u32 *>(mapped + state.control);
-  auto *times = reinterpret_cast<uint64_t *>(mapped + state.times);
+  auto *copied = static_cast<unsigned char *>(logCopy->data()) - logBegin;
+  auto *logControl = reinterpret_cast<const u32 *>(copied + state.control);
+  auto *times = reinterpret_cast<uint64_t *>(copied + state.times);
   const auto begun = std::chrono::steady_clock::now();
   std::vector<uint64_t> stamps;
   for (;;) {
@@ -368,26 +408,25 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
                            "the scheduler batch failed: " + status.message());
     out.gpuNanoseconds += ns;
     ++out.launches;
-    u32 n = control[decision::kControlRecords];
-    u32 stop = control[decision::kControlStopReason];
+    u32 n = logControl[decision::kControlRecords];
+    u32 stop = logControl[decision::kControlStopReason];
     // Record r is the batch's iteration r (every iteration before the stop
     // records one).
     if (stamps.size() >= uint64_t(n) * decision::kTimeWords)
       for (uint64_t w = 0; w < uint64_t(n) * decision::kTimeWords; ++w)
         times[w] = submitted + stamps[w];
     appendResidentBatch(
-        log, n, reinterpret_cast<const decision::Record *>(mapped + state.records),
-        reinterpret_cast<const uint64_t *>(mapped + state.snapshots),
-        reinterpret_cast<const uint64_t *>(mapped + state.deltas),
-        reinterpret_cast<const uint64_t *>(mapped + state.times),
+        log, n, reinterpret_cast<const decision::Record *>(copied + state.records),
+        reinterpret_cast<const uint64_t *>(copied + state.snapshots),
+        reinterpret_cast<const uint64_t *>(copied + state.deltas), times,
         state.snapshotWords, firstTime);
     if (stop != decision::kStopRunning && stop != decision::kStopBatchFull) {
       out.stopReason = stop;
-      out.detail = control[decision::kControlDetail];
+      out.detail = logControl[decision::kControlDetail];
       if (stop == decision::kStopVerdict) {
-        log.verdict = decision::Verdict(control[decision::kControlVerdict]);
+        log.verdict = decision::Verdict(logControl[decision::kControlVerdict]);
         const auto *last =
-            reinterpret_cast<const uint64_t *>(mapped + state.snapshots) +
+            reinterpret_cast<const uint64_t *>(copied + state.snapshots) +
             uint64_t(n) * state.snapshotWords;
         log.last.assign(last, last + state.snapshotWords);
       }
@@ -404,6 +443,8 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   return Status::success();
 }
 #else
+Status VulkanPrimitives::createResidentKernels() { return residentSupport(); }
+bool VulkanPrimitives::useStageSwitch() const { return false; }
 Status VulkanPrimitives::runResident(const ResidentLaunch &,
                                      ResidentLaunchResult &) {
   return residentSupport();
@@ -450,8 +491,9 @@ Status VulkanDevice::create(VulkanProgram program,
       return status;
     p.kernels.push_back(std::move(kernel));
   }
-  // Kernel `stages`, the megakernel, is created at its first launch: a
-  // wavefront run never needs it (nor its device limits).
+  // Kernel `stages`, the megakernel, is created by prepare() before a
+  // state-machine run (or at its first launch): a wavefront run never needs
+  // it (nor its device limits).
   p.spirv = program.spirv;
   p.megakernel = program.megakernel;
   p.megakernelBindings = bindingCount + 1; // + the machine words

@@ -269,6 +269,47 @@ void Recording::barrier() {
       0, 1, &memory, 0, nullptr, 0, nullptr);
 }
 
+void Recording::copy(const Buffer &source, uint64_t sourceOffset,
+                     const Buffer &destination, uint64_t destinationOffset,
+                     uint64_t bytes) {
+  State &r = *state_;
+  if (!r.error.ok() || r.finished)
+    return;
+  if (sourceOffset + bytes > source.size() ||
+      destinationOffset + bytes > destination.size() || bytes == 0) {
+    r.error = Status::error(
+        ErrorKind::InvalidArgument,
+        "a recorded copy of " + std::to_string(bytes) + " bytes from byte " +
+            std::to_string(sourceOffset) + " of a buffer of " +
+            std::to_string(source.size()) + " to byte " +
+            std::to_string(destinationOffset) + " of a buffer of " +
+            std::to_string(destination.size()));
+    return;
+  }
+  const Functions &fn = r.context->fn;
+  VkMemoryBarrier before{};
+  before.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  before.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
+  before.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
+  fn.vkCmdPipelineBarrier(r.commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                          VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0,
+                          nullptr, 0, nullptr);
+  VkBufferCopy region{sourceOffset, destinationOffset, bytes};
+  fn.vkCmdCopyBuffer(r.commands, toHandle<VkBuffer>(source.buffer_),
+                     toHandle<VkBuffer>(destination.buffer_), 1, &region);
+  VkMemoryBarrier after{};
+  after.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  after.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
+  after.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                        VK_ACCESS_INDIRECT_COMMAND_READ_BIT |
+                        VK_ACCESS_HOST_READ_BIT;
+  fn.vkCmdPipelineBarrier(r.commands, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                              VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT |
+                              VK_PIPELINE_STAGE_HOST_BIT,
+                          0, 1, &after, 0, nullptr, 0, nullptr);
+}
+
 void Recording::timestamp() {
   State &r = *state_;
   if (!r.error.ok() || r.finished)

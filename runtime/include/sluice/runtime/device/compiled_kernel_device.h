@@ -111,6 +111,10 @@ public:
   // Waits for every enqueued launch; `gpuNanoseconds` gets their device
   // time (0 when the backend cannot measure it).
   virtual Status wait(double &gpuNanoseconds) = 0;
+  // Device::prepare: the pipelines of the megakernel (`stateMachine`) and
+  // of the device placement (`resident`), made now rather than at their
+  // first launch. The default makes nothing.
+  virtual Status prepare(bool stateMachine, bool resident);
   // The lanes one megakernel thread may claim per launch: a device that
   // bounds a kernel's loop iterations (Mesa lavapipe) needs short launches.
   virtual uint32_t megakernelLanesPerThread() const;
@@ -299,6 +303,7 @@ public:
   Status readCounts(Observation &out) override;
   // The megakernel, when the compiled kernels have one (else Unsupported).
   Status runStateMachine(uint32_t lanes, StateMachineReport &report) override;
+  Status prepare(bool stateMachine, bool resident) override;
   // The device placement, where the primitives have one.
   Status residentSupport() const override;
   Status runResident(const ResidentRun &run, ResidentLog &log) override;

@@ -101,6 +101,13 @@ public:
   // Waits for everything enqueued, then reads the counts.
   virtual Status readCounts(Observation &out) = 0;
 
+  // Makes, before a run starts its clock, what the run will need that is
+  // costly to make the first time (a GPU driver compiling a pipeline), so
+  // that the run's time is the run's: the state-machine schedule's
+  // megakernel when `stateMachine`, the device placement's kernels when
+  // `resident`. Later runs find them made. The default has nothing to make.
+  virtual Status prepare(bool stateMachine, bool resident);
+
   // The state-machine schedule: every lane runs to completion inside one
   // megakernel launch; items are handled by the lane's worker right after
   // they are published.

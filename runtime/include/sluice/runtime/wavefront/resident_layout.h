@@ -41,6 +41,15 @@ enum ControlWord : u32 {
   kControlPreviousCount = 7,
   kControlStop = 8,          // every block leaves the loop
   kControlGridSort = 9,      // 1: the whole grid sorts this dispatch
+  // Vulkan: 1 when the next scheduler dispatch routes the previous stage
+  // dispatch's outcomes itself (its routing dispatch ran no workgroups).
+  kControlRouteInScheduler = 10,
+  // hip: the blocks other than block 0 that have routed (a running count
+  // over the launch's iterations), and the iterations block 0 has decided:
+  // the two halves of an iteration's hand-over, cheaper than two grid
+  // barriers.
+  kControlArrived = 11,
+  kControlDecided = 12,
   kControlWords = 16
 };
 

@@ -252,6 +252,14 @@ public:
                         std::span<const std::byte> pushConstants,
                         const Buffer &arguments, uint64_t offset);
   void barrier();
+  // Copies `bytes` from `source` at `sourceOffset` to `destination` at
+  // `destinationOffset`, after every command recorded before it and before
+  // every command after it (and the host's reads after the submission):
+  // what a batch's log wants, read by the host from host-cached memory
+  // rather than across the bus from device-local memory.
+  void copy(const Buffer &source, uint64_t sourceOffset,
+            const Buffer &destination, uint64_t destinationOffset,
+            uint64_t bytes);
   // Records a timestamp query, written once every command recorded before it
   // has completed (at most the `timestamps` createRecording() allowed; none
   // where the queue has no timestamps). submitAndWait() returns them.
