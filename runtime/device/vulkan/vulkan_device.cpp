@@ -238,6 +238,10 @@ public:
   // The device placement's shaders and the program's stage switch, created
   // at its first run.
   std::unique_ptr<vk::Kernel> scheduleKernel, routeKernel, switchKernel;
+  // Why the device refused the stage switch (it uses every stage kernel's
+  // buffers, which may exceed the device's limit per stage): the stage
+  // kernels are dispatched one by one instead.
+  std::string switchRefused;
 };
 
 #ifdef SLUICE_VULKAN_RESIDENT_SHADERS
@@ -264,7 +268,7 @@ uint32_t residentBatch() {
 // indirect dispatch per stage kernel.
 bool VulkanPrimitives::useStageSwitch() const {
   const char *setting = std::getenv("SLUICE_VULKAN_STAGE_SWITCH");
-  return vk::hasEntryPoint(spirv, kStageSwitch) &&
+  return switchRefused.empty() && vk::hasEntryPoint(spirv, kStageSwitch) &&
          !(setting && std::string_view(setting) == "0");
 }
 
@@ -284,9 +288,13 @@ Status VulkanPrimitives::createResidentKernels() {
   if (!useStageSwitch() || switchKernel)
     return Status::success();
   // The stage kernels' bindings, which the switch shares.
-  return context->createKernel(spirv, kStageSwitch,
-                               kernels.front()->bindingCount(), 0,
-                               switchKernel);
+  Status status = context->createKernel(
+      spirv, kStageSwitch, kernels.front()->bindingCount(), 0, switchKernel);
+  if (status.kind() == ErrorKind::Unsupported) {
+    switchRefused = status.message();
+    return Status::success();
+  }
+  return status;
 }
 
 Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
@@ -383,8 +391,10 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
 
   out.form = std::string(useSwitch ? "a stage switch dispatch"
                                    : "a dispatch per stage kernel") +
-             " per iteration, " + std::to_string(batch) +
-             " iterations per submission";
+             " per iteration" +
+             (switchRefused.empty() ? ""
+                                    : " (no stage switch: " + switchRefused + ")") +
+             ", " + std::to_string(batch) + " iterations per submission";
   using decision::u32;
   ResidentLog &log = out.log;
   uint64_t firstTime = 0;
