@@ -57,6 +57,18 @@ layout(buffer_reference, std430, buffer_reference_align = 8) coherent buffer U64
   uint64_t v[];
 };
 
+// The same memory read only, and only where no invocation of this dispatch
+// writes it before the read (what earlier dispatches wrote, which the
+// pipeline barrier between them makes visible): loads the compiler may
+// issue together, where a coherent load is ordered after the one before it
+// (every one of them a round trip to the device's cache).
+layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer R32s {
+  uint v[];
+};
+layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer R64s {
+  uint64_t v[];
+};
+
 // resident_layout.h's ResidentLayout, member for member.
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Layout {
   uint64_t ownerCapacity, ownerStageBase, ownerStageCount, producerBegin,
@@ -124,20 +136,20 @@ void sync() {
 void loadTables(Layout L) {
   uint t = gl_LocalInvocationID.x;
   for (uint o = t; o < L.ownerCount; o += BLOCK) {
-    capacity_[o] = U32s(L.ownerCapacity).v[o];
-    stageBase_[o] = U32s(L.ownerStageBase).v[o];
-    ownerStages_[o] = U32s(L.ownerStageCount).v[o];
-    publishBase_[o] = U32s(L.ownerPublishBase).v[o];
-    ringOffset_[o] = U32s(L.ringOffset).v[o];
+    capacity_[o] = R32s(L.ownerCapacity).v[o];
+    stageBase_[o] = R32s(L.ownerStageBase).v[o];
+    ownerStages_[o] = R32s(L.ownerStageCount).v[o];
+    publishBase_[o] = R32s(L.ownerPublishBase).v[o];
+    ringOffset_[o] = R32s(L.ringOffset).v[o];
   }
   for (uint s = t; s <= L.mainStageCount; s += BLOCK)
-    producerBegin_[s] = U32s(L.producerBegin).v[s];
+    producerBegin_[s] = R32s(L.producerBegin).v[s];
   for (uint s = t; s <= L.stageCount; s += BLOCK) {
-    setOffset_[s] = U32s(L.setOffset).v[s];
-    setWords_[s] = U32s(L.setWords).v[s];
+    setOffset_[s] = R32s(L.setOffset).v[s];
+    setWords_[s] = R32s(L.setWords).v[s];
   }
   for (uint e = t; e < push.edgeCount; e += BLOCK) {
-    edgeOwner_[e] = U32s(L.edgeOwner).v[e];
-    edgeBound_[e] = U32s(L.edgeBound).v[e];
+    edgeOwner_[e] = R32s(L.edgeOwner).v[e];
+    edgeBound_[e] = R32s(L.edgeBound).v[e];
   }
 }

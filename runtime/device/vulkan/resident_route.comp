@@ -23,8 +23,8 @@ void setBit(U32s sets, uint first, uint index) {
 void route(Layout L, uint stage, uint i) {
   U32s control = U32s(L.control);
   U32s sets = U32s(L.sets);
-  uint next = U32s(L.nextStage).v[i];
-  uint index = U32s(L.invocations).v[i];
+  uint next = R32s(L.nextStage).v[i];
+  uint index = R32s(L.invocations).v[i];
   if (stage < L.mainStageCount) {
     if (!(next == FINISHED || next < L.mainStageCount)) {
       atomicMin(control.v[CONTROL_DETAIL], i);
@@ -37,8 +37,8 @@ void route(Layout L, uint stage, uint i) {
       setBit(sets, setOffset_[next], index);
       atomicAdd(stageAdds_[next], 1u);
     }
-    U32s publishedCounts = U32s(L.publishedCounts);
-    U32s slots = U32s(L.publishedSlots);
+    R32s publishedCounts = R32s(L.publishedCounts);
+    R32s slots = R32s(L.publishedSlots);
     for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e) {
       uint owner = edgeOwner_[e];
       uint published = publishedCounts.v[i * L.ownerCount + owner];
@@ -81,8 +81,8 @@ void main() {
   U32s control = U32s(L.control);
   uint t = gl_LocalInvocationID.x;
   loadTables(L);
-  uint stage = control.v[CONTROL_PREVIOUS_STAGE];
-  uint count = control.v[CONTROL_PREVIOUS_COUNT];
+  uint stage = R32s(L.control).v[CONTROL_PREVIOUS_STAGE];
+  uint count = R32s(L.control).v[CONTROL_PREVIOUS_COUNT];
   for (uint s = t; s < L.stageCount; s += BLOCK)
     stageAdds_[s] = 0;
   for (uint o = t; o < L.ownerCount; o += BLOCK) {
@@ -102,7 +102,7 @@ void main() {
   for (uint s = t; s < L.stageCount; s += BLOCK)
     if (stageAdds_[s] != 0)
       atomicAdd(stageCounts.v[s], stageAdds_[s]);
-  uint record = control.v[CONTROL_RECORDS] - 1;
+  uint record = R32s(L.control).v[CONTROL_RECORDS] - 1;
   U64s deltas = U64s(L.deltas + uint64_t(record) * DELTA_WORDS * 8);
   for (uint o = t; o < L.ownerCount; o += BLOCK) {
     if (liveAdds_[o] != 0)

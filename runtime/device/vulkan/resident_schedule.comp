@@ -244,7 +244,7 @@ uint decide(Layout L, uint64_t iteration, inout uint r[RECORD_WORDS]) {
 //===----------------------------------------------------------------------===//
 
 uint loadByte(uint64_t address) {
-  uint word = U32s(address & ~uint64_t(3)).v[0];
+  uint word = R32s(address & ~uint64_t(3)).v[0]; // the frames
   return (word >> (uint(address & 3) * 8)) & 0xFFu;
 }
 
@@ -292,7 +292,7 @@ uint64_t keyCode(uint64_t address, uint bytes, uint kind, uint buckets) {
 // Orders invocations[0, count) stably by key code: an LSD radix sort over
 // 4-bit digits of (code - lowest), the bits the range spans.
 void sortByKey(Layout L, uint stage, uint count) {
-  U32s keys = U32s(L.sortKeys);
+  R32s keys = R32s(L.sortKeys);
   uint keyBytes = keys.v[4 * stage], kind = keys.v[4 * stage + 1],
        step = keys.v[4 * stage + 2], column = keys.v[4 * stage + 3];
   U32s from = U32s(L.invocations), to = U32s(L.scratch);
@@ -374,8 +374,8 @@ void sortByKey(Layout L, uint stage, uint count) {
 // on the shared copies: the sets (cached), the tallies; released slots go to
 // the owner's free ring in device memory, after the tail the round loaded.
 void routeHere(Layout L, uint stage, uint i) {
-  uint next = U32s(L.nextStage).v[i];
-  uint index = U32s(L.invocations).v[i];
+  uint next = R32s(L.nextStage).v[i];
+  uint index = R32s(L.invocations).v[i];
   if (stage < L.mainStageCount) {
     if (!(next == FINISHED || next < L.mainStageCount)) {
       atomicMin(routedBad_, i);
@@ -388,8 +388,8 @@ void routeHere(Layout L, uint stage, uint i) {
       setBit(setOffset_[next], index);
       atomicAdd(routedAdds_[next], 1u);
     }
-    U32s publishedCounts = U32s(L.publishedCounts);
-    U32s slots = U32s(L.publishedSlots);
+    R32s publishedCounts = R32s(L.publishedCounts);
+    R32s slots = R32s(L.publishedSlots);
     for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e) {
       uint owner = edgeOwner_[e];
       uint published = publishedCounts.v[i * L.ownerCount + owner];
@@ -515,35 +515,36 @@ void main() {
   U32s stageCounts = U32s(L.stageCounts);
   U64s scalars = U64s(L.scalars);
   for (uint s = t; s < L.stageCount; s += BLOCK) {
-    stageCounts_[s] = stageCounts.v[s];
-    sortBytes_[s] = U32s(L.sortKeys).v[4 * s];
+    stageCounts_[s] = R32s(L.stageCounts).v[s];
+    sortBytes_[s] = R32s(L.sortKeys).v[4 * s];
   }
   for (uint o = t; o < L.ownerCount; o += BLOCK) {
-    live_[o] = U32s(L.ownerLive).v[o];
-    published_[o] = U64s(L.ownerPublished).v[o];
-    released_[o] = U64s(L.ownerReleased).v[o];
-    ringTaken_[o] = uint(I32s(L.counters).v[L.allocBase + o]);
-    positions_[2 * o] = U64s(L.ringPositions).v[2 * o];
-    positions_[2 * o + 1] = U64s(L.ringPositions).v[2 * o + 1];
+    live_[o] = R32s(L.ownerLive).v[o];
+    published_[o] = R64s(L.ownerPublished).v[o];
+    released_[o] = R64s(L.ownerReleased).v[o];
+    ringTaken_[o] = R32s(L.counters).v[L.allocBase + o];
+    positions_[2 * o] = R64s(L.ringPositions).v[2 * o];
+    positions_[2 * o + 1] = R64s(L.ringPositions).v[2 * o + 1];
   }
   if (t < 4)
-    scalars_[t] = scalars.v[t];
+    scalars_[t] = R64s(L.scalars).v[t];
   if (t == 4) {
-    records_ = control.v[CONTROL_RECORDS];
-    previousStage_ = control.v[CONTROL_PREVIOUS_STAGE];
-    detail_ = control.v[CONTROL_DETAIL];
-    fault_ = I32s(L.fault).v[0];
-    stopped_ = control.v[CONTROL_STOP];
-    routeHere_ = control.v[CONTROL_ROUTE_IN_SCHEDULER];
-    routedStage_ = control.v[CONTROL_PREVIOUS_STAGE];
-    routedCount_ = control.v[CONTROL_PREVIOUS_COUNT];
+    R32s words = R32s(L.control);
+    records_ = words.v[CONTROL_RECORDS];
+    previousStage_ = words.v[CONTROL_PREVIOUS_STAGE];
+    detail_ = words.v[CONTROL_DETAIL];
+    fault_ = int(R32s(L.fault).v[0]);
+    stopped_ = words.v[CONTROL_STOP];
+    routeHere_ = words.v[CONTROL_ROUTE_IN_SCHEDULER];
+    routedStage_ = words.v[CONTROL_PREVIOUS_STAGE];
+    routedCount_ = words.v[CONTROL_PREVIOUS_COUNT];
   }
   bool cached = push.setWordCount <= POOL_WORDS;
   if (t == 0)
     cached_ = cached;
   if (cached)
     for (uint w = t; w < push.setWordCount; w += BLOCK)
-      pool_[w] = sets.v[w];
+      pool_[w] = R32s(L.sets).v[w];
   barrier();
   if (stopped_ != 0) {
     writeGrids(L, NONE, 0, false);
@@ -695,7 +696,7 @@ void main() {
       uint64_t window = tail > head ? tail - head : 0;
       window = min(window, uint64_t(count) * edgeBound_[e]);
       window = min(window, uint64_t(cap));
-      U32s target = U32s(U64s(L.windows).v[owner]);
+      U32s target = U32s(R64s(L.windows).v[owner]);
       uint start = uint(head % cap);
       for (uint k = t; k < uint(window); k += BLOCK) {
         uint at = start + k;
