@@ -138,8 +138,13 @@ public:
     return Status::success();
   }
   uint32_t megakernelLanesPerThread() const override { return 3; }
+  Status prepare(bool stateMachine, bool resident) override {
+    prepared.emplace_back(stateMachine, resident);
+    return Status::success();
+  }
 
   std::vector<FakeBuffer *> created;
+  std::vector<std::pair<bool, bool>> prepared; // prepare()'s requests
   std::vector<uint32_t> order; // the lanes launched, in invocation order
   uint32_t launches = 0;
   uint32_t faultThread = UINT32_MAX;
@@ -421,6 +426,23 @@ TEST_F(MegakernelTest, LaunchesInRoundsUntilEveryLaneRan) {
   EXPECT_EQ(device.fakes->launches, 1u);
   EXPECT_EQ(report.workersUsed, 2u);
   EXPECT_EQ(report.lanesFinished, 2u);
+}
+
+// Device::prepare asks the primitives for the megakernel's pipeline only
+// before a state-machine run of kernels that have one, and for the device
+// placement's only where the primitives have a device placement (these do
+// not: KernelPrimitives' default refuses it).
+TEST_F(MegakernelTest, PrepareAsksForWhatTheRunWillLaunch) {
+  using Request = std::pair<bool, bool>;
+  ASSERT_TRUE(device.prepare(true, true).ok());
+  ASSERT_TRUE(device.prepare(false, true).ok());
+  EXPECT_EQ(device.fakes->prepared,
+            (std::vector<Request>{{true, false}, {false, false}}));
+  FakeDevice plain;
+  ASSERT_TRUE(
+      plain.create(std::make_unique<FakePrimitives>(), oneStageShape()).ok());
+  ASSERT_TRUE(plain.prepare(true, false).ok());
+  EXPECT_EQ(plain.fakes->prepared, (std::vector<Request>{{false, false}}));
 }
 
 TEST_F(MegakernelTest, AFaultNamesTheStageTheThreadAndItsLane) {
