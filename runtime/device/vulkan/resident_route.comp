@@ -16,65 +16,23 @@ shared int liveAdds_[MAX_OWNERS];
 shared uint publishedAdds_[MAX_OWNERS], releasedAdds_[MAX_OWNERS];
 shared uint finished_;
 
-void setBit(U32s sets, uint first, uint index) {
-  atomicOr(sets.v[first + index / 32], 1u << (index % 32));
+void routeBad(Layout L, uint i) {
+  atomicMin(U32s(L.control).v[CONTROL_DETAIL], i);
 }
 
-void route(Layout L, uint stage, uint i) {
-  U32s control = U32s(L.control);
-  U32s sets = U32s(L.sets);
-  uint next = R32s(L.nextStage).v[i];
-  uint index = R32s(L.invocations).v[i];
-  if (stage < L.mainStageCount) {
-    if (!(next == FINISHED || next < L.mainStageCount)) {
-      atomicMin(control.v[CONTROL_DETAIL], i);
-      return;
-    }
-    if (next == FINISHED) {
-      setBit(sets, setOffset_[L.stageCount], index);
-      atomicAdd(finished_, 1u);
-    } else {
-      setBit(sets, setOffset_[next], index);
-      atomicAdd(stageAdds_[next], 1u);
-    }
-    R32s publishedCounts = R32s(L.publishedCounts);
-    R32s slots = R32s(L.publishedSlots);
-    for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e) {
-      uint owner = edgeOwner_[e];
-      uint published = publishedCounts.v[i * L.ownerCount + owner];
-      published = min(published, edgeBound_[e]); // the kernel recorded a fault
-      uint base = stageBase_[owner];
-      for (uint k = 0; k < published; ++k)
-        setBit(sets, setOffset_[base],
-               slots.v[i * L.publishStride + publishBase_[owner] + k]);
-      if (published != 0) {
-        atomicAdd(stageAdds_[base], published);
-        atomicAdd(liveAdds_[owner], int(published));
-        atomicAdd(publishedAdds_[owner], published);
-      }
-    }
-    return;
-  }
-  // An item of an owner's stage.
-  uint owner = 0;
-  while (owner + 1 < L.ownerCount && stageBase_[owner + 1] <= stage)
-    ++owner;
-  if (!(next == FINISHED || next < ownerStages_[owner])) {
-    atomicMin(control.v[CONTROL_DETAIL], i);
-    return;
-  }
-  if (next == FINISHED) {
-    U64s positions = U64s(L.ringPositions);
-    uint64_t tail = atomicAdd(positions.v[2 * owner + 1], uint64_t(1));
-    U32s(L.freeRing).v[ringOffset_[owner] + uint(tail % capacity_[owner])] =
-        index;
-    atomicAdd(liveAdds_[owner], -1);
-    atomicAdd(releasedAdds_[owner], 1u);
-  } else {
-    setBit(sets, setOffset_[stageBase_[owner] + next], index);
-    atomicAdd(stageAdds_[stageBase_[owner] + next], 1u);
-  }
+void routeSetBit(Layout L, uint first, uint index) {
+  atomicOr(U32s(L.sets).v[first + index / 32], 1u << (index % 32));
 }
+
+void routeRelease(Layout L, uint owner, uint index) {
+  uint64_t tail =
+      atomicAdd(U64s(L.ringPositions).v[2 * owner + 1], uint64_t(1));
+  U32s(L.freeRing).v[ringOffset_[owner] + uint(tail % capacity_[owner])] =
+      index;
+  atomicAdd(releasedAdds_[owner], 1u);
+}
+
+#include "resident_route_one.glsl"
 
 void main() {
   Layout L = Layout(push.layoutAddress);

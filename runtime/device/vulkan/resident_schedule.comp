@@ -36,10 +36,10 @@ U32s sets;
 // Routing in the scheduler (a small previous dispatch, with the sets
 // cached): the previous dispatch, its tallies, the lowest bad outcome.
 shared uint routeHere_, routedStage_, routedCount_;
-shared uint routedAdds_[MAX_STAGES];
-shared int routedLive_[MAX_OWNERS];
-shared uint routedPublished_[MAX_OWNERS], routedReleased_[MAX_OWNERS];
-shared uint routedFinished_, routedBad_;
+shared uint stageAdds_[MAX_STAGES];
+shared int liveAdds_[MAX_OWNERS];
+shared uint publishedAdds_[MAX_OWNERS], releasedAdds_[MAX_OWNERS];
+shared uint finished_, routedBad_;
 // A dispatch of at most this many invocations is routed by the next
 // scheduler dispatch, one workgroup, in shared memory, instead of a routing
 // dispatch of its own (one dispatch and one barrier fewer per iteration).
@@ -370,60 +370,21 @@ void sortByKey(Layout L, uint stage, uint count) {
 // Routing in the scheduler
 //===----------------------------------------------------------------------===//
 
-// resident_route.comp's route() for invocation i of the previous dispatch,
-// on the shared copies: the sets (cached), the tallies; released slots go to
-// the owner's free ring in device memory, after the tail the round loaded.
-void routeHere(Layout L, uint stage, uint i) {
-  uint next = R32s(L.nextStage).v[i];
-  uint index = R32s(L.invocations).v[i];
-  if (stage < L.mainStageCount) {
-    if (!(next == FINISHED || next < L.mainStageCount)) {
-      atomicMin(routedBad_, i);
-      return;
-    }
-    if (next == FINISHED) {
-      setBit(setOffset_[L.stageCount], index);
-      atomicAdd(routedFinished_, 1u);
-    } else {
-      setBit(setOffset_[next], index);
-      atomicAdd(routedAdds_[next], 1u);
-    }
-    R32s publishedCounts = R32s(L.publishedCounts);
-    R32s slots = R32s(L.publishedSlots);
-    for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e) {
-      uint owner = edgeOwner_[e];
-      uint published = publishedCounts.v[i * L.ownerCount + owner];
-      published = min(published, edgeBound_[e]); // the kernel recorded a fault
-      uint base = stageBase_[owner];
-      for (uint k = 0; k < published; ++k)
-        setBit(setOffset_[base],
-               slots.v[i * L.publishStride + publishBase_[owner] + k]);
-      if (published != 0) {
-        atomicAdd(routedAdds_[base], published);
-        atomicAdd(routedLive_[owner], int(published));
-        atomicAdd(routedPublished_[owner], published);
-      }
-    }
-    return;
-  }
-  uint owner = 0;
-  while (owner + 1 < L.ownerCount && stageBase_[owner + 1] <= stage)
-    ++owner;
-  if (!(next == FINISHED || next < ownerStages_[owner])) {
-    atomicMin(routedBad_, i);
-    return;
-  }
-  if (next == FINISHED) {
-    uint k = atomicAdd(routedReleased_[owner], 1u);
-    uint64_t tail = positions_[2 * owner + 1] + k;
-    U32s(L.freeRing).v[ringOffset_[owner] + uint(tail % capacity_[owner])] =
-        index;
-    atomicAdd(routedLive_[owner], -1);
-  } else {
-    setBit(setOffset_[stageBase_[owner] + next], index);
-    atomicAdd(routedAdds_[stageBase_[owner] + next], 1u);
-  }
+// Routing the previous dispatch here: on the shared copies of the sets
+// (cached), with released slots appended to the owner's free ring in device
+// memory after the tail that the round of loads read.
+void routeBad(Layout L, uint i) { atomicMin(routedBad_, i); }
+
+void routeSetBit(Layout L, uint first, uint index) { setBit(first, index); }
+
+void routeRelease(Layout L, uint owner, uint index) {
+  uint k = atomicAdd(releasedAdds_[owner], 1u);
+  uint64_t tail = positions_[2 * owner + 1] + k;
+  U32s(L.freeRing).v[ringOffset_[owner] + uint(tail % capacity_[owner])] =
+      index;
 }
+
+#include "resident_route_one.glsl"
 
 // Routes the previous dispatch into the shared counts and writes what the
 // routing dispatch would have written back to device memory.
@@ -431,40 +392,40 @@ void routePrevious(Layout L) {
   uint t = gl_LocalInvocationID.x;
   uint stage = routedStage_, count = routedCount_;
   for (uint s = t; s < L.stageCount; s += BLOCK)
-    routedAdds_[s] = 0;
+    stageAdds_[s] = 0;
   for (uint o = t; o < L.ownerCount; o += BLOCK) {
-    routedLive_[o] = 0;
-    routedPublished_[o] = 0;
-    routedReleased_[o] = 0;
+    liveAdds_[o] = 0;
+    publishedAdds_[o] = 0;
+    releasedAdds_[o] = 0;
   }
   if (t == 0) {
-    routedFinished_ = 0;
+    finished_ = 0;
     routedBad_ = NONE;
   }
   barrier();
   for (uint i = t; i < count; i += BLOCK)
-    routeHere(L, stage, i);
+    route(L, stage, i);
   sync();
   for (uint s = t; s < L.stageCount; s += BLOCK)
-    stageCounts_[s] += routedAdds_[s];
+    stageCounts_[s] += stageAdds_[s];
   uint published = 0, released = 0;
   for (uint o = 0; o < L.ownerCount; ++o) {
-    published += routedPublished_[o];
-    released += routedReleased_[o];
+    published += publishedAdds_[o];
+    released += releasedAdds_[o];
   }
   for (uint o = t; o < L.ownerCount; o += BLOCK) {
-    live_[o] = uint(int(live_[o]) + routedLive_[o]);
-    published_[o] += routedPublished_[o];
-    released_[o] += routedReleased_[o];
-    positions_[2 * o + 1] += routedReleased_[o];
+    live_[o] = uint(int(live_[o]) + liveAdds_[o]);
+    published_[o] += publishedAdds_[o];
+    released_[o] += releasedAdds_[o];
+    positions_[2 * o + 1] += releasedAdds_[o];
     U32s(L.ownerLive).v[o] = live_[o];
     U64s(L.ownerPublished).v[o] = published_[o];
     U64s(L.ownerReleased).v[o] = released_[o];
     U64s(L.ringPositions).v[2 * o + 1] = positions_[2 * o + 1];
   }
   if (t == 0) {
-    scalars_[SCALAR_FREE] += routedFinished_;
-    scalars_[SCALAR_FINISHED] += routedFinished_;
+    scalars_[SCALAR_FREE] += finished_;
+    scalars_[SCALAR_FINISHED] += finished_;
     U64s(L.scalars).v[SCALAR_FREE] = scalars_[SCALAR_FREE];
     U64s(L.scalars).v[SCALAR_FINISHED] = scalars_[SCALAR_FINISHED];
     for (uint s = 0; s < L.stageCount; ++s)

@@ -1,0 +1,61 @@
+// One invocation's routing (docs/runtime.md "The device placement on
+// Vulkan"), for the routing dispatch and for the scheduler dispatch that
+// routes a small previous dispatch itself: invocation i of the dispatch of
+// global stage `stage` moves its frame or item slot to the stage its outcome
+// names, adds the items it published to their owner's first stage and
+// tallies counts per workgroup (the HIP kernel's runAndRoute() is the same
+// algorithm). The including shader declares the tallies (stageAdds_,
+// liveAdds_, publishedAdds_, releasedAdds_, finished_) and defines:
+//   routeBad(L, i)                 an outcome that names no stage
+//   routeSetBit(L, first, index)   a member into the set at word `first`
+//   routeRelease(L, owner, index)  a released slot into the owner's free
+//                                  ring, counted in releasedAdds_
+void route(Layout L, uint stage, uint i) {
+  uint next = R32s(L.nextStage).v[i];
+  uint index = R32s(L.invocations).v[i];
+  if (stage < L.mainStageCount) {
+    if (!(next == FINISHED || next < L.mainStageCount)) {
+      routeBad(L, i);
+      return;
+    }
+    if (next == FINISHED) {
+      routeSetBit(L, setOffset_[L.stageCount], index);
+      atomicAdd(finished_, 1u);
+    } else {
+      routeSetBit(L, setOffset_[next], index);
+      atomicAdd(stageAdds_[next], 1u);
+    }
+    R32s publishedCounts = R32s(L.publishedCounts);
+    R32s slots = R32s(L.publishedSlots);
+    for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e) {
+      uint owner = edgeOwner_[e];
+      uint published = publishedCounts.v[i * L.ownerCount + owner];
+      published = min(published, edgeBound_[e]); // the kernel recorded a fault
+      uint base = stageBase_[owner];
+      for (uint k = 0; k < published; ++k)
+        routeSetBit(L, setOffset_[base],
+               slots.v[i * L.publishStride + publishBase_[owner] + k]);
+      if (published != 0) {
+        atomicAdd(stageAdds_[base], published);
+        atomicAdd(liveAdds_[owner], int(published));
+        atomicAdd(publishedAdds_[owner], published);
+      }
+    }
+    return;
+  }
+  // An item of an owner's stage.
+  uint owner = 0;
+  while (owner + 1 < L.ownerCount && stageBase_[owner + 1] <= stage)
+    ++owner;
+  if (!(next == FINISHED || next < ownerStages_[owner])) {
+    routeBad(L, i);
+    return;
+  }
+  if (next == FINISHED) {
+    routeRelease(L, owner, index);
+    atomicAdd(liveAdds_[owner], -1);
+  } else {
+    routeSetBit(L, setOffset_[stageBase_[owner] + next], index);
+    atomicAdd(stageAdds_[stageBase_[owner] + next], 1u);
+  }
+}
