@@ -41,6 +41,13 @@ extern "C" void sluice_print_f64(double value) {
   std::fflush(stdout);
 }
 
+#ifdef SLUICE_HAVE_COMPILER_RT_BUILTINS
+// compiler-rt's conversions to bf16 (their real types take and return
+// floating-point values; only their addresses are used here).
+extern "C" void __truncsfbf2();
+extern "C" void __truncdfbf2();
+#endif
+
 /// The runtime entry points generated code may call, by unmangled name.
 static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner) {
   llvm::orc::SymbolMap map;
@@ -49,6 +56,10 @@ static llvm::orc::SymbolMap runtimeSymbols(llvm::orc::MangleAndInterner interner
                            llvm::JITSymbolFlags::Exported};
   };
   add("sluice_print_i64", reinterpret_cast<void *>(&sluice_print_i64));
+#ifdef SLUICE_HAVE_COMPILER_RT_BUILTINS
+  add("__truncsfbf2", reinterpret_cast<void *>(&__truncsfbf2));
+  add("__truncdfbf2", reinterpret_cast<void *>(&__truncdfbf2));
+#endif
   add("sluice_print_f64", reinterpret_cast<void *>(&sluice_print_f64));
   add("sluice_cohort_graph_create", reinterpret_cast<void *>(&sluice_cohort_graph_create));
   add("sluice_cohort_graph_destroy", reinterpret_cast<void *>(&sluice_cohort_graph_destroy));

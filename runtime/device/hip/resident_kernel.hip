@@ -26,25 +26,6 @@
 
 #define SLUICE_RESIDENT_BLOCK 256
 
-// With SLUICE_RESIDENT_PROFILE defined (SLUICE_HIP_NVRTC_OPTIONS=
-// -DSLUICE_RESIDENT_PROFILE), block 0 counts its cycles per phase and prints
-// them when the launch returns (docs/hip-runtime.md): where an iteration's
-// time goes, on the device's own clock.
-#ifdef SLUICE_RESIDENT_PROFILE
-#define SLUICE_PHASE(n)                                                        \
-  do {                                                                         \
-    if (threadIdx.x == 0) {                                                    \
-      long long now = clock64();                                               \
-      sh.profile[n] += now - sh.profileMark;                                   \
-      sh.profileMark = now;                                                    \
-    }                                                                          \
-  } while (0)
-#else
-#define SLUICE_PHASE(n)                                                        \
-  do {                                                                         \
-  } while (0)
-#endif
-
 namespace sluice_resident {
 
 using namespace sluice::decision;
@@ -133,12 +114,6 @@ struct Shared {
   u32 published[kResidentMaxOwners];
   u32 released[kResidentMaxOwners];
   u32 finished;
-#ifdef SLUICE_RESIDENT_PROFILE
-  // Cycles: waiting for the routing, the round of loads and the snapshot,
-  // thread 0's decision, refill, select, the kernel arguments and windows,
-  // the stage and routing (block 0's share).
-  long long profile[8], profileMark;
-#endif
 };
 
 // Exclusive prefix sum of `value` over the block; `total` gets the sum.
@@ -520,7 +495,6 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
       counts.freeFrames = u32(sh.scalars[kScalarFreeFrames]);
       counts.lanesStarted = sh.scalars[kScalarLanesStarted];
       counts.lanesFinished = sh.scalars[kScalarLanesFinished];
-      SLUICE_PHASE(1);
       u64 begun = clockNanoseconds();
       u64 firstLane = counts.lanesStarted;
       Record r;
@@ -564,7 +538,6 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     scalars[t] = sh.scalars[t];
   u32 *scratch = at<u32>(L.scratch);
 
-  SLUICE_PHASE(2);
   // Refill: the lowest free frames take the next lanes, in lane order.
   if (refilled != 0) {
     u32 *freeSet = words + sh.setOffset[L.stageCount];
@@ -579,7 +552,6 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     __syncthreads();
   }
 
-  SLUICE_PHASE(3);
   // The dispatch: the lowest waiting frames or slots.
   u32 taken = takeLowest(words + sh.setOffset[stage], sh.setWords[stage],
                          count, at<u32>(L.invocations), sh);
@@ -610,7 +582,6 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     }
   }
 
-  SLUICE_PHASE(4);
   // The kernel arguments, as prepareGpuDispatch sets them.
   u32 *nextStage = at<u32>(L.nextStage);
   for (u32 i = t; i < count; i += SLUICE_RESIDENT_BLOCK)
@@ -658,7 +629,6 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     at<u64>(L.times)[records * kTimeWords + 1] = clockNanoseconds();
   }
   __syncthreads();
-  SLUICE_PHASE(5);
 }
 
 // Every block: orders invocations[0, count) stably by key code, as
@@ -863,18 +833,9 @@ sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
   volatile u32 *stopWord = control + kControlStop;
   u32 t = threadIdx.x;
   loadTables(L, sh);
-#ifdef SLUICE_RESIDENT_PROFILE
-  if (t < 8)
-    sh.profile[t] = 0;
-  if (t == 0)
-    sh.profileMark = clock64();
-  u64 launched = clockNanoseconds();
-#endif
   for (u32 round = 0;; ++round) {
     if (blockIdx.x == 0) {
-      SLUICE_PHASE(6);
       awaitRouted(control, round);
-      SLUICE_PHASE(0);
       schedule(L, sh);
       if (t == 0 && sh.stop != kStopRunning)
         *stopWord = 1;
@@ -882,18 +843,8 @@ sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
     } else {
       awaitDecided(control, round);
     }
-    if (*stopWord) {
-#ifdef SLUICE_RESIDENT_PROFILE
-      if (blockIdx.x == 0 && t == 0)
-        printf("sluice resident profile: %u iterations, %llu ns, cycles: "
-               "wait %lld, loads %lld, decide %lld, refill %lld, select %lld, "
-               "arguments %lld, stage %lld\n",
-               round, clockNanoseconds() - launched, sh.profile[0],
-               sh.profile[1], sh.profile[2], sh.profile[3], sh.profile[4],
-               sh.profile[5], sh.profile[6]);
-#endif
+    if (*stopWord)
       return;
-    }
     u32 stage = control[kControlPreviousStage];
     u32 count = control[kControlPreviousCount];
     if (control[kControlGridSort])

@@ -19,9 +19,41 @@
 #include <utility>
 #include <vector>
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SLUICE_VULKAN_PIN_DRIVERS 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define SLUICE_VULKAN_PIN_DRIVERS 1
+#endif
+#ifdef SLUICE_VULKAN_PIN_DRIVERS
+#include <dlfcn.h>
+#include <link.h>
+#endif
+
 namespace sluice::runtime::vulkan {
 using namespace detail;
 namespace {
+
+#ifdef SLUICE_VULKAN_PIN_DRIVERS
+// Sanitizer builds: the drivers and layers the loader opened stay mapped
+// until the process ends. The loader closes them when the instance goes, and
+// LeakSanitizer's report at exit then finds their allocations in code that
+// is no longer mapped ("<unknown module>"), which cmake/lsan-vulkan-driver.supp
+// cannot name; mapped, it suppresses them by library.
+void pinVulkanDrivers() {
+  dl_iterate_phdr(
+      [](struct dl_phdr_info *info, size_t, void *) {
+        const char *name = info->dlpi_name;
+        if (name && (std::strstr(name, "/libvulkan_") ||
+                     std::strstr(name, "/libVkLayer_")))
+          dlopen(name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+        return 0;
+      },
+      nullptr);
+}
+#endif
 
 const char *deviceTypeName(VkPhysicalDeviceType type) {
   switch (type) {
@@ -85,6 +117,9 @@ Status openInstance(ContextState &state) {
                            "driver such as mesa-vulkan-drivers");
     return vkError("vkCreateInstance", result);
   }
+#ifdef SLUICE_VULKAN_PIN_DRIVERS
+  pinVulkanDrivers();
+#endif
   return loadInstanceFunctions(state);
 }
 
