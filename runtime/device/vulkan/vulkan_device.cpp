@@ -351,16 +351,24 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   // after the one before.
   // Three timestamps per iteration, the record's times: the decision began,
   // the stage began, the stage and its routing ended (as on hip, where the
-  // stage kernel routes).
+  // stage kernel routes). SLUICE_VULKAN_RESIDENT_TIMESTAMPS=0 records none
+  // (what they cost; the records' times are then 0).
+  const char *stampSetting = std::getenv("SLUICE_VULKAN_RESIDENT_TIMESTAMPS");
+  const bool stamped = !(stampSetting && std::string_view(stampSetting) == "0");
   std::unique_ptr<vk::Recording> recording;
-  if (Status status = context->createRecording(recording, 3 * batch);
+  if (Status status =
+          context->createRecording(recording, stamped ? 3 * batch : 0);
       !status.ok())
     return status;
+  auto stamp = [&] {
+    if (stamped)
+      recording->timestamp();
+  };
   for (uint32_t i = 0; i < batch; ++i) {
-    recording->timestamp();
+    stamp();
     recording->dispatch(*scheduleKernel, {}, pushBytes, 1);
     recording->barrier();
-    recording->timestamp();
+    stamp();
     if (useSwitch)
       recording->dispatchIndirect(*switchKernel, stageBindings, {}, *grids,
                                   switchGrid);
@@ -372,7 +380,7 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
     recording->dispatchIndirect(*routeKernel, {}, pushBytes, *grids,
                                 routeGrid);
     recording->barrier();
-    recording->timestamp();
+    stamp();
   }
   // The batch's log (records, snapshots, deltas, times, control: one
   // range of the state) into host-cached memory: the host reads it there,
