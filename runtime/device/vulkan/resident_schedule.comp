@@ -386,8 +386,11 @@ void routeRelease(Layout L, uint owner, uint index) {
 
 #include "resident_route_one.glsl"
 
-// Routes the previous dispatch into the shared counts and writes what the
-// routing dispatch would have written back to device memory.
+// Routes the previous dispatch into the shared counts and writes back what
+// nothing later in this dispatch writes: the owners' totals, the ring tails,
+// the record's deltas, a bad outcome. The stage counts, the scalars and the
+// sets go back once, with the decision's changes (after a stop nothing
+// reads them).
 void routePrevious(Layout L) {
   uint t = gl_LocalInvocationID.x;
   uint stage = routedStage_, count = routedCount_;
@@ -408,11 +411,6 @@ void routePrevious(Layout L) {
   sync();
   for (uint s = t; s < L.stageCount; s += BLOCK)
     stageCounts_[s] += stageAdds_[s];
-  uint published = 0, released = 0;
-  for (uint o = 0; o < L.ownerCount; ++o) {
-    published += publishedAdds_[o];
-    released += releasedAdds_[o];
-  }
   for (uint o = t; o < L.ownerCount; o += BLOCK) {
     live_[o] = uint(int(live_[o]) + liveAdds_[o]);
     published_[o] += publishedAdds_[o];
@@ -426,11 +424,12 @@ void routePrevious(Layout L) {
   if (t == 0) {
     scalars_[SCALAR_FREE] += finished_;
     scalars_[SCALAR_FINISHED] += finished_;
-    U64s(L.scalars).v[SCALAR_FREE] = scalars_[SCALAR_FREE];
-    U64s(L.scalars).v[SCALAR_FINISHED] = scalars_[SCALAR_FINISHED];
-    for (uint s = 0; s < L.stageCount; ++s)
-      U32s(L.stageCounts).v[s] = stageCounts_[s];
     // The previous record's item deltas (its routing's).
+    uint published = 0, released = 0;
+    for (uint o = 0; o < L.ownerCount; ++o) {
+      published += publishedAdds_[o];
+      released += releasedAdds_[o];
+    }
     U64s deltas = U64s(L.deltas + uint64_t(records_ - 1) * DELTA_WORDS * 8);
     deltas.v[0] = published;
     deltas.v[1] = released;
@@ -439,8 +438,6 @@ void routePrevious(Layout L) {
       U32s(L.control).v[CONTROL_DETAIL] = detail_;
     U32s(L.control).v[CONTROL_ROUTE_IN_SCHEDULER] = 0;
   }
-  for (uint w = t; w < push.setWordCount; w += BLOCK)
-    sets.v[w] = pool_[w];
   barrier();
 }
 

@@ -254,6 +254,13 @@ struct ResidentPush {
   uint32_t stageGroupSize, edgeCount, setWordCount, unused;
 };
 
+// Whether the environment variable `name` is "0": how a measurement turns
+// off what the device placement does by default.
+bool turnedOff(const char *name) {
+  const char *setting = std::getenv(name);
+  return setting && std::string_view(setting) == "0";
+}
+
 // Iterations recorded per submission (SLUICE_VULKAN_RESIDENT_BATCH): the
 // host waits and reads the log once per batch; the iterations after a stop
 // run nothing.
@@ -267,9 +274,8 @@ uint32_t residentBatch() {
 // (sluice-spirv-stage-switch); SLUICE_VULKAN_STAGE_SWITCH=0 keeps one
 // indirect dispatch per stage kernel.
 bool VulkanPrimitives::useStageSwitch() const {
-  const char *setting = std::getenv("SLUICE_VULKAN_STAGE_SWITCH");
   return switchRefused.empty() && vk::hasEntryPoint(spirv, kStageSwitch) &&
-         !(setting && std::string_view(setting) == "0");
+         !turnedOff("SLUICE_VULKAN_STAGE_SWITCH");
 }
 
 Status VulkanPrimitives::createResidentKernels() {
@@ -353,8 +359,7 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   // the stage began, the stage and its routing ended (as on hip, where the
   // stage kernel routes). SLUICE_VULKAN_RESIDENT_TIMESTAMPS=0 records none
   // (what they cost; the records' times are then 0).
-  const char *stampSetting = std::getenv("SLUICE_VULKAN_RESIDENT_TIMESTAMPS");
-  const bool stamped = !(stampSetting && std::string_view(stampSetting) == "0");
+  const bool stamped = !turnedOff("SLUICE_VULKAN_RESIDENT_TIMESTAMPS");
   std::unique_ptr<vk::Recording> recording;
   if (Status status =
           context->createRecording(recording, stamped ? 3 * batch : 0);

@@ -124,6 +124,18 @@ struct Recording::State {
     return set;
   }
 
+  // Every access in `srcAccess` of the stages `src` before, every access in
+  // `dstAccess` of the stages `dst` after.
+  void memoryBarrier(VkPipelineStageFlags src, VkAccessFlags srcAccess,
+                     VkPipelineStageFlags dst, VkAccessFlags dstAccess) {
+    VkMemoryBarrier memory{};
+    memory.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+    memory.srcAccessMask = srcAccess;
+    memory.dstAccessMask = dstAccess;
+    context->fn.vkCmdPipelineBarrier(commands, src, dst, 0, 1, &memory, 0,
+                                     nullptr, 0, nullptr);
+  }
+
   // Binds the kernel, its set and its push constants.
   bool bind(const Kernel &kernel, std::span<Buffer *const> bindings,
             std::span<const std::byte> push) {
@@ -205,15 +217,11 @@ Status Context::createRecording(std::unique_ptr<Recording> &out,
                            r.queries, 0);
   }
   // Host writes made between submissions reach the first commands.
-  VkMemoryBarrier host{};
-  host.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  host.srcAccessMask = VK_ACCESS_HOST_WRITE_BIT;
-  host.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                       VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
-  fn.vkCmdPipelineBarrier(r.commands, VK_PIPELINE_STAGE_HOST_BIT,
-                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
-                              VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
-                          0, 1, &host, 0, nullptr, 0, nullptr);
+  r.memoryBarrier(VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_WRITE_BIT,
+                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                      VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                      VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
   out = std::move(recording);
   return Status::success();
 }
@@ -256,17 +264,12 @@ void Recording::barrier() {
   State &r = *state_;
   if (!r.error.ok() || r.finished)
     return;
-  VkMemoryBarrier memory{};
-  memory.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  memory.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  memory.dstAccessMask = VK_ACCESS_SHADER_READ_BIT |
-                         VK_ACCESS_SHADER_WRITE_BIT |
-                         VK_ACCESS_INDIRECT_COMMAND_READ_BIT;
-  r.context->fn.vkCmdPipelineBarrier(
-      r.commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
-          VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
-      0, 1, &memory, 0, nullptr, 0, nullptr);
+  r.memoryBarrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_SHADER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                      VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                      VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
 }
 
 void Recording::copy(const Buffer &source, uint64_t sourceOffset,
@@ -275,8 +278,11 @@ void Recording::copy(const Buffer &source, uint64_t sourceOffset,
   State &r = *state_;
   if (!r.error.ok() || r.finished)
     return;
-  if (sourceOffset + bytes > source.size() ||
-      destinationOffset + bytes > destination.size() || bytes == 0) {
+  auto outside = [&](uint64_t offset, uint64_t size) {
+    return offset > size || bytes > size - offset;
+  };
+  if (outside(sourceOffset, source.size()) ||
+      outside(destinationOffset, destination.size()) || bytes == 0) {
     r.error = Status::error(
         ErrorKind::InvalidArgument,
         "a recorded copy of " + std::to_string(bytes) + " bytes from byte " +
@@ -286,28 +292,20 @@ void Recording::copy(const Buffer &source, uint64_t sourceOffset,
             std::to_string(destination.size()));
     return;
   }
-  const Functions &fn = r.context->fn;
-  VkMemoryBarrier before{};
-  before.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  before.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  before.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT;
-  fn.vkCmdPipelineBarrier(r.commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                          VK_PIPELINE_STAGE_TRANSFER_BIT, 0, 1, &before, 0,
-                          nullptr, 0, nullptr);
+  r.memoryBarrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                  VK_ACCESS_TRANSFER_READ_BIT);
   VkBufferCopy region{sourceOffset, destinationOffset, bytes};
-  fn.vkCmdCopyBuffer(r.commands, toHandle<VkBuffer>(source.buffer_),
-                     toHandle<VkBuffer>(destination.buffer_), 1, &region);
-  VkMemoryBarrier after{};
-  after.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  after.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
-  after.dstAccessMask = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
-                        VK_ACCESS_INDIRECT_COMMAND_READ_BIT |
-                        VK_ACCESS_HOST_READ_BIT;
-  fn.vkCmdPipelineBarrier(r.commands, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                          VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
-                              VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT |
-                              VK_PIPELINE_STAGE_HOST_BIT,
-                          0, 1, &after, 0, nullptr, 0, nullptr);
+  r.context->fn.vkCmdCopyBuffer(r.commands, toHandle<VkBuffer>(source.buffer_),
+                                toHandle<VkBuffer>(destination.buffer_), 1,
+                                &region);
+  r.memoryBarrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                      VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT |
+                      VK_PIPELINE_STAGE_HOST_BIT,
+                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                      VK_ACCESS_INDIRECT_COMMAND_READ_BIT |
+                      VK_ACCESS_HOST_READ_BIT);
 }
 
 void Recording::timestamp() {
@@ -334,13 +332,9 @@ Status Recording::finish() {
     return r.error;
   r.finished = true;
   const Functions &fn = r.context->fn;
-  VkMemoryBarrier host{};
-  host.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-  host.srcAccessMask = VK_ACCESS_SHADER_WRITE_BIT;
-  host.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
-  fn.vkCmdPipelineBarrier(r.commands, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                          VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &host, 0, nullptr,
-                          0, nullptr);
+  r.memoryBarrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                  VK_ACCESS_HOST_READ_BIT);
   if (r.queries != VK_NULL_HANDLE)
     fn.vkCmdWriteTimestamp(r.commands, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT,
                            r.queries, 1);
