@@ -171,6 +171,20 @@ struct DescriptorWrites {
                     std::span<const uint32_t> used);
 };
 
+// Records a barrier: every access in `srcAccess` of the stages `src` before
+// it, every access in `dstAccess` of the stages `dst` after it (a Stream's
+// and a Recording's).
+inline void memoryBarrier(const Functions &fn, VkCommandBuffer commands,
+                          VkPipelineStageFlags src, VkAccessFlags srcAccess,
+                          VkPipelineStageFlags dst, VkAccessFlags dstAccess) {
+  VkMemoryBarrier memory{};
+  memory.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  memory.srcAccessMask = srcAccess;
+  memory.dstAccessMask = dstAccess;
+  fn.vkCmdPipelineBarrier(commands, src, dst, 0, 1, &memory, 0, nullptr, 0,
+                          nullptr);
+}
+
 } // namespace detail
 
 struct Context::State : detail::ContextState {};

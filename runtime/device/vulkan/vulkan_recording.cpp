@@ -128,12 +128,8 @@ struct Recording::State {
   // `dstAccess` of the stages `dst` after.
   void memoryBarrier(VkPipelineStageFlags src, VkAccessFlags srcAccess,
                      VkPipelineStageFlags dst, VkAccessFlags dstAccess) {
-    VkMemoryBarrier memory{};
-    memory.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-    memory.srcAccessMask = srcAccess;
-    memory.dstAccessMask = dstAccess;
-    context->fn.vkCmdPipelineBarrier(commands, src, dst, 0, 1, &memory, 0,
-                                     nullptr, 0, nullptr);
+    detail::memoryBarrier(context->fn, commands, src, srcAccess, dst,
+                          dstAccess);
   }
 
   // Binds the kernel, its set and its push constants.

@@ -218,13 +218,8 @@ struct StreamState {
 
   void barrier(VkPipelineStageFlags srcStage, VkAccessFlags srcAccess,
                VkPipelineStageFlags dstStage, VkAccessFlags dstAccess) {
-    VkMemoryBarrier memoryBarrier{};
-    memoryBarrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
-    memoryBarrier.srcAccessMask = srcAccess;
-    memoryBarrier.dstAccessMask = dstAccess;
-    context->fn.vkCmdPipelineBarrier(current->commands, srcStage, dstStage, 0,
-                                     1, &memoryBarrier, 0, nullptr, 0,
-                                     nullptr);
+    detail::memoryBarrier(context->fn, current->commands, srcStage, srcAccess,
+                          dstStage, dstAccess);
   }
 
   // Returns the current segment to idle without submitting it.
