@@ -162,10 +162,74 @@ __device__ inline u32 blockScan(u32 value, Shared &sh, u32 &total) {
   return inclusive - value;
 }
 
-// Block 0: the `count` lowest members of the set, ascending, into out[],
-// removed from the set. Returns how many there were (<= count).
-__device__ inline u32 takeLowest(u32 *words, u32 wordCount, u32 count, u32 *out,
-                                 Shared &sh) {
+// Block 0: visits the `count` lowest members of the set in ascending order,
+// `visit(rank, member)`, and removes them from the set; where `moveTo` is
+// given, the members taken go into that set (of as many words). Returns how
+// many there were (<= count).
+template <typename Visit>
+__device__ inline u32 takeLowest(u32 *words, u32 wordCount, u32 count,
+                                 Shared &sh, Visit visit, u32 *moveTo) {
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+  // Each warp a contiguous range of 32-word chunks; in a chunk each lane
+  // holds one word, and the warp then writes each word's members together,
+  // one lane per bit: consecutive ranks from consecutive lanes (coalesced
+  // stores, no thread writing a long run of its own).
+  const u32 warps = SLUICE_RESIDENT_BLOCK / 32;
+  u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  u32 chunks = (wordCount + 31) / 32;
+  u32 perWarp = (chunks + warps - 1) / warps;
+  u32 chunkBegin = warp * perWarp < chunks ? warp * perWarp : chunks;
+  u32 chunkEnd = chunkBegin + perWarp < chunks ? chunkBegin + perWarp : chunks;
+  u32 mine = 0;
+  for (u32 c = chunkBegin; c < chunkEnd; ++c) {
+    u32 w = c * 32 + lane;
+    mine += w < wordCount ? __popc(words[w]) : 0;
+  }
+  for (u32 offset = 16; offset != 0; offset >>= 1)
+    mine += __shfl_xor_sync(0xFFFFFFFFu, mine, offset);
+  if (lane == 0)
+    sh.scan[warp] = mine;
+  __syncthreads();
+  u32 base = 0, total = 0;
+  for (u32 k = 0; k < warps; ++k) {
+    u32 value = sh.scan[k];
+    base += k < warp ? value : 0;
+    total += value;
+  }
+  __syncthreads(); // sh.scan is free again
+  for (u32 c = chunkBegin; c < chunkEnd && base < count; ++c) {
+    u32 w = c * 32 + lane;
+    u32 bits = w < wordCount ? words[w] : 0;
+    u32 n = __popc(bits);
+    u32 inclusive = n;
+    for (u32 offset = 1; offset < 32; offset <<= 1) {
+      u32 y = __shfl_up_sync(0xFFFFFFFFu, inclusive, offset);
+      if (lane >= offset)
+        inclusive += y;
+    }
+    u32 first = base + inclusive - n; // the rank of this word's lowest member
+    for (u32 j = 0; j < 32; ++j) {
+      u32 b = __shfl_sync(0xFFFFFFFFu, bits, j);
+      u32 r = __shfl_sync(0xFFFFFFFFu, first, j);
+      if (r >= count)
+        break; // r is the same in every lane
+      u32 rank = r + __popc(b & ((1u << lane) - 1u));
+      if (((b >> lane) & 1u) && rank < count)
+        visit(rank, (c * 32 + j) * 32 + lane);
+    }
+    if (w < wordCount && n != 0 && first < count) {
+      u32 keep = bits;
+      for (u32 take = count - first; keep && take; --take)
+        keep &= keep - 1; // the lowest members go
+      words[w] = keep;
+      if (moveTo)
+        moveTo[w] |= bits & ~keep;
+    }
+    base += __shfl_sync(0xFFFFFFFFu, inclusive, 31);
+  }
+  __syncthreads();
+  return total < count ? total : count;
+#else
   u32 per = (wordCount + SLUICE_RESIDENT_BLOCK - 1) / SLUICE_RESIDENT_BLOCK;
   u32 begin = threadIdx.x * per;
   u32 end = begin + per < wordCount ? begin + per : wordCount;
@@ -181,12 +245,15 @@ __device__ inline u32 takeLowest(u32 *words, u32 wordCount, u32 count, u32 *out,
       u32 bit = u32(__ffs(int(bits)) - 1);
       bits &= bits - 1;
       keep &= ~(1u << bit);
-      out[rank++] = w * 32 + bit;
+      visit(rank++, w * 32 + bit);
     }
+    if (moveTo)
+      moveTo[w] |= words[w] & ~keep;
     words[w] = keep;
   }
   __syncthreads();
   return total < count ? total : count;
+#endif
 }
 
 // Block 0 waits until the other blocks have routed `round` iterations
@@ -536,25 +603,22 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     stageCounts[s] = sh.stageCounts[s];
   if (t < kScalarWords)
     scalars[t] = sh.scalars[t];
-  u32 *scratch = at<u32>(L.scratch);
-
-  // Refill: the lowest free frames take the next lanes, in lane order.
+  // Refill: the lowest free frames take the next lanes, in lane order, and
+  // join the entry stage.
   if (refilled != 0) {
-    u32 *freeSet = words + sh.setOffset[L.stageCount];
-    takeLowest(freeSet, sh.setWords[L.stageCount], refilled, scratch, sh);
-    u32 *entry = words + sh.setOffset[L.entryStage];
     u32 *laneIds = at<u32>(L.laneIds);
-    for (u32 k = t; k < refilled; k += SLUICE_RESIDENT_BLOCK) {
-      u32 frame = scratch[k];
-      laneIds[frame] = u32(firstLane + k);
-      setBit(entry, frame);
-    }
-    __syncthreads();
+    takeLowest(
+        words + sh.setOffset[L.stageCount], sh.setWords[L.stageCount],
+        refilled, sh,
+        [&](u32 rank, u32 frame) { laneIds[frame] = u32(firstLane + rank); },
+        words + sh.setOffset[L.entryStage]);
   }
 
   // The dispatch: the lowest waiting frames or slots.
-  u32 taken = takeLowest(words + sh.setOffset[stage], sh.setWords[stage],
-                         count, at<u32>(L.invocations), sh);
+  u32 *invocations = at<u32>(L.invocations);
+  u32 taken = takeLowest(
+      words + sh.setOffset[stage], sh.setWords[stage], count, sh,
+      [&](u32 rank, u32 frame) { invocations[rank] = frame; }, nullptr);
   if (cached) { // the sets back to device memory, for the routing
     for (u32 w = t; w < setWordCount; w += SLUICE_RESIDENT_BLOCK)
       sets[w] = sh.setCache[w];
@@ -582,10 +646,8 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     }
   }
 
-  // The kernel arguments, as prepareGpuDispatch sets them.
-  u32 *nextStage = at<u32>(L.nextStage);
-  for (u32 i = t; i < count; i += SLUICE_RESIDENT_BLOCK)
-    nextStage[i] = 0xFFFFFFFEu; // SLUICE_KERNEL_UNDECIDED
+  // The kernel arguments, as prepareGpuDispatch sets them (each
+  // invocation's outcome and publish counts: by its own thread, runAndRoute).
   int *counters = at<int>(L.counters);
   for (u32 i = t; i < L.counterCount; i += SLUICE_RESIDENT_BLOCK)
     counters[i] = 0;
@@ -596,9 +658,6 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     allocLimits[o] = 0;
   __syncthreads();
   if (main && sh.producerBegin[stage] != sh.producerBegin[stage + 1]) {
-    u32 *publishedCounts = at<u32>(L.publishedCounts);
-    for (u64 i = t; i < u64(count) * L.ownerCount; i += SLUICE_RESIDENT_BLOCK)
-      publishedCounts[i] = 0;
     const u32 *ring = at<u32>(L.freeRing);
     for (u32 e = sh.producerBegin[stage]; e < sh.producerBegin[stage + 1];
          ++e) {
@@ -615,9 +674,22 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
       u32 *target = at<u32>(at<u64>(L.windows)[owner]);
       const u32 *source = ring + sh.ringOffset[owner];
       const u32 start = u32(head % capacity);
-      for (u32 k = t; k < u32(window); k += SLUICE_RESIDENT_BLOCK) {
-        u32 slot = start + k; // < 2 * capacity
-        target[k] = source[slot >= capacity ? slot - capacity : slot];
+      // Eight loads in flight per thread, then their stores.
+      constexpr u32 kBatch = 8;
+      for (u32 k0 = t; k0 < u32(window); k0 += kBatch * SLUICE_RESIDENT_BLOCK) {
+        u32 value[kBatch];
+#pragma unroll
+        for (u32 j = 0; j < kBatch; ++j) {
+          u32 k = k0 + j * SLUICE_RESIDENT_BLOCK;
+          u32 slot = start + k; // < 2 * capacity
+          value[j] = k < u32(window)
+                         ? source[slot >= capacity ? slot - capacity : slot]
+                         : 0;
+        }
+#pragma unroll
+        for (u32 j = 0; j < kBatch; ++j)
+          if (k0 + j * SLUICE_RESIDENT_BLOCK < u32(window))
+            target[k0 + j * SLUICE_RESIDENT_BLOCK] = value[j];
       }
       if (t == 0)
         allocLimits[owner] = int(window);
@@ -763,6 +835,10 @@ __device__ inline void gridSort(const ResidentLayout &L, Shared &sh, u32 stage,
 __device__ inline void runAndRoute(const ResidentLayout &L, Shared &sh,
                                    u32 stage, u32 count, u32 i) {
   const u64 *words = at<u64>(L.kernelWords);
+  at<u32>(L.nextStage)[i] = 0xFFFFFFFEu; // SLUICE_KERNEL_UNDECIDED
+  if (stage < L.mainStageCount)
+    for (u32 e = sh.producerBegin[stage]; e < sh.producerBegin[stage + 1]; ++e)
+      at<u32>(L.publishedCounts)[u64(i) * L.ownerCount + sh.edgeOwner[e]] = 0;
   sluice_resident_stage(stage, words, i64(count), i64(i));
   u32 next = at<u32>(L.nextStage)[i];
   u32 index = at<u32>(L.invocations)[i];
@@ -811,11 +887,28 @@ __device__ inline void runAndRoute(const ResidentLayout &L, Shared &sh,
   }
   if (next == 0xFFFFFFFFu) {
     u64 *positions = at<u64>(L.ringPositions);
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+    // One atomic per owner and warp: a whole dispatch releasing on one ring
+    // tail would otherwise serialize on that address.
+    u32 lane = threadIdx.x & 31;
+    u32 same = __match_any_sync(__activemask(), owner);
+    u32 leader = u32(__ffs(int(same)) - 1);
+    u32 n = u32(__popc(same));
+    u64 first = 0;
+    if (lane == leader) {
+      first = atomicAdd(&positions[2 * owner + 1], u64(n));
+      atomicAdd(&sh.ownerLiveAdds[owner], -int(n));
+      atomicAdd(&sh.released[owner], n);
+    }
+    u64 tail = __shfl_sync(same, first, int(leader)) +
+               u64(__popc(same & ((1u << lane) - 1u)));
+#else
     u64 tail = atomicAdd(&positions[2 * owner + 1], 1ull);
-    at<u32>(L.freeRing)[sh.ringOffset[owner] + tail % sh.capacity[owner]] =
-        index;
     atomicAdd(&sh.ownerLiveAdds[owner], -1);
     atomicAdd(&sh.released[owner], 1u);
+#endif
+    at<u32>(L.freeRing)[sh.ringOffset[owner] + tail % sh.capacity[owner]] =
+        index;
   } else {
     setBit(sets + sh.setOffset[sh.stageBase[owner] + next], index);
     atomicAdd(&sh.stageAdds[sh.stageBase[owner] + next], 1u);

@@ -10,6 +10,9 @@
 // (runtime/device/hip/resident_kernel.hip).
 #extension GL_GOOGLE_include_directive : require
 #include "resident_common.glsl"
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 
 layout(local_size_x = BLOCK) in;
 
@@ -77,28 +80,83 @@ uint blockScan(uint value, out uint total) {
   return inclusive - value;
 }
 
-// The `count` lowest members of the set at the sets' words [first, first +
-// wordCount), ascending, into out[], removed from the set; returns how many
-// there were.
-uint takeLowest(uint first, uint wordCount, uint count, U32s out_) {
-  uint per = (wordCount + BLOCK - 1) / BLOCK;
-  uint begin = gl_LocalInvocationID.x * per;
-  uint end = min(begin + per, wordCount);
+// Takes the `count` lowest members of the set at the sets' words [first,
+// first + wordCount), ascending, out of the set, and returns how many there
+// were. A selection writes member k to out_[k]; a refill writes lane
+// firstLane + k to out_[member k] (the lane ids) and moves the members into
+// the set at `moveTo`.
+//
+// Each subgroup takes a contiguous range of 32-word chunks. In a chunk each
+// lane holds 32 / size words; then the subgroup goes through the words in
+// order, a word's bits spread over the lanes, so that consecutive members
+// come from consecutive lanes (coalesced stores, no invocation writing a
+// long run of its own). At most 32 lanes take part (a word has 32 bits).
+uint takeLowest(uint first, uint wordCount, uint count, U32s out_, bool refill,
+                uint64_t firstLane, uint moveTo) {
+  uint size = min(gl_SubgroupSize, 32u);
+  uint lane = gl_SubgroupInvocationID;
+  bool taking = lane < size;
+  uint slots = 32 / size;
+  uint chunks = (wordCount + 31) / 32;
+  uint per = (chunks + gl_NumSubgroups - 1) / gl_NumSubgroups;
+  uint chunkBegin = min(gl_SubgroupID * per, chunks);
+  uint chunkEnd = min(chunkBegin + per, chunks);
   uint mine = 0;
-  for (uint w = begin; w < end; ++w)
-    mine += bitCount(setWord(first + w));
-  uint total;
-  uint rank = blockScan(mine, total);
-  for (uint w = begin; w < end && rank < count; ++w) {
-    uint bits = setWord(first + w);
-    uint keep = bits;
-    while (bits != 0 && rank < count) {
-      uint bit = uint(findLSB(bits));
-      bits &= bits - 1;
-      keep &= ~(1u << bit);
-      out_.v[rank++] = w * 32 + bit;
+  for (uint c = chunkBegin; c < chunkEnd; ++c)
+    for (uint s = 0; s < slots; ++s) {
+      uint w = c * 32 + s * size + lane;
+      if (taking && w < wordCount)
+        mine += bitCount(setWord(first + w));
     }
-    putSetWord(first + w, keep);
+  uint subgroupTotal = subgroupAdd(mine);
+  if (subgroupElect())
+    scan_[gl_SubgroupID] = subgroupTotal;
+  barrier();
+  uint base = 0, total = 0;
+  for (uint k = 0; k < gl_NumSubgroups; ++k) {
+    uint value = scan_[k];
+    base += k < gl_SubgroupID ? value : 0;
+    total += value;
+  }
+  barrier(); // scan_ is free again
+  uint bits_[32], firstRank_[32];
+  for (uint c = chunkBegin; c < chunkEnd && base < count; ++c) {
+    for (uint s = 0; s < slots; ++s) {
+      uint w = c * 32 + s * size + lane;
+      uint b = taking && w < wordCount ? setWord(first + w) : 0;
+      uint n = bitCount(b);
+      bits_[s] = b;
+      firstRank_[s] = base + subgroupExclusiveAdd(n); // of its lowest member
+      base += subgroupAdd(n);
+    }
+    for (uint j = 0; j < 32; ++j) { // word c * 32 + j: slot j / size
+      uint b = subgroupShuffle(bits_[j / size], j % size);
+      uint r = subgroupShuffle(firstRank_[j / size], j % size);
+      if (r >= count)
+        break; // the same in every lane
+      for (uint bit = lane; taking && bit < 32; bit += size) {
+        uint rank = r + bitCount(b & ((1u << bit) - 1u));
+        if (((b >> bit) & 1u) != 0 && rank < count) {
+          uint member = (c * 32 + j) * 32 + bit;
+          if (refill)
+            out_.v[member] = uint(firstLane + rank);
+          else
+            out_.v[rank] = member;
+        }
+      }
+    }
+    for (uint s = 0; s < slots; ++s) {
+      uint w = c * 32 + s * size + lane;
+      uint b = bits_[s];
+      if (taking && w < wordCount && b != 0 && firstRank_[s] < count) {
+        uint keep = b;
+        for (uint take = count - firstRank_[s]; keep != 0 && take != 0; --take)
+          keep &= keep - 1; // the lowest members go
+        putSetWord(first + w, keep);
+        if (refill)
+          putSetWord(moveTo + w, setWord(moveTo + w) | (b & ~keep));
+      }
+    }
   }
   sync();
   return min(total, count);
@@ -595,24 +653,16 @@ void main() {
     stageCounts.v[s] = stageCounts_[s];
   if (t < 4)
     scalars.v[t] = scalars_[t];
-  U32s scratch = U32s(L.scratch);
 
-  // Refill: the lowest free frames take the next lanes, in lane order.
-  if (refilled != 0) {
+  // Refill: the lowest free frames take the next lanes, in lane order, and
+  // join the entry stage.
+  if (refilled != 0)
     takeLowest(setOffset_[L.stageCount], setWords_[L.stageCount], refilled,
-               scratch);
-    uint entry = setOffset_[L.entryStage];
-    for (uint k = t; k < refilled; k += BLOCK) {
-      uint frame = scratch.v[k];
-      U32s(L.laneIds).v[frame] = uint(firstLane + k);
-      setBit(entry, frame);
-    }
-    sync();
-  }
+               U32s(L.laneIds), true, firstLane, setOffset_[L.entryStage]);
 
   // The dispatch: the lowest waiting frames or slots.
-  uint taken =
-      takeLowest(setOffset_[stage], setWords_[stage], count, U32s(L.invocations));
+  uint taken = takeLowest(setOffset_[stage], setWords_[stage], count,
+                          U32s(L.invocations), false, 0, 0);
   if (cached) // the sets back to device memory, for the routing
     for (uint w = t; w < push.setWordCount; w += BLOCK)
       sets.v[w] = pool_[w];
@@ -656,9 +706,18 @@ void main() {
       window = min(window, uint64_t(cap));
       U32s target = U32s(R64s(L.windows).v[owner]);
       uint start = uint(head % cap);
-      for (uint k = t; k < uint(window); k += BLOCK) {
-        uint at = start + k;
-        target.v[k] = ring.v[ringOffset_[owner] + (at >= cap ? at - cap : at)];
+      // Eight loads in flight per invocation, then their stores.
+      for (uint k0 = t; k0 < uint(window); k0 += 8 * BLOCK) {
+        uint value[8];
+        for (uint j = 0; j < 8; ++j) {
+          uint k = k0 + j * BLOCK, at = start + k;
+          value[j] = k < uint(window)
+                         ? ring.v[ringOffset_[owner] + (at >= cap ? at - cap : at)]
+                         : 0;
+        }
+        for (uint j = 0; j < 8; ++j)
+          if (k0 + j * BLOCK < uint(window))
+            target.v[k0 + j * BLOCK] = value[j];
       }
       if (t == 0)
         I32s(L.allocLimits).v[owner] = int(window);

@@ -261,6 +261,20 @@ DeviceInfo describeDevice(ContextState &state, VkPhysicalDevice physical,
     info.shaderBufferInt64Atomics =
         atomicInt64.shaderBufferInt64Atomics == VK_TRUE;
   }
+  if (props.apiVersion >= VK_API_VERSION_1_1) {
+    VkPhysicalDeviceSubgroupProperties subgroup{};
+    subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+    VkPhysicalDeviceProperties2 props2{};
+    props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    props2.pNext = &subgroup;
+    state.fn.vkGetPhysicalDeviceProperties2(physical, &props2);
+    const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT |
+                                          VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |
+                                          VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
+    info.computeSubgroupShuffles =
+        (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
+        (subgroup.supportedOperations & needed) == needed;
+  }
   info.shaderInt16 = features.shaderInt16 == VK_TRUE;
   SmallTypeFeatures small(state, physical, props.apiVersion);
   VkPhysicalDeviceFeatures2 smallQuery{};
