@@ -44,8 +44,12 @@ constexpr const char *kTool = "sluice-render";
 // Samples per pixel: the sample index is 24 bits of the generator's counter
 // (section 5), so every index 0 .. spp - 1 must be below 2^24.
 constexpr uint32_t kMaxSpp = (1u << 24) - 1;
-// A pass of the default --pass-spp runs at least this many lanes.
-constexpr uint64_t kDefaultPassLanes = 1u << 20;
+// A pass of the default --pass-spp runs at least this many lanes on the CPU
+// backend (a progress line every few seconds on 2 cores); on a GPU backend
+// as many as a run takes (rt::kMaxRunLanes), since every run has a set-up
+// cost (the device placement's state, its recording: about 20 ms on the
+// H200) that a smaller pass pays more often.
+constexpr uint64_t kDefaultCpuPassLanes = 1u << 20;
 // The stages whose invocations are rays (section 7).
 constexpr const char *kPathRayStage = "intersect";
 constexpr const char *kShadowRayStage = "shadow.intersect";
@@ -65,13 +69,14 @@ void printUsage(std::FILE *out) {
       "options (each takes --name=VALUE or --name VALUE):\n"
       "  --artifact FILE      the compiled path tracer (pathtracer.sluice)\n"
       "  --scene FILE         the scene (JSON)\n"
-      "  --backend NAME       cpu (default) or vulkan\n"
+      "  --backend NAME       cpu (default), vulkan or hip\n"
       "  --width N            image width in pixels (default 256)\n"
       "  --height N           image height in pixels (default 256)\n"
       "  --spp N              samples per pixel (default 16, at most "
       "16777215)\n"
       "  --pass-spp K         samples per pixel of one pass (default: enough\n"
-      "                       for about 2^20 lanes, at most --spp)\n"
+      "                       for about 2^20 lanes on cpu, 2^24 on vulkan\n"
+      "                       and hip; at most --spp)\n"
       "  --seed N             the generator key (default 0)\n"
       "  --schedule S         wavefront (default) | state-machine\n"
       "  --workers N          CPU workers (cpu; default one per core)\n"
@@ -244,9 +249,11 @@ int checkOptions(Options &options) {
         "generator's counter (docs/pathtracer.md section 5), got " +
         std::to_string(options.spp));
   uint64_t pixels = uint64_t(options.width) * options.height;
+  const uint64_t passLanes =
+      options.run.backend.rfind("cpu", 0) == 0 ? kDefaultCpuPassLanes : rt::kMaxRunLanes;
   if (options.passSpp == 0)
     options.passSpp = uint32_t(std::clamp<uint64_t>(
-        (kDefaultPassLanes + pixels - 1) / pixels, 1,
+        (passLanes + pixels - 1) / pixels, 1,
         std::min<uint64_t>(options.spp,
                            std::max<uint64_t>(1, rt::kMaxRunLanes / pixels))));
   if (options.passSpp > options.spp)

@@ -181,9 +181,16 @@ __device__ inline u32 takeLowest(u32 *words, u32 wordCount, u32 count,
   u32 chunkBegin = warp * perWarp < chunks ? warp * perWarp : chunks;
   u32 chunkEnd = chunkBegin + perWarp < chunks ? chunkBegin + perWarp : chunks;
   u32 mine = 0;
-  for (u32 c = chunkBegin; c < chunkEnd; ++c) {
-    u32 w = c * 32 + lane;
-    mine += w < wordCount ? __popc(words[w]) : 0;
+  for (u32 c = chunkBegin; c < chunkEnd; c += 4) { // four loads in flight
+    u32 value[4];
+#pragma unroll
+    for (u32 k = 0; k < 4; ++k) {
+      u32 w = (c + k) * 32 + lane;
+      value[k] = c + k < chunkEnd && w < wordCount ? words[w] : 0;
+    }
+#pragma unroll
+    for (u32 k = 0; k < 4; ++k)
+      mine += __popc(value[k]);
   }
   for (u32 offset = 16; offset != 0; offset >>= 1)
     mine += __shfl_xor_sync(0xFFFFFFFFu, mine, offset);
@@ -197,9 +204,15 @@ __device__ inline u32 takeLowest(u32 *words, u32 wordCount, u32 count,
     total += value;
   }
   __syncthreads(); // sh.scan is free again
+  // The next chunk's word is loaded while this chunk is written.
+  u32 next = chunkBegin < chunkEnd && chunkBegin * 32 + lane < wordCount
+                 ? words[chunkBegin * 32 + lane]
+                 : 0;
   for (u32 c = chunkBegin; c < chunkEnd && base < count; ++c) {
     u32 w = c * 32 + lane;
-    u32 bits = w < wordCount ? words[w] : 0;
+    u32 bits = next;
+    u32 ahead = (c + 1) * 32 + lane;
+    next = c + 1 < chunkEnd && ahead < wordCount ? words[ahead] : 0;
     u32 n = __popc(bits);
     u32 inclusive = n;
     for (u32 offset = 1; offset < 32; offset <<= 1) {
@@ -208,11 +221,11 @@ __device__ inline u32 takeLowest(u32 *words, u32 wordCount, u32 count,
         inclusive += y;
     }
     u32 first = base + inclusive - n; // the rank of this word's lowest member
+    // No early exit: unrolled, eight words' shuffles are in flight at once.
+#pragma unroll 8
     for (u32 j = 0; j < 32; ++j) {
       u32 b = __shfl_sync(0xFFFFFFFFu, bits, j);
       u32 r = __shfl_sync(0xFFFFFFFFu, first, j);
-      if (r >= count)
-        break; // r is the same in every lane
       u32 rank = r + __popc(b & ((1u << lane) - 1u));
       if (((b >> lane) & 1u) && rank < count)
         visit(rank, (c * 32 + j) * 32 + lane);

@@ -13,6 +13,7 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require
 
 layout(local_size_x = BLOCK) in;
 
@@ -129,11 +130,10 @@ uint takeLowest(uint first, uint wordCount, uint count, U32s out_, bool refill,
       firstRank_[s] = base + subgroupExclusiveAdd(n); // of its lowest member
       base += subgroupAdd(n);
     }
-    for (uint j = 0; j < 32; ++j) { // word c * 32 + j: slot j / size
+    // No early exit: unrolled, several words' shuffles are in flight.
+    [[unroll]] for (uint j = 0; j < 32; ++j) { // word c * 32 + j: slot j / size
       uint b = subgroupShuffle(bits_[j / size], j % size);
       uint r = subgroupShuffle(firstRank_[j / size], j % size);
-      if (r >= count)
-        break; // the same in every lane
       for (uint bit = lane; taking && bit < 32; bit += size) {
         uint rank = r + bitCount(b & ((1u << bit) - 1u));
         if (((b >> bit) & 1u) != 0 && rank < count) {
