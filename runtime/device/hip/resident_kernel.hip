@@ -25,6 +25,11 @@
 // log. State stays on the device between launches.
 
 #define SLUICE_RESIDENT_BLOCK 256
+// The blocks per multiprocessor the compiler plans registers for (1: as
+// many registers as the code wants; SLUICE_HIP_NVRTC_OPTIONS can set it).
+#ifndef SLUICE_RESIDENT_MIN_BLOCKS
+#define SLUICE_RESIDENT_MIN_BLOCKS 1
+#endif
 
 namespace sluice_resident {
 
@@ -162,6 +167,43 @@ __device__ inline u32 blockScan(u32 value, Shared &sh, u32 &total) {
   return inclusive - value;
 }
 
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+// One warp, one 32-word chunk of a set: lane l holds the chunk's word l,
+// `bits`, and `base` is the rank of the chunk's lowest member. Visits the
+// members of rank < count, `visit(rank, member)`, a word at a time with its
+// bits spread over the lanes (consecutive ranks from consecutive lanes:
+// coalesced stores), and returns the lane's word without them; `members`
+// gets the chunk's member count.
+template <typename Visit>
+__device__ inline u32 takeFromChunk(u32 bits, u32 chunk, u32 base, u32 count,
+                                    u32 &members, Visit visit) {
+  u32 lane = threadIdx.x & 31;
+  u32 n = __popc(bits);
+  u32 inclusive = n;
+  for (u32 offset = 1; offset < 32; offset <<= 1) {
+    u32 y = __shfl_up_sync(0xFFFFFFFFu, inclusive, offset);
+    if (lane >= offset)
+      inclusive += y;
+  }
+  members = __shfl_sync(0xFFFFFFFFu, inclusive, 31);
+  u32 first = base + inclusive - n; // the rank of this word's lowest member
+  // No early exit: unrolled, eight words' shuffles are in flight at once.
+#pragma unroll 8
+  for (u32 j = 0; j < 32; ++j) {
+    u32 b = __shfl_sync(0xFFFFFFFFu, bits, j);
+    u32 r = __shfl_sync(0xFFFFFFFFu, first, j);
+    u32 rank = r + __popc(b & ((1u << lane) - 1u));
+    if (((b >> lane) & 1u) && rank < count)
+      visit(rank, (chunk * 32 + j) * 32 + lane);
+  }
+  u32 keep = bits;
+  if (first < count)
+    for (u32 take = count - first; keep && take; --take)
+      keep &= keep - 1; // the lowest members go
+  return keep;
+}
+#endif
+
 // Block 0: visits the `count` lowest members of the set in ascending order,
 // `visit(rank, member)`, and removes them from the set; where `moveTo` is
 // given, the members taken go into that set (of as many words). Returns how
@@ -213,32 +255,14 @@ __device__ inline u32 takeLowest(u32 *words, u32 wordCount, u32 count,
     u32 bits = next;
     u32 ahead = (c + 1) * 32 + lane;
     next = c + 1 < chunkEnd && ahead < wordCount ? words[ahead] : 0;
-    u32 n = __popc(bits);
-    u32 inclusive = n;
-    for (u32 offset = 1; offset < 32; offset <<= 1) {
-      u32 y = __shfl_up_sync(0xFFFFFFFFu, inclusive, offset);
-      if (lane >= offset)
-        inclusive += y;
-    }
-    u32 first = base + inclusive - n; // the rank of this word's lowest member
-    // No early exit: unrolled, eight words' shuffles are in flight at once.
-#pragma unroll 8
-    for (u32 j = 0; j < 32; ++j) {
-      u32 b = __shfl_sync(0xFFFFFFFFu, bits, j);
-      u32 r = __shfl_sync(0xFFFFFFFFu, first, j);
-      u32 rank = r + __popc(b & ((1u << lane) - 1u));
-      if (((b >> lane) & 1u) && rank < count)
-        visit(rank, (c * 32 + j) * 32 + lane);
-    }
-    if (w < wordCount && n != 0 && first < count) {
-      u32 keep = bits;
-      for (u32 take = count - first; keep && take; --take)
-        keep &= keep - 1; // the lowest members go
+    u32 members = 0;
+    u32 keep = takeFromChunk(bits, c, base, count, members, visit);
+    if (w < wordCount && keep != bits) {
       words[w] = keep;
       if (moveTo)
         moveTo[w] |= bits & ~keep;
     }
-    base += __shfl_sync(0xFFFFFFFFu, inclusive, 31);
+    base += members;
   }
   __syncthreads();
   return total < count ? total : count;
@@ -268,6 +292,175 @@ __device__ inline u32 takeLowest(u32 *words, u32 wordCount, u32 count,
   return total < count ? total : count;
 #endif
 }
+
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+// The grid's selection (kControlGridSelect), for sets too large for block
+// 0's shared copy. Block 0 counts the members of every 32-word chunk and
+// writes each chunk's first rank; then every warp of the grid takes whole
+// chunks (takeFromChunk), the refill's and the selection's, before a grid
+// barrier: block 0 no longer walks the whole set alone.
+
+// Block 0: counts[c] = the members of chunk c of the set (in shared memory),
+// eight chunks' loads in flight per warp.
+__device__ inline void countChunks(const u32 *words, u32 wordCount,
+                                   u32 *counts) {
+  const u32 warps = SLUICE_RESIDENT_BLOCK / 32;
+  u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  u32 chunks = (wordCount + 31) / 32;
+  for (u32 c0 = warp; c0 < chunks; c0 += 8 * warps) {
+    u32 value[8];
+#pragma unroll
+    for (u32 k = 0; k < 8; ++k) {
+      u32 c = c0 + k * warps, w = c * 32 + lane;
+      value[k] = c < chunks && w < wordCount ? words[w] : 0;
+    }
+#pragma unroll
+    for (u32 k = 0; k < 8; ++k) {
+      u32 n = __popc(value[k]);
+      for (u32 offset = 16; offset != 0; offset >>= 1)
+        n += __shfl_xor_sync(0xFFFFFFFFu, n, offset);
+      u32 c = c0 + k * warps;
+      if (lane == 0 && c < chunks)
+        counts[c] = n;
+    }
+  }
+  __syncthreads();
+}
+
+// Block 0: bases[c] = the members of the chunks before c (bases[chunks]:
+// all of them), which it returns.
+__device__ inline u32 chunkPrefix(const u32 *counts, u32 chunks, u32 *bases,
+                                  Shared &sh) {
+  u32 t = threadIdx.x;
+  u32 per = (chunks + SLUICE_RESIDENT_BLOCK - 1) / SLUICE_RESIDENT_BLOCK;
+  u32 begin = t * per < chunks ? t * per : chunks;
+  u32 end = begin + per < chunks ? begin + per : chunks;
+  u32 mine = 0;
+  for (u32 c = begin; c < end; ++c)
+    mine += counts[c];
+  u32 total = 0;
+  u32 running = blockScan(mine, sh, total);
+  for (u32 c = begin; c < end; ++c) {
+    bases[c] = running;
+    running += counts[c];
+  }
+  if (t == 0)
+    bases[chunks] = total;
+  __syncthreads();
+  return total;
+}
+
+// Block 0: the grid selection's header and chunk ranks (kGridSelectHeader);
+// returns the members the dispatch can take (at most count). When the
+// dispatch is the entry stage's, its chunks count the refill's frames too:
+// those of free rank below `refilled`.
+__device__ inline u32 gridSelectRanks(const ResidentLayout &L, Shared &sh,
+                                      u32 stage, u32 count, u32 refilled,
+                                      u64 firstLane) {
+  const u32 *sets = at<u32>(L.sets);
+  u32 *head = at<u32>(L.sortHistogram);
+  u32 freeWords = sh.setWords[L.stageCount], stageWords = sh.setWords[stage];
+  u32 freeChunks = (freeWords + 31) / 32, stageChunks = (stageWords + 31) / 32;
+  u32 *freeBases = head + kGridSelectHeader;
+  u32 *stageBases = freeBases + freeChunks + 1;
+  u32 *counts = sh.setCache;
+  if (threadIdx.x == 0) {
+    head[0] = refilled;
+    head[1] = u32(firstLane);
+    head[2] = u32(firstLane >> 32);
+    head[3] = freeChunks;
+    head[4] = stageChunks;
+  }
+  if (refilled != 0) {
+    countChunks(sets + sh.setOffset[L.stageCount], freeWords, counts);
+    chunkPrefix(counts, freeChunks, freeBases, sh);
+  }
+  countChunks(sets + sh.setOffset[stage], stageWords, counts);
+  if (refilled != 0 && stage == L.entryStage) {
+    for (u32 c = threadIdx.x; c < stageChunks; c += SLUICE_RESIDENT_BLOCK) {
+      u32 first = freeBases[c], next = freeBases[c + 1];
+      if (first < refilled)
+        counts[c] += (next < refilled ? next : refilled) - first;
+    }
+    __syncthreads();
+  }
+  u32 total = chunkPrefix(counts, stageChunks, stageBases, sh);
+  return total < count ? total : count;
+}
+
+// Every block: its warps' chunks of the refill and of the selection, and
+// its share of the admission windows' copies (their sizes are the
+// allocation limits block 0 set).
+__device__ inline void gridSelect(const ResidentLayout &L, Shared &sh,
+                                  u32 stage, u32 count) {
+  const u32 *head = at<u32>(L.sortHistogram);
+  u32 refilled = head[0];
+  u64 firstLane = u64(head[1]) | (u64(head[2]) << 32);
+  u32 freeChunks = head[3], stageChunks = head[4];
+  const u32 *freeBases = head + kGridSelectHeader;
+  const u32 *stageBases = freeBases + freeChunks + 1;
+  u32 *sets = at<u32>(L.sets);
+  u32 *freeSet = sets + sh.setOffset[L.stageCount];
+  u32 *entry = sets + sh.setOffset[L.entryStage];
+  u32 *stageSet = sets + sh.setOffset[stage];
+  u32 freeWords = sh.setWords[L.stageCount], stageWords = sh.setWords[stage];
+  u32 *laneIds = at<u32>(L.laneIds);
+  u32 *invocations = at<u32>(L.invocations);
+  const u32 warpsPerBlock = SLUICE_RESIDENT_BLOCK / 32;
+  u32 lane = threadIdx.x & 31;
+  u32 warp = blockIdx.x * warpsPerBlock + (threadIdx.x >> 5);
+  u32 warps = gridDim.x * warpsPerBlock;
+  u32 members = 0;
+  // A warp takes the same chunks of the free set and of the stage's, so a
+  // refilled frame's entry bit is its own lane's write when the stage is
+  // the entry stage.
+  for (u32 c = warp; refilled != 0 && c < freeChunks; c += warps) {
+    u32 base = freeBases[c];
+    if (base >= refilled)
+      break; // the ranks grow with c: the same in the whole warp
+    u32 w = c * 32 + lane;
+    u32 bits = w < freeWords ? freeSet[w] : 0;
+    u32 keep = takeFromChunk(bits, c, base, refilled, members,
+                             [&](u32 rank, u32 frame) {
+                               laneIds[frame] = u32(firstLane + rank);
+                             });
+    if (w < freeWords && keep != bits) {
+      freeSet[w] = keep;
+      entry[w] |= bits & ~keep;
+    }
+  }
+  for (u32 c = warp; c < stageChunks; c += warps) {
+    u32 base = stageBases[c];
+    if (base >= count)
+      break;
+    u32 w = c * 32 + lane;
+    u32 bits = w < stageWords ? stageSet[w] : 0;
+    u32 keep = takeFromChunk(
+        bits, c, base, count, members,
+        [&](u32 rank, u32 frame) { invocations[rank] = frame; });
+    if (w < stageWords && keep != bits)
+      stageSet[w] = keep;
+  }
+  if (stage < L.mainStageCount) {
+    const u32 *ring = at<u32>(L.freeRing);
+    u32 thread = blockIdx.x * SLUICE_RESIDENT_BLOCK + threadIdx.x;
+    u32 threads = gridDim.x * SLUICE_RESIDENT_BLOCK;
+    for (u32 e = sh.producerBegin[stage]; e < sh.producerBegin[stage + 1];
+         ++e) {
+      u32 owner = sh.edgeOwner[e];
+      u32 window = u32(at<int>(L.allocLimits)[owner]);
+      u32 capacity = sh.capacity[owner];
+      u32 start = u32(at<u64>(L.ringPositions)[2 * owner] % capacity);
+      u32 *target = at<u32>(at<u64>(L.windows)[owner]);
+      const u32 *source = ring + sh.ringOffset[owner];
+      for (u32 k = thread; k < window; k += threads) {
+        u32 slot = start + k; // < 2 * capacity
+        target[k] = source[slot >= capacity ? slot - capacity : slot];
+      }
+    }
+  }
+}
+#endif
 
 // Block 0 waits until the other blocks have routed `round` iterations
 // (each arrives once per iteration): the hand-over from the stage to the
@@ -616,26 +809,43 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     stageCounts[s] = sh.stageCounts[s];
   if (t < kScalarWords)
     scalars[t] = sh.scalars[t];
-  // Refill: the lowest free frames take the next lanes, in lane order, and
-  // join the entry stage.
-  if (refilled != 0) {
-    u32 *laneIds = at<u32>(L.laneIds);
-    takeLowest(
-        words + sh.setOffset[L.stageCount], sh.setWords[L.stageCount],
-        refilled, sh,
-        [&](u32 rank, u32 frame) { laneIds[frame] = u32(firstLane + rank); },
-        words + sh.setOffset[L.entryStage]);
+  u32 taken = 0;
+  bool grid = false;
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+  // Sets too large for the shared copy: the grid takes the refill and the
+  // selection (gridSelect), from the chunk ranks block 0 writes here.
+  {
+    u32 freeChunks = (sh.setWords[L.stageCount] + 31) / 32;
+    u32 stageChunks = (sh.setWords[stage] + 31) / 32;
+    grid = !cached && gridDim.x > 1 &&
+           freeChunks <= 16 * SLUICE_RESIDENT_BLOCK &&
+           stageChunks <= 16 * SLUICE_RESIDENT_BLOCK &&
+           kGridSelectHeader + freeChunks + stageChunks + 2 <= 16 * gridDim.x;
   }
-
-  // The dispatch: the lowest waiting frames or slots.
-  u32 *invocations = at<u32>(L.invocations);
-  u32 taken = takeLowest(
-      words + sh.setOffset[stage], sh.setWords[stage], count, sh,
-      [&](u32 rank, u32 frame) { invocations[rank] = frame; }, nullptr);
-  if (cached) { // the sets back to device memory, for the routing
-    for (u32 w = t; w < setWordCount; w += SLUICE_RESIDENT_BLOCK)
-      sets[w] = sh.setCache[w];
-    __syncthreads(); // setCache becomes the sort's histogram
+  if (grid)
+    taken = gridSelectRanks(L, sh, stage, count, refilled, firstLane);
+#endif
+  if (!grid) {
+    // Refill: the lowest free frames take the next lanes, in lane order,
+    // and join the entry stage.
+    if (refilled != 0) {
+      u32 *laneIds = at<u32>(L.laneIds);
+      takeLowest(
+          words + sh.setOffset[L.stageCount], sh.setWords[L.stageCount],
+          refilled, sh,
+          [&](u32 rank, u32 frame) { laneIds[frame] = u32(firstLane + rank); },
+          words + sh.setOffset[L.entryStage]);
+    }
+    // The dispatch: the lowest waiting frames or slots.
+    u32 *invocations = at<u32>(L.invocations);
+    taken = takeLowest(
+        words + sh.setOffset[stage], sh.setWords[stage], count, sh,
+        [&](u32 rank, u32 frame) { invocations[rank] = frame; }, nullptr);
+    if (cached) { // the sets back to device memory, for the routing
+      for (u32 w = t; w < setWordCount; w += SLUICE_RESIDENT_BLOCK)
+        sets[w] = sh.setCache[w];
+      __syncthreads(); // setCache becomes the sort's histogram
+    }
   }
   if (taken != count) {
     if (t == 0) {
@@ -648,12 +858,14 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
   }
   bool main = stage < L.mainStageCount;
   bool sorts = main && L.sortEnabled && sh.sortBytes[stage] != 0 && count >= 2;
-  if (sorts && count <= kResidentBlockSortLimit)
+  // The grid sorts a large dispatch, and every dispatch it selects.
+  bool gridSorts = sorts && (grid || count > kResidentBlockSortLimit);
+  if (sorts && !gridSorts)
     sortByKey(L, stage, count, sh);
   if (t == 0) {
-    bool grid = sorts && count > kResidentBlockSortLimit;
-    control[kControlGridSort] = grid ? 1 : 0;
-    if (grid) {
+    control[kControlGridSort] = gridSorts ? 1 : 0;
+    control[kControlGridSelect] = grid ? 1 : 0;
+    if (gridSorts) {
       at<u64>(L.sortRange)[0] = ~u64(0);
       at<u64>(L.sortRange)[1] = 0;
     }
@@ -687,9 +899,11 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
       u32 *target = at<u32>(at<u64>(L.windows)[owner]);
       const u32 *source = ring + sh.ringOffset[owner];
       const u32 start = u32(head % capacity);
-      // Eight loads in flight per thread, then their stores.
+      // Eight loads in flight per thread, then their stores (the grid
+      // copies the window when it selects).
       constexpr u32 kBatch = 8;
-      for (u32 k0 = t; k0 < u32(window); k0 += kBatch * SLUICE_RESIDENT_BLOCK) {
+      for (u32 k0 = t; !grid && k0 < u32(window);
+           k0 += kBatch * SLUICE_RESIDENT_BLOCK) {
         u32 value[kBatch];
 #pragma unroll
         for (u32 j = 0; j < kBatch; ++j) {
@@ -930,7 +1144,8 @@ __device__ inline void runAndRoute(const ResidentLayout &L, Shared &sh,
 
 } // namespace sluice_resident
 
-extern "C" __global__ __launch_bounds__(SLUICE_RESIDENT_BLOCK) void
+extern "C" __global__ __launch_bounds__(SLUICE_RESIDENT_BLOCK,
+                                         SLUICE_RESIDENT_MIN_BLOCKS) void
 sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
   using namespace sluice_resident;
   __shared__ Shared sh;
@@ -953,6 +1168,12 @@ sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
       return;
     u32 stage = control[kControlPreviousStage];
     u32 count = control[kControlPreviousCount];
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+    if (control[kControlGridSelect]) {
+      gridSelect(L, sh, stage, count);
+      gridBarrier(control); // every invocation and window slot in place
+    }
+#endif
     if (control[kControlGridSort])
       gridSort(L, sh, stage, count);
     for (u32 s = t; s < L.stageCount; s += SLUICE_RESIDENT_BLOCK)

@@ -50,6 +50,11 @@ enum ControlWord : u32 {
   // barriers.
   kControlArrived = 11,
   kControlDecided = 12,
+  // hip: 1 when every block takes the refill and the selection of this
+  // dispatch for its share of the sets' 32-word chunks (sets too large for
+  // block 0's shared copy); the ranks come from block 0 in the words of
+  // sortHistogram (kGridSelectHeader, then the chunks' first ranks).
+  kControlGridSelect = 13,
   kControlWords = 16
 };
 
@@ -75,6 +80,10 @@ inline constexpr u32 kResidentMaxOwners = 16;
 inline constexpr u32 kResidentMaxEdges = 256;
 // Dispatches of more invocations than this are sorted by the whole grid.
 inline constexpr u32 kResidentBlockSortLimit = 4096;
+// kControlGridSelect's words at the start of sortHistogram: refilled, the
+// first lane (low, high), the free set's and the stage's chunk counts; then
+// the free chunks' first ranks (one more: the total), then the stage's.
+inline constexpr u32 kGridSelectHeader = 8;
 
 // The table the kernel takes (one pointer to it). Addresses are device
 // addresses; u32 arrays unless noted.
