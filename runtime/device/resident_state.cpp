@@ -126,6 +126,12 @@ void buildResidentState(const ResidentLaunch &launch,
   L.codes = image.place(2 * maxInvocations * 8);
   L.sortRange = image.place(2 * 8);
   L.sortHistogram = image.place(16 * uint64_t(gridBlocks) * 4);
+  u32 largestSet = 0;
+  for (u32 w : setWords)
+    largestSet = std::max(largestSet, w);
+  L.chunkRanks = image.place(
+      (decision::kGridSelectHeader + 2 * ((uint64_t(largestSet) + 31) / 32) + 2) *
+      4);
   L.records = out.records =
       image.place(uint64_t(recordCapacity) * sizeof(decision::Record));
   L.snapshots = out.snapshots =
@@ -176,6 +182,7 @@ void locateResidentState(
         &L.scalars, &L.sets, &L.setOffset, &L.setWords, &L.freeRing,
         &L.ringOffset, &L.ringPositions, &L.kernelWords, &L.windows,
         &L.sortKeys, &L.scratch, &L.codes, &L.sortRange, &L.sortHistogram,
+        &L.chunkRanks,
         &L.records, &L.snapshots, &L.deltas, &L.times, &L.control})
     *offset += base;
   L.invocations = address(*launch.invocations);

@@ -358,7 +358,7 @@ __device__ inline u32 gridSelectRanks(const ResidentLayout &L, Shared &sh,
                                       u32 stage, u32 count, u32 refilled,
                                       u64 firstLane) {
   const u32 *sets = at<u32>(L.sets);
-  u32 *head = at<u32>(L.sortHistogram);
+  u32 *head = at<u32>(L.chunkRanks);
   u32 freeWords = sh.setWords[L.stageCount], stageWords = sh.setWords[stage];
   u32 freeChunks = (freeWords + 31) / 32, stageChunks = (stageWords + 31) / 32;
   u32 *freeBases = head + kGridSelectHeader;
@@ -393,7 +393,7 @@ __device__ inline u32 gridSelectRanks(const ResidentLayout &L, Shared &sh,
 // allocation limits block 0 set).
 __device__ inline void gridSelect(const ResidentLayout &L, Shared &sh,
                                   u32 stage, u32 count) {
-  const u32 *head = at<u32>(L.sortHistogram);
+  const u32 *head = at<u32>(L.chunkRanks);
   u32 refilled = head[0];
   u64 firstLane = u64(head[1]) | (u64(head[2]) << 32);
   u32 freeChunks = head[3], stageChunks = head[4];
@@ -818,9 +818,8 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     u32 freeChunks = (sh.setWords[L.stageCount] + 31) / 32;
     u32 stageChunks = (sh.setWords[stage] + 31) / 32;
     grid = !cached && gridDim.x > 1 &&
-           freeChunks <= 16 * SLUICE_RESIDENT_BLOCK &&
-           stageChunks <= 16 * SLUICE_RESIDENT_BLOCK &&
-           kGridSelectHeader + freeChunks + stageChunks + 2 <= 16 * gridDim.x;
+           freeChunks <= 16 * SLUICE_RESIDENT_BLOCK && // counts in setCache
+           stageChunks <= 16 * SLUICE_RESIDENT_BLOCK;
   }
   if (grid)
     taken = gridSelectRanks(L, sh, stage, count, refilled, firstLane);

@@ -15,6 +15,10 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_atomic_int64 : require
 #extension GL_KHR_memory_scope_semantics : require
+#extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require
 
 #define BLOCK 256
 #define NONE 0xFFFFFFFFu
@@ -46,6 +50,7 @@
 #define TIME_WORDS 3
 #define DELTA_WORDS 2
 #define RECORD_WORDS 12 // decision::Record, 48 bytes
+#define GRID_SELECT_HEADER 8 // kGridSelectHeader
 
 layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer U32s {
   uint v[];
@@ -95,6 +100,7 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Lay
   uint counterCount, allocBase, publishStride, recordCapacity, snapshotWords;
   uint sortEnabled, sortBuckets;
   uint parameterCount;
+  uint64_t chunkRanks;
 };
 
 // The Vulkan half (VulkanResidentPush in vulkan_resident.cpp).

@@ -10,10 +10,7 @@
 // (runtime/device/hip/resident_kernel.hip).
 #extension GL_GOOGLE_include_directive : require
 #include "resident_common.glsl"
-#extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
-#extension GL_KHR_shader_subgroup_shuffle : require
-#extension GL_EXT_control_flow_attributes : require
+#include "resident_chunks.glsl"
 
 layout(local_size_x = BLOCK) in;
 
@@ -85,16 +82,11 @@ uint blockScan(uint value, out uint total) {
 // first + wordCount), ascending, out of the set, and returns how many there
 // were. A selection writes member k to out_[k]; a refill writes lane
 // firstLane + k to out_[member k] (the lane ids) and moves the members into
-// the set at `moveTo`.
-//
-// Each subgroup takes a contiguous range of 32-word chunks. In a chunk each
-// lane holds 32 / size words; then the subgroup goes through the words in
-// order, a word's bits spread over the lanes, so that consecutive members
-// come from consecutive lanes (coalesced stores, no invocation writing a
-// long run of its own). At most 32 lanes take part (a word has 32 bits).
+// the set at `moveTo`. Each subgroup takes a contiguous range of 32-word
+// chunks (takeFromWords, 32 / size runs each).
 uint takeLowest(uint first, uint wordCount, uint count, U32s out_, bool refill,
                 uint64_t firstLane, uint moveTo) {
-  uint size = min(gl_SubgroupSize, 32u);
+  uint size = chunkLanes();
   uint lane = gl_SubgroupInvocationID;
   bool taking = lane < size;
   uint slots = 32 / size;
@@ -120,46 +112,102 @@ uint takeLowest(uint first, uint wordCount, uint count, U32s out_, bool refill,
     total += value;
   }
   barrier(); // scan_ is free again
-  uint bits_[32], firstRank_[32];
-  for (uint c = chunkBegin; c < chunkEnd && base < count; ++c) {
+  for (uint c = chunkBegin; c < chunkEnd && base < count; ++c)
     for (uint s = 0; s < slots; ++s) {
       uint w = c * 32 + s * size + lane;
-      uint b = taking && w < wordCount ? setWord(first + w) : 0;
-      uint n = bitCount(b);
-      bits_[s] = b;
-      firstRank_[s] = base + subgroupExclusiveAdd(n); // of its lowest member
-      base += subgroupAdd(n);
-    }
-    // No early exit: unrolled, several words' shuffles are in flight.
-    [[unroll]] for (uint j = 0; j < 32; ++j) { // word c * 32 + j: slot j / size
-      uint b = subgroupShuffle(bits_[j / size], j % size);
-      uint r = subgroupShuffle(firstRank_[j / size], j % size);
-      for (uint bit = lane; taking && bit < 32; bit += size) {
-        uint rank = r + bitCount(b & ((1u << bit) - 1u));
-        if (((b >> bit) & 1u) != 0 && rank < count) {
-          uint member = (c * 32 + j) * 32 + bit;
-          if (refill)
-            out_.v[member] = uint(firstLane + rank);
-          else
-            out_.v[rank] = member;
-        }
-      }
-    }
-    for (uint s = 0; s < slots; ++s) {
-      uint w = c * 32 + s * size + lane;
-      uint b = bits_[s];
-      if (taking && w < wordCount && b != 0 && firstRank_[s] < count) {
-        uint keep = b;
-        for (uint take = count - firstRank_[s]; keep != 0 && take != 0; --take)
-          keep &= keep - 1; // the lowest members go
-        putSetWord(first + w, keep);
+      uint bits = taking && w < wordCount ? setWord(first + w) : 0;
+      uint before = bits;
+      base += takeFromWords(bits, c * 32 + s * size, base, count, out_, refill,
+                            firstLane);
+      if (taking && w < wordCount && bits != before) {
+        putSetWord(first + w, bits);
         if (refill)
-          putSetWord(moveTo + w, setWord(moveTo + w) | (b & ~keep));
+          putSetWord(moveTo + w, setWord(moveTo + w) | (before & ~bits));
       }
     }
-  }
   sync();
   return min(total, count);
+}
+
+// The grid's selection (sets too large for pool_, a dispatch without
+// sorting): this workgroup counts the members of every 32-word chunk and
+// writes each chunk's first rank to chunkRanks (kGridSelectHeader's words
+// first); resident_select.comp then takes the chunks, the refill's and the
+// selection's, in as many workgroups as they need.
+
+// counts_[c] = the members of chunk c of the set at the sets' words [first,
+// first + wordCount) (pool_ holds them: the sets are not cached here).
+void countChunks(uint first, uint wordCount) {
+  uint size = chunkLanes();
+  uint lane = gl_SubgroupInvocationID;
+  uint slots = 32 / size;
+  uint chunks = (wordCount + 31) / 32;
+  for (uint c = gl_SubgroupID; c < chunks; c += gl_NumSubgroups) {
+    uint n = 0;
+    for (uint s = 0; s < slots; ++s) {
+      uint w = c * 32 + s * size + lane;
+      if (lane < size && w < wordCount)
+        n += bitCount(sets.v[first + w]);
+    }
+    n = subgroupAdd(n);
+    if (subgroupElect())
+      pool_[c] = n;
+  }
+  sync();
+}
+
+// ranks[c] = the members of the chunks before c (ranks[chunks]: all of
+// them), which it returns.
+uint chunkPrefix(uint chunks, U32s ranks) {
+  uint t = gl_LocalInvocationID.x;
+  uint per = (chunks + BLOCK - 1) / BLOCK;
+  uint begin = min(t * per, chunks), end = min(begin + per, chunks);
+  uint mine = 0;
+  for (uint c = begin; c < end; ++c)
+    mine += pool_[c];
+  uint total;
+  uint running = blockScan(mine, total);
+  for (uint c = begin; c < end; ++c) {
+    ranks.v[c] = running;
+    running += pool_[c];
+  }
+  if (t == 0)
+    ranks.v[chunks] = total;
+  sync();
+  return total;
+}
+
+// The header and chunk ranks of the grid's selection; returns the members
+// the dispatch can take (at most count). The entry stage's chunks count the
+// refill's frames too (those of free rank below `refilled`).
+uint gridSelectRanks(Layout L, uint stage, uint count, uint refilled,
+                     uint64_t firstLane) {
+  U32s head = U32s(L.chunkRanks);
+  uint freeChunks = (setWords_[L.stageCount] + 31) / 32;
+  uint stageChunks = (setWords_[stage] + 31) / 32;
+  U32s freeRanks = U32s(L.chunkRanks + GRID_SELECT_HEADER * 4);
+  U32s stageRanks = U32s(L.chunkRanks + (GRID_SELECT_HEADER + freeChunks + 1) * 4);
+  if (gl_LocalInvocationID.x == 0) {
+    head.v[0] = refilled;
+    head.v[1] = uint(firstLane);
+    head.v[2] = uint(firstLane >> 32);
+    head.v[3] = freeChunks;
+    head.v[4] = stageChunks;
+  }
+  if (refilled != 0) {
+    countChunks(setOffset_[L.stageCount], setWords_[L.stageCount]);
+    chunkPrefix(freeChunks, freeRanks);
+  }
+  countChunks(setOffset_[stage], setWords_[stage]);
+  if (refilled != 0 && stage == L.entryStage) {
+    for (uint c = gl_LocalInvocationID.x; c < stageChunks; c += BLOCK) {
+      uint first = freeRanks.v[c], next = freeRanks.v[c + 1];
+      if (first < refilled)
+        pool_[c] += min(next, refilled) - first;
+    }
+    sync();
+  }
+  return min(chunkPrefix(stageChunks, stageRanks), count);
 }
 
 //===----------------------------------------------------------------------===//
@@ -504,16 +552,20 @@ void routePrevious(Layout L) {
 //===----------------------------------------------------------------------===//
 
 // Slots 0 .. stageCount-1: the stage kernels' grids; stageCount: the
-// routing shader's; stageCount+1: the stage switch's (the chosen stage's).
-void writeGrids(Layout L, uint stage, uint count, bool deferRouting) {
+// routing shader's; stageCount+1: the stage switch's (the chosen stage's);
+// stageCount+2: the grid selection's (resident_select.comp).
+void writeGrids(Layout L, uint stage, uint count, bool deferRouting,
+                uint selectGroups) {
   U32s grids = U32s(push.indirect);
   uint t = gl_LocalInvocationID.x;
-  for (uint s = t; s <= L.stageCount + 1; s += BLOCK) {
+  for (uint s = t; s <= L.stageCount + 2; s += BLOCK) {
     uint groups = 0;
     if (s == stage || (s == L.stageCount + 1 && stage != NONE))
       groups = (count + push.stageGroupSize - 1) / push.stageGroupSize;
     else if (s == L.stageCount && stage != NONE && !deferRouting)
       groups = (count + BLOCK - 1) / BLOCK; // the routing shader
+    else if (s == L.stageCount + 2)
+      groups = selectGroups;
     grids.v[3 * s] = groups;
     grids.v[3 * s + 1] = 1;
     grids.v[3 * s + 2] = 1;
@@ -563,7 +615,7 @@ void main() {
       pool_[w] = R32s(L.sets).v[w];
   barrier();
   if (stopped_ != 0) {
-    writeGrids(L, NONE, 0, false);
+    writeGrids(L, NONE, 0, false, 0);
     return;
   }
   if (routeHere_ != 0)
@@ -644,7 +696,7 @@ void main() {
   }
   sync();
   if (stop_ != STOP_RUNNING) {
-    writeGrids(L, NONE, 0, false);
+    writeGrids(L, NONE, 0, false, 0);
     return;
   }
   uint stage = stage_, count = count_, refilled = refilled_;
@@ -653,31 +705,43 @@ void main() {
     stageCounts.v[s] = stageCounts_[s];
   if (t < 4)
     scalars.v[t] = scalars_[t];
-
-  // Refill: the lowest free frames take the next lanes, in lane order, and
-  // join the entry stage.
-  if (refilled != 0)
-    takeLowest(setOffset_[L.stageCount], setWords_[L.stageCount], refilled,
-               U32s(L.laneIds), true, firstLane, setOffset_[L.entryStage]);
-
-  // The dispatch: the lowest waiting frames or slots.
-  uint taken = takeLowest(setOffset_[stage], setWords_[stage], count,
-                          U32s(L.invocations), false, 0, 0);
-  if (cached) // the sets back to device memory, for the routing
-    for (uint w = t; w < push.setWordCount; w += BLOCK)
-      sets.v[w] = pool_[w];
+  bool main_ = stage < L.mainStageCount;
+  bool sorts =
+      main_ && L.sortEnabled != 0 && sortBytes_[stage] != 0 && count >= 2;
+  // Sets too large for pool_: resident_select.comp takes the refill and the
+  // selection in many workgroups, from the chunk ranks written here (a
+  // sorted dispatch is sorted here, so this workgroup selects it).
+  uint freeChunks = (setWords_[L.stageCount] + 31) / 32;
+  uint stageChunks = (setWords_[stage] + 31) / 32;
+  bool grid = !cached && !sorts && freeChunks <= POOL_WORDS &&
+              stageChunks <= POOL_WORDS;
+  uint taken;
+  if (grid) {
+    taken = gridSelectRanks(L, stage, count, refilled, firstLane);
+  } else {
+    // Refill: the lowest free frames take the next lanes, in lane order,
+    // and join the entry stage.
+    if (refilled != 0)
+      takeLowest(setOffset_[L.stageCount], setWords_[L.stageCount], refilled,
+                 U32s(L.laneIds), true, firstLane, setOffset_[L.entryStage]);
+    // The dispatch: the lowest waiting frames or slots.
+    taken = takeLowest(setOffset_[stage], setWords_[stage], count,
+                       U32s(L.invocations), false, 0, 0);
+    if (cached) // the sets back to device memory, for the routing
+      for (uint w = t; w < push.setWordCount; w += BLOCK)
+        sets.v[w] = pool_[w];
+  }
   if (taken != count) {
     if (t == 0) {
       control.v[CONTROL_DETAIL] = taken;
       control.v[CONTROL_STOP_REASON] = STOP_SHORT_SELECT;
       control.v[CONTROL_STOP] = 1;
     }
-    writeGrids(L, NONE, 0, false);
+    writeGrids(L, NONE, 0, false, 0);
     return;
   }
   sync(); // pool_ becomes the sort's histogram
-  bool main_ = stage < L.mainStageCount;
-  if (main_ && L.sortEnabled != 0 && sortBytes_[stage] != 0 && count >= 2)
+  if (sorts)
     sortByKey(L, stage, count);
 
   // The kernel arguments, as prepareGpuDispatch sets them.
@@ -691,6 +755,7 @@ void main() {
   for (uint o = t; o < L.ownerCount; o += BLOCK)
     I32s(L.allocLimits).v[o] = 0;
   sync();
+  uint windowTotal = 0;
   if (main_ && producerBegin_[stage] != producerBegin_[stage + 1]) {
     U32s publishedCounts = U32s(L.publishedCounts);
     for (uint64_t i = t; i < uint64_t(count) * L.ownerCount; i += BLOCK)
@@ -706,8 +771,10 @@ void main() {
       window = min(window, uint64_t(cap));
       U32s target = U32s(R64s(L.windows).v[owner]);
       uint start = uint(head % cap);
-      // Eight loads in flight per invocation, then their stores.
-      for (uint k0 = t; k0 < uint(window); k0 += 8 * BLOCK) {
+      // Eight loads in flight per invocation, then their stores (the
+      // grid's selection copies the window when it runs).
+      windowTotal += uint(window);
+      for (uint k0 = t; !grid && k0 < uint(window); k0 += 8 * BLOCK) {
         uint value[8];
         for (uint j = 0; j < 8; ++j) {
           uint k = k0 + j * BLOCK, at = start + k;
@@ -734,5 +801,13 @@ void main() {
     U32s(push.countWord).v[0] = count;
     U32s(push.countWord).v[1] = stage; // what the stage switch runs
   }
-  writeGrids(L, stage, count, defer);
+  // The grid's selection: a subgroup per chunk, eight window slots per
+  // invocation.
+  uint selectGroups = 0;
+  if (grid)
+    selectGroups = max(
+        1u, max((max(refilled != 0 ? freeChunks : 0, stageChunks) +
+                 gl_NumSubgroups - 1) / gl_NumSubgroups,
+                (windowTotal + 8 * BLOCK - 1) / (8 * BLOCK)));
+  writeGrids(L, stage, count, defer, selectGroups);
 }

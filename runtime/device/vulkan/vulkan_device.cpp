@@ -18,6 +18,7 @@
 #ifdef SLUICE_VULKAN_RESIDENT_SHADERS
 #include "sluice_generated/resident_route.spv.h"
 #include "sluice_generated/resident_schedule.spv.h"
+#include "sluice_generated/resident_select.spv.h"
 #endif
 
 namespace sluice::runtime {
@@ -244,7 +245,8 @@ public:
   std::vector<double> dispatchNs;
   // The device placement's shaders and the program's stage switch, created
   // at its first run.
-  std::unique_ptr<vk::Kernel> scheduleKernel, routeKernel, switchKernel;
+  std::unique_ptr<vk::Kernel> scheduleKernel, routeKernel, selectKernel,
+      switchKernel;
   // Why the device refused the stage switch (it uses every stage kernel's
   // buffers, which may exceed the device's limit per stage): the stage
   // kernels are dispatched one by one instead.
@@ -298,6 +300,8 @@ Status VulkanPrimitives::createResidentKernels() {
     return status;
   if (Status status = shader(k_resident_route, routeKernel); !status.ok())
     return status;
+  if (Status status = shader(k_resident_select, selectKernel); !status.ok())
+    return status;
   if (!useStageSwitch() || switchKernel)
     return Status::success();
   // The stage kernels' bindings, which the switch shares.
@@ -330,10 +334,15 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
           state.bytes.size(), vk::Placement::Device, stateBuffer);
       !status.ok())
     return status;
-  // The grids: per stage kernel, the routing shader's, the stage switch's.
+  // Sets larger than the scheduler's shared copy (POOL_WORDS): a dispatch
+  // without sorting is selected by the select shader's workgroups.
+  const bool gridSelects =
+      state.setWordCount > decision::kResidentSharedSetWords;
+  // The grids: per stage kernel, the routing shader's, the stage switch's,
+  // the select shader's.
   const uint64_t routeGrid = 12 * uint64_t(t.stageCount),
-                 switchGrid = routeGrid + 12;
-  if (Status status = context->createBuffer(switchGrid + 12,
+                 switchGrid = routeGrid + 12, selectGrid = switchGrid + 12;
+  if (Status status = context->createBuffer(selectGrid + 12,
                                             vk::Placement::Device, grids);
       !status.ok())
     return status;
@@ -380,6 +389,11 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
     stamp();
     recording->dispatch(*scheduleKernel, {}, pushBytes, 1);
     recording->barrier();
+    if (gridSelects) { // the scheduler gives it zero groups when it selects
+      recording->dispatchIndirect(*selectKernel, {}, pushBytes, *grids,
+                                  selectGrid);
+      recording->barrier();
+    }
     stamp();
     if (useSwitch)
       recording->dispatchIndirect(*switchKernel, stageBindings, {}, *grids,

@@ -52,8 +52,7 @@ enum ControlWord : u32 {
   kControlDecided = 12,
   // hip: 1 when every block takes the refill and the selection of this
   // dispatch for its share of the sets' 32-word chunks (sets too large for
-  // block 0's shared copy); the ranks come from block 0 in the words of
-  // sortHistogram (kGridSelectHeader, then the chunks' first ranks).
+  // block 0's shared copy); the ranks come from block 0 in chunkRanks.
   kControlGridSelect = 13,
   kControlWords = 16
 };
@@ -78,11 +77,16 @@ inline constexpr u32 kDeltaWords = 2;
 inline constexpr u32 kResidentMaxStages = 64;
 inline constexpr u32 kResidentMaxOwners = 16;
 inline constexpr u32 kResidentMaxEdges = 256;
+// The sets' words the schedulers keep in shared memory for an iteration
+// when all the sets fit (16 per thread of a 256-thread block); larger sets
+// are refilled and selected by the grid (kControlGridSelect).
+inline constexpr u32 kResidentSharedSetWords = 4096;
 // Dispatches of more invocations than this are sorted by the whole grid.
 inline constexpr u32 kResidentBlockSortLimit = 4096;
-// kControlGridSelect's words at the start of sortHistogram: refilled, the
-// first lane (low, high), the free set's and the stage's chunk counts; then
-// the free chunks' first ranks (one more: the total), then the stage's.
+// The grid's selection (sets too large for the scheduler's shared copy):
+// chunkRanks starts with these words: refilled, the first lane (low, high),
+// the free set's and the stage's chunk counts (32 words each); then the
+// free chunks' first ranks (one more: the total), then the stage's.
 inline constexpr u32 kGridSelectHeader = 8;
 
 // The table the kernel takes (one pointer to it). Addresses are device
@@ -127,6 +131,7 @@ struct ResidentLayout {
   u32 counterCount, allocBase, publishStride, recordCapacity, snapshotWords;
   u32 sortEnabled, sortBuckets; // buckets 0: full key codes
   u32 parameterCount;
+  u64 chunkRanks; // u32[kGridSelectHeader + free chunks + largest set's + 2]
 };
 
 } // namespace sluice::decision

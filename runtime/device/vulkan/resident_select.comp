@@ -1,0 +1,87 @@
+#version 460
+// The device placement's grid selection on Vulkan: for sets too large for
+// the scheduler's shared copy (and a dispatch without sorting), after the
+// scheduler dispatch has decided and written each 32-word chunk's first
+// rank to chunkRanks, one subgroup per chunk takes the refill's lowest free
+// frames (lane ids, entry bits) and the selection's lowest members of the
+// chosen stage (invocations), and the workgroups copy the admission
+// windows. The scheduler's grid for it is zero otherwise. The HIP kernel's
+// gridSelect() is the same algorithm (runtime/device/hip/resident_kernel.hip).
+#extension GL_GOOGLE_include_directive : require
+#include "resident_common.glsl"
+#include "resident_chunks.glsl"
+
+layout(local_size_x = BLOCK) in;
+
+void main() {
+  Layout L = Layout(push.layoutAddress);
+  loadTables(L);
+  barrier();
+  R32s head = R32s(L.chunkRanks);
+  uint stage = R32s(L.control).v[CONTROL_PREVIOUS_STAGE];
+  uint count = R32s(L.control).v[CONTROL_PREVIOUS_COUNT];
+  uint refilled = head.v[0];
+  uint64_t firstLane = uint64_t(head.v[1]) | (uint64_t(head.v[2]) << 32);
+  uint freeChunks = head.v[3], stageChunks = head.v[4];
+  uint size = chunkLanes();
+  uint lane = gl_SubgroupInvocationID;
+  bool taking = lane < size;
+  uint slots = 32 / size;
+  uint group = gl_WorkGroupID.x * gl_NumSubgroups + gl_SubgroupID;
+  uint groups = gl_NumWorkGroups.x * gl_NumSubgroups;
+  U32s sets = U32s(L.sets);
+  uint freeOffset = setOffset_[L.stageCount], freeWords = setWords_[L.stageCount];
+  uint entryOffset = setOffset_[L.entryStage];
+  uint stageOffset = setOffset_[stage], stageWords = setWords_[stage];
+  // A subgroup takes the same chunks of the free set and of the stage's, so
+  // a refilled frame's entry bit is its own invocation's write when the
+  // stage is the entry stage.
+  for (uint c = group; refilled != 0 && c < freeChunks; c += groups) {
+    uint base = head.v[GRID_SELECT_HEADER + c];
+    if (base >= refilled)
+      break; // the ranks grow with c: the same in the whole subgroup
+    for (uint s = 0; s < slots; ++s) {
+      uint w = c * 32 + s * size + lane;
+      uint bits = taking && w < freeWords ? sets.v[freeOffset + w] : 0;
+      uint before = bits;
+      base += takeFromWords(bits, c * 32 + s * size, base, refilled,
+                            U32s(L.laneIds), true, firstLane);
+      if (taking && w < freeWords && bits != before) {
+        sets.v[freeOffset + w] = bits;
+        sets.v[entryOffset + w] |= before & ~bits;
+      }
+    }
+  }
+  uint stageRanks = GRID_SELECT_HEADER + freeChunks + 1;
+  for (uint c = group; c < stageChunks; c += groups) {
+    uint base = head.v[stageRanks + c];
+    if (base >= count)
+      break;
+    for (uint s = 0; s < slots; ++s) {
+      uint w = c * 32 + s * size + lane;
+      uint bits = taking && w < stageWords ? sets.v[stageOffset + w] : 0;
+      uint before = bits;
+      base += takeFromWords(bits, c * 32 + s * size, base, count,
+                            U32s(L.invocations), false, 0);
+      if (taking && w < stageWords && bits != before)
+        sets.v[stageOffset + w] = bits;
+    }
+  }
+  // The admission windows (their sizes: the allocation limits).
+  if (stage < L.mainStageCount) {
+    R32s ring = R32s(L.freeRing);
+    uint thread = gl_GlobalInvocationID.x;
+    uint threads = gl_NumWorkGroups.x * BLOCK;
+    for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e) {
+      uint owner = edgeOwner_[e];
+      uint window = uint(R32s(L.allocLimits).v[owner]);
+      uint cap = capacity_[owner];
+      uint start = uint(R64s(L.ringPositions).v[2 * owner] % cap);
+      U32s target = U32s(R64s(L.windows).v[owner]);
+      for (uint k = thread; k < window; k += threads) {
+        uint at = start + k;
+        target.v[k] = ring.v[ringOffset_[owner] + (at >= cap ? at - cap : at)];
+      }
+    }
+  }
+}
