@@ -142,16 +142,28 @@ void countChunks(uint first, uint wordCount) {
   uint lane = gl_SubgroupInvocationID;
   uint slots = 32 / size;
   uint chunks = (wordCount + 31) / 32;
-  for (uint c = gl_SubgroupID; c < chunks; c += gl_NumSubgroups) {
-    uint n = 0;
+  // Eight chunks' loads in flight per subgroup.
+  for (uint c0 = gl_SubgroupID; c0 < chunks; c0 += 8 * gl_NumSubgroups) {
+    uint n_[8];
+    [[unroll]] for (uint k = 0; k < 8; ++k)
+      n_[k] = 0;
     for (uint s = 0; s < slots; ++s) {
-      uint w = c * 32 + s * size + lane;
-      if (lane < size && w < wordCount)
-        n += bitCount(sets.v[first + w]);
+      uint value_[8];
+      [[unroll]] for (uint k = 0; k < 8; ++k) {
+        uint c = c0 + k * gl_NumSubgroups, w = c * 32 + s * size + lane;
+        value_[k] = c < chunks && lane < size && w < wordCount
+                        ? sets.v[first + w]
+                        : 0;
+      }
+      [[unroll]] for (uint k = 0; k < 8; ++k)
+        n_[k] += bitCount(value_[k]);
     }
-    n = subgroupAdd(n);
-    if (subgroupElect())
-      pool_[c] = n;
+    [[unroll]] for (uint k = 0; k < 8; ++k) {
+      uint n = subgroupAdd(n_[k]);
+      uint c = c0 + k * gl_NumSubgroups;
+      if (subgroupElect() && c < chunks)
+        pool_[c] = n;
+    }
   }
   sync();
 }
@@ -744,9 +756,10 @@ void main() {
   if (sorts)
     sortByKey(L, stage, count);
 
-  // The kernel arguments, as prepareGpuDispatch sets them.
+  // The kernel arguments, as prepareGpuDispatch sets them (the per
+  // invocation ones by the grid's selection when it runs).
   U32s nextStage = U32s(L.nextStage);
-  for (uint i = t; i < count; i += BLOCK)
+  for (uint i = t; !grid && i < count; i += BLOCK)
     nextStage.v[i] = UNDECIDED;
   for (uint i = t; i < L.counterCount; i += BLOCK)
     I32s(L.counters).v[i] = 0;
@@ -758,7 +771,8 @@ void main() {
   uint windowTotal = 0;
   if (main_ && producerBegin_[stage] != producerBegin_[stage + 1]) {
     U32s publishedCounts = U32s(L.publishedCounts);
-    for (uint64_t i = t; i < uint64_t(count) * L.ownerCount; i += BLOCK)
+    for (uint64_t i = t; !grid && i < uint64_t(count) * L.ownerCount;
+         i += BLOCK)
       publishedCounts.v[uint(i)] = 0;
     U32s ring = U32s(L.freeRing);
     for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e) {
@@ -801,13 +815,13 @@ void main() {
     U32s(push.countWord).v[0] = count;
     U32s(push.countWord).v[1] = stage; // what the stage switch runs
   }
-  // The grid's selection: a subgroup per chunk, eight window slots per
-  // invocation.
+  // The grid's selection: a subgroup per chunk, eight window slots and
+  // eight invocations' arguments per invocation.
   uint selectGroups = 0;
   if (grid)
     selectGroups = max(
         1u, max((max(refilled != 0 ? freeChunks : 0, stageChunks) +
                  gl_NumSubgroups - 1) / gl_NumSubgroups,
-                (windowTotal + 8 * BLOCK - 1) / (8 * BLOCK)));
+                (max(windowTotal, count) + 8 * BLOCK - 1) / (8 * BLOCK)));
   writeGrids(L, stage, count, defer, selectGroups);
 }

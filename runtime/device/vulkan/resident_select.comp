@@ -67,11 +67,17 @@ void main() {
         sets.v[stageOffset + w] = bits;
     }
   }
-  // The admission windows (their sizes: the allocation limits).
-  if (stage < L.mainStageCount) {
+  // The invocations' outcomes and publish counts, and the admission
+  // windows (their sizes: the allocation limits).
+  uint thread = gl_GlobalInvocationID.x;
+  uint threads = gl_NumWorkGroups.x * BLOCK;
+  for (uint i = thread; i < count; i += threads)
+    U32s(L.nextStage).v[i] = UNDECIDED;
+  if (stage < L.mainStageCount &&
+      producerBegin_[stage] != producerBegin_[stage + 1]) {
+    for (uint64_t i = thread; i < uint64_t(count) * L.ownerCount; i += threads)
+      U32s(L.publishedCounts).v[uint(i)] = 0;
     R32s ring = R32s(L.freeRing);
-    uint thread = gl_GlobalInvocationID.x;
-    uint threads = gl_NumWorkGroups.x * BLOCK;
     for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e) {
       uint owner = edgeOwner_[e];
       uint window = uint(R32s(L.allocLimits).v[owner]);

@@ -428,7 +428,12 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
              " per iteration" +
              (switchRefused.empty() ? ""
                                     : " (no stage switch: " + switchRefused + ")") +
-             ", " + std::to_string(batch) + " iterations per submission";
+             ", " + std::to_string(batch) + " iterations per submission" +
+             (gridSelects ? ", unsorted dispatches selected by the select "
+                            "shader (bit sets of " +
+                                std::to_string(state.setWordCount) +
+                                " words)"
+                          : "");
   using decision::u32;
   ResidentLog &log = out.log;
   uint64_t firstTime = 0;
