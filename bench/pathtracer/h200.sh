@@ -3,7 +3,8 @@
 # files bench/vulkan/aot.sh packs into $1 (default .aot): the Cornell box at
 # 512 x 512 x 64 (../shared/scenes/cornell-box.md counts every ray), plain and
 # with the heavy-shading variant (--texture-octaves 8), on Vulkan: the
-# wavefront schedule unsorted and sorted by material, and the state-machine
+# wavefront schedule (device placement) unsorted and sorted by material, and
+# the state-machine
 # schedule (the megakernel). Prints Mrays/s of each, the ratios sorted /
 # unsorted and wavefront / megakernel of the same run, the device's line
 # (device time against the host's launch+wait and dispatch time), and checks
@@ -54,8 +55,8 @@ done
 for octaves in 0 8; do
   tag=plain; [ "$octaves" != 0 ] && tag=octaves$octaves
   echo "== cornell box $size, $tag, frame pool $pool, vulkan"
-  render "$tag-wavefront" vulkan --texture-octaves "$octaves" --sort off
-  render "$tag-sorted" vulkan --texture-octaves "$octaves" --sort on
+  render "$tag-wavefront" vulkan --texture-octaves "$octaves" --sort off --scheduler-placement device
+  render "$tag-sorted" vulkan --texture-octaves "$octaves" --sort on --scheduler-placement device
   render "$tag-megakernel" vulkan --texture-octaves "$octaves" --schedule state-machine
   # All samples in one pass: the per-pass host work (machine words, film)
   # once instead of 16 times.
