@@ -4,9 +4,9 @@
 # 512 x 512 x 64 (../shared/scenes/cornell-box.md counts every ray), plain and
 # with the heavy-shading variant (--texture-octaves 8), on Vulkan: the
 # wavefront schedule (device placement) unsorted and sorted by material, and
-# the state-machine
-# schedule (the megakernel). Prints Mrays/s of each, the ratios sorted /
-# unsorted and wavefront / megakernel of the same run, the device's line
+# the state-machine schedule (the megakernel). Prints Mrays/s of each, the
+# ratios sorted / unsorted and wavefront / megakernel of the same run, the
+# device's line
 # (device time against the host's launch+wait and dispatch time), and checks
 # that the three images of each scene are byte-identical films (sorting and
 # the schedule never change a sample; integer film). Then the CPU backend's

@@ -261,20 +261,6 @@ DeviceInfo describeDevice(ContextState &state, VkPhysicalDevice physical,
     info.shaderBufferInt64Atomics =
         atomicInt64.shaderBufferInt64Atomics == VK_TRUE;
   }
-  if (props.apiVersion >= VK_API_VERSION_1_1) {
-    VkPhysicalDeviceSubgroupProperties subgroup{};
-    subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
-    VkPhysicalDeviceProperties2 props2{};
-    props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-    props2.pNext = &subgroup;
-    state.fn.vkGetPhysicalDeviceProperties2(physical, &props2);
-    const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT |
-                                          VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |
-                                          VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
-    info.computeSubgroupShuffles =
-        (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
-        (subgroup.supportedOperations & needed) == needed;
-  }
   info.shaderInt16 = features.shaderInt16 == VK_TRUE;
   SmallTypeFeatures small(state, physical, props.apiVersion);
   VkPhysicalDeviceFeatures2 smallQuery{};
@@ -296,19 +282,31 @@ DeviceInfo describeDevice(ContextState &state, VkPhysicalDevice physical,
   if (computeQueueFamily(state, physical, &timestampBits) != UINT32_MAX &&
       timestampBits > 0)
     info.timestampPeriodNs = props.limits.timestampPeriod;
-  // VkPhysicalDeviceDriverProperties is core in 1.2; a 1.1 device may not
-  // know the structure.
-  if (props.apiVersion >= VK_API_VERSION_1_2) {
+  // VkPhysicalDeviceSubgroupProperties is core in 1.1, and
+  // VkPhysicalDeviceDriverProperties in 1.2 (a 1.1 device may not know it).
+  if (props.apiVersion >= VK_API_VERSION_1_1) {
     VkPhysicalDeviceDriverProperties driver{};
     driver.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES;
+    VkPhysicalDeviceSubgroupProperties subgroup{};
+    subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+    const bool driverKnown = props.apiVersion >= VK_API_VERSION_1_2;
+    subgroup.pNext = driverKnown ? &driver : nullptr;
     VkPhysicalDeviceProperties2 props2{};
     props2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-    props2.pNext = &driver;
+    props2.pNext = &subgroup;
     state.fn.vkGetPhysicalDeviceProperties2(physical, &props2);
-    info.driver = driver.driverName;
-    if (driver.driverInfo[0] != '\0') {
-      info.driver += " ";
-      info.driver += driver.driverInfo;
+    const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT |
+                                          VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |
+                                          VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
+    info.computeSubgroupShuffles =
+        (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
+        (subgroup.supportedOperations & needed) == needed;
+    if (driverKnown) {
+      info.driver = driver.driverName;
+      if (driver.driverInfo[0] != '\0') {
+        info.driver += " ";
+        info.driver += driver.driverInfo;
+      }
     }
   }
   return info;
