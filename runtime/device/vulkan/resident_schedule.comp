@@ -61,21 +61,23 @@ void setBit(uint first, uint index) {
     atomicOr(sets.v[w], bit);
 }
 
-// Exclusive prefix sum over the workgroup; `total` gets the sum.
+// Exclusive prefix sum over the workgroup; `total` gets the sum: a scan
+// per subgroup, then one over the subgroups' totals (two barriers, where a
+// scan over shared memory took two per step).
 uint blockScan(uint value, out uint total) {
-  uint t = gl_LocalInvocationID.x;
-  scan_[t] = value;
+  uint inclusive = subgroupInclusiveAdd(value);
+  if (gl_SubgroupInvocationID == gl_SubgroupSize - 1)
+    scan_[gl_SubgroupID] = inclusive;
   barrier();
-  for (uint offset = 1; offset < BLOCK; offset <<= 1) {
-    uint add = t >= offset ? scan_[t - offset] : 0;
-    barrier();
-    scan_[t] += add;
-    barrier();
+  uint before = 0;
+  total = 0;
+  for (uint k = 0; k < gl_NumSubgroups; ++k) {
+    uint subtotal = scan_[k];
+    before += k < gl_SubgroupID ? subtotal : 0;
+    total += subtotal;
   }
-  total = scan_[BLOCK - 1];
-  uint inclusive = scan_[t];
-  barrier();
-  return inclusive - value;
+  barrier(); // scan_ is free again
+  return before + inclusive - value;
 }
 
 // Takes the `count` lowest members of the set at the sets' words [first,
