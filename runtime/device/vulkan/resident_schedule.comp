@@ -369,6 +369,10 @@ uint loadByte(uint64_t address) {
 }
 
 uint64_t loadKey(uint64_t address, uint bytes) {
+  if (bytes == 4 && (address & 3) == 0) // an i32 or f32 column: one load
+    return uint64_t(R32s(address).v[0]);
+  if (bytes == 8 && (address & 7) == 0)
+    return R64s(address).v[0];
   uint64_t value = 0;
   for (uint b = 0; b < bytes; ++b)
     value |= uint64_t(loadByte(address + b)) << (8 * b);
@@ -420,12 +424,28 @@ void sortByKey(Layout L, uint stage, uint count) {
   uint64_t frames = L.frames + column;
   uint t = gl_LocalInvocationID.x;
   uint64_t lowest = ~uint64_t(0), highest = 0;
-  for (uint i = t; i < count; i += BLOCK) {
-    uint64_t code = keyCode(frames + uint64_t(from.v[i]) * step, keyBytes,
-                            kind, L.sortBuckets);
-    codes.v[i] = code;
-    lowest = min(lowest, code);
-    highest = max(highest, code);
+  // Eight invocations at a time: their frames, then their keys, then the
+  // codes (the loads of one round in flight together: one workgroup sorts).
+  for (uint i0 = t; i0 < count; i0 += 8 * BLOCK) {
+    uint frame_[8];
+    [[unroll]] for (uint k = 0; k < 8; ++k) {
+      uint i = i0 + k * BLOCK;
+      frame_[k] = i < count ? from.v[i] : 0;
+    }
+    uint64_t code_[8];
+    [[unroll]] for (uint k = 0; k < 8; ++k)
+      code_[k] = i0 + k * BLOCK < count
+                     ? keyCode(frames + uint64_t(frame_[k]) * step, keyBytes,
+                               kind, L.sortBuckets)
+                     : 0;
+    [[unroll]] for (uint k = 0; k < 8; ++k) {
+      uint i = i0 + k * BLOCK;
+      if (i < count) {
+        codes.v[i] = code_[k];
+        lowest = min(lowest, code_[k]);
+        highest = max(highest, code_[k]);
+      }
+    }
   }
   lows_[t] = lowest;
   highs_[t] = highest;
@@ -449,8 +469,14 @@ void sortByKey(Layout L, uint stage, uint count) {
   for (uint shift = 0; shift < bits; shift += 4) {
     for (uint d = 0; d < 16; ++d)
       pool_[d * BLOCK + t] = 0;
-    for (uint i = begin; i < end; ++i)
-      ++pool_[uint(((codes.v[i] - low) >> shift) & 15) * BLOCK + t];
+    for (uint i0 = begin; i0 < end; i0 += 8) { // eight codes' loads at once
+      uint64_t code_[8];
+      [[unroll]] for (uint k = 0; k < 8; ++k)
+        code_[k] = i0 + k < end ? codes.v[i0 + k] : 0;
+      [[unroll]] for (uint k = 0; k < 8; ++k)
+        if (i0 + k < end)
+          ++pool_[uint(((code_[k] - low) >> shift) & 15) * BLOCK + t];
+    }
     barrier();
     // Positions: digit-major, then thread (chunks ascend): stable.
     uint sum = 0;
@@ -464,11 +490,20 @@ void sortByKey(Layout L, uint stage, uint count) {
       running += c;
     }
     barrier();
-    for (uint i = begin; i < end; ++i) {
-      uint digit = uint(((codes.v[i] - low) >> shift) & 15);
-      uint position = pool_[digit * BLOCK + t]++;
-      to.v[position] = from.v[i];
-      codesTo.v[position] = codes.v[i];
+    for (uint i0 = begin; i0 < end; i0 += 8) {
+      uint64_t code_[8];
+      uint frame_[8];
+      [[unroll]] for (uint k = 0; k < 8; ++k) {
+        code_[k] = i0 + k < end ? codes.v[i0 + k] : 0;
+        frame_[k] = i0 + k < end ? from.v[i0 + k] : 0;
+      }
+      [[unroll]] for (uint k = 0; k < 8; ++k) // in order: stable
+        if (i0 + k < end) {
+          uint digit = uint(((code_[k] - low) >> shift) & 15);
+          uint position = pool_[digit * BLOCK + t]++;
+          to.v[position] = frame_[k];
+          codesTo.v[position] = code_[k];
+        }
     }
     sync();
     U32s swap = from;
