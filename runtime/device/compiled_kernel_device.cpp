@@ -741,6 +741,10 @@ void CompiledKernelDevice::setFrameSorting(const FrameSorting &sorting) {
   impl_->router->setFrameSorting(sorting);
 }
 
+uint32_t CompiledKernelDevice::lastDispatchOrder() const {
+  return impl_->router ? impl_->router->lastOrder : 0;
+}
+
 void CompiledKernelDevice::dispatch(uint32_t stage, uint32_t count) {
   using Clock = std::chrono::steady_clock;
   Impl &d = *impl_;

@@ -200,6 +200,10 @@ Status CpuDevice::runResident(const ResidentRun &run, ResidentLog &log) {
   return status;
 }
 
+uint32_t CpuDevice::lastDispatchOrder() const {
+  return impl_->router.lastOrder;
+}
+
 void CpuDevice::dispatch(uint32_t stage, uint32_t count) {
   using Clock = std::chrono::steady_clock;
   HostRouter &router = impl_->router;

@@ -2,6 +2,8 @@
 
 #include "host_router.h"
 
+#include "sluice/runtime/wavefront/resident_layout.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -411,6 +413,7 @@ bool HostRouter::beginDispatch(uint32_t stage, uint32_t count,
                               stageLabel(stage) + ": " + status.message());
       return false;
     }
+    lastOrder = orderDigest(count);
     std::span<const ProducerEdge> producers = shape->producersOf(stage);
     prepareOwnerSlots(producers);
     if (!producers.empty())
@@ -427,6 +430,7 @@ bool HostRouter::beginDispatch(uint32_t stage, uint32_t count,
       return false;
     }
     queue.popFront(count, invocations.data());
+    lastOrder = 0;
     prepareOwnerSlots({});
     args.owner = ref.owner;
     args.owner_stage = ref.ownerStage;
@@ -434,6 +438,13 @@ bool HostRouter::beginDispatch(uint32_t stage, uint32_t count,
   }
   std::fill_n(nextStage.begin(), count, SLUICE_RT_UNDECIDED);
   return true;
+}
+
+uint32_t HostRouter::orderDigest(uint32_t count) const {
+  uint32_t digest = 0;
+  for (uint32_t i = 0; i < count; ++i)
+    digest += decision::orderTerm(i, invocations[i]);
+  return digest;
 }
 
 Status HostRouter::sortByKey(uint32_t stage, uint32_t count) {

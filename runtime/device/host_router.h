@@ -223,6 +223,10 @@ public:
   // Orders invocations[0, count) of main stage `stage` stably by its sort
   // key, when sorting is on and the stage has one.
   Status sortByKey(uint32_t stage, uint32_t count);
+  // The order digest (decision::orderTerm) of invocations[0, count).
+  uint32_t orderDigest(uint32_t count) const;
+  // The digest of the last beginDispatch() of a main stage (0 otherwise).
+  uint32_t lastOrder = 0;
   // A run may start `lanes` lanes in all; otherwise the pending error says
   // what the program was loaded for.
   bool checkLaneLimit(uint64_t lanes);

@@ -54,6 +54,7 @@ struct ResidentState : ResidentTables {
 struct DispatchDeltas {
   uint64_t published = 0;
   uint64_t released = 0;
+  uint32_t order = 0; // a main stage's order digest
 };
 
 // One dispatch of `r` in the canonical order; false after a fault (the
@@ -96,6 +97,7 @@ bool dispatchResident(HostRouter &router, ResidentState &state,
                                      status.message());
       return false;
     }
+    deltas.order = router.orderDigest(count);
     producers = shape.producersOf(stage);
     router.prepareOwnerSlots(producers);
     if (!producers.empty())
@@ -274,6 +276,7 @@ Status runResidentLoop(HostRouter &router, const ResidentRun &run,
     log.records.push_back(record);
     log.itemsPublished.push_back(deltas.published);
     log.itemsReleased.push_back(deltas.released);
+    log.orders.push_back(deltas.order);
     log.decideUs.push_back(decideUs);
     log.dispatchBeginUs.push_back(dispatchUs);
     log.dispatchEndUs.push_back(since());

@@ -212,6 +212,7 @@ void appendResidentBatch(ResidentLog &log, uint32_t n,
                          snapshots + uint64_t(r + 1) * snapshotWords);
     log.itemsPublished.push_back(deltas[r * decision::kDeltaWords]);
     log.itemsReleased.push_back(deltas[r * decision::kDeltaWords + 1]);
+    log.orders.push_back(u32(deltas[r * decision::kDeltaWords + 2]));
     const uint64_t *time = times + uint64_t(r) * decision::kTimeWords;
     if (log.records.size() == 1)
       firstTime = time[0];

@@ -65,6 +65,10 @@ std::string formatIterationLine(const ProgramShape &shape,
     line += (o ? "," : "") + std::to_string(observation.ownerLive[o]);
   line += " free=" + std::to_string(observation.freeFrames) +
           " finished=" + std::to_string(observation.lanesFinished);
+  line += " order=" +
+          (record.dispatchedStage < shape.mainStageCount()
+               ? std::to_string(record.order)
+               : std::string("-"));
   return line;
 }
 

@@ -395,6 +395,7 @@ void WavefrontScheduler::runOnDevice() {
     if (observer_)
       observer_->observed(observation_);
     IterationRecord record = toIterationRecord(log.records[n]);
+    record.order = n < log.orders.size() ? log.orders[n] : 0;
     accountDispatch(record);
     stats_[record.dispatchedStage].itemsPublished += log.itemsPublished[n];
     stats_[record.dispatchedStage].itemsReleased += log.itemsReleased[n];
@@ -518,6 +519,7 @@ StepResult WavefrontScheduler::step() {
   if (trace_)
     timing.dispatchBegin = microsecondsSince(origin);
   device_.dispatch(record.dispatchedStage, record.dispatched);
+  record.order = device_.lastDispatchOrder();
   lastDispatchedStage_ = record.dispatchedStage;
   record_ = record;
   ++iteration_;

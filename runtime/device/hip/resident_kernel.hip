@@ -119,6 +119,7 @@ struct Shared {
   u32 published[kResidentMaxOwners];
   u32 released[kResidentMaxOwners];
   u32 finished;
+  u32 order; // the main stage's order digest (orderTerm)
 };
 
 // Exclusive prefix sum of `value` over the block; `total` gets the sum.
@@ -787,6 +788,7 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
         at<u64>(L.times)[records * kTimeWords] = begun;
         at<u64>(L.deltas)[records * kDeltaWords] = 0;
         at<u64>(L.deltas)[records * kDeltaWords + 1] = 0;
+        at<u64>(L.deltas)[records * kDeltaWords + 2] = 0;
         control[kControlRecords] = records + 1;
         sh.stage = r.dispatchedStage;
         sh.count = r.dispatched;
@@ -1071,6 +1073,7 @@ __device__ inline void runAndRoute(const ResidentLayout &L, Shared &sh,
   u32 *control = at<u32>(L.control);
   u32 *sets = at<u32>(L.sets);
   if (stage < L.mainStageCount) {
+    atomicAdd(&sh.order, orderTerm(i, index));
     if (!(next == 0xFFFFFFFFu || next < L.mainStageCount)) {
       atomicMin(control + kControlDetail, i);
       return;
@@ -1182,8 +1185,10 @@ sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
       sh.published[o] = 0;
       sh.released[o] = 0;
     }
-    if (t == 0)
+    if (t == 0) {
       sh.finished = 0;
+      sh.order = 0;
+    }
     __syncthreads();
     for (u32 i = blockIdx.x * SLUICE_RESIDENT_BLOCK + t; i < count;
          i += gridDim.x * SLUICE_RESIDENT_BLOCK)
@@ -1209,6 +1214,8 @@ sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
         atomicAdd(deltas + 1, u64(sh.released[o]));
       }
     }
+    if (t == 0 && sh.order)
+      atomicAdd(deltas + 2, u64(sh.order)); // the low 32 bits count
     if (t == 0 && sh.finished) {
       atomicAdd(scalars + kScalarFreeFrames, u64(sh.finished));
       atomicAdd(scalars + kScalarLanesFinished, u64(sh.finished));

@@ -48,7 +48,7 @@
 #define SCALAR_FINISHED 2
 #define SCALAR_ITERATION 3
 #define TIME_WORDS 3
-#define DELTA_WORDS 2
+#define DELTA_WORDS 3
 #define RECORD_WORDS 12 // decision::Record, 48 bytes
 #define GRID_SELECT_HEADER 8 // kGridSelectHeader
 

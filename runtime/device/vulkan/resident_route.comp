@@ -14,7 +14,7 @@ layout(local_size_x = BLOCK) in;
 shared uint stageAdds_[MAX_STAGES];
 shared int liveAdds_[MAX_OWNERS];
 shared uint publishedAdds_[MAX_OWNERS], releasedAdds_[MAX_OWNERS];
-shared uint finished_;
+shared uint finished_, orderAdds_;
 
 void routeBad(Layout L, uint i) {
   atomicMin(U32s(L.control).v[CONTROL_DETAIL], i);
@@ -48,8 +48,10 @@ void main() {
     publishedAdds_[o] = 0;
     releasedAdds_[o] = 0;
   }
-  if (t == 0)
+  if (t == 0) {
     finished_ = 0;
+    orderAdds_ = 0;
+  }
   barrier();
   uint i = gl_WorkGroupID.x * BLOCK + t;
   if (i < count)
@@ -74,6 +76,8 @@ void main() {
       atomicAdd(deltas.v[1], uint64_t(releasedAdds_[o]));
     }
   }
+  if (t == 0 && orderAdds_ != 0)
+    atomicAdd(deltas.v[2], uint64_t(orderAdds_)); // the low 32 bits count
   if (t == 0 && finished_ != 0) {
     U64s scalars = U64s(L.scalars);
     atomicAdd(scalars.v[SCALAR_FREE], uint64_t(finished_));

@@ -5,7 +5,8 @@
 // names, adds the items it published to their owner's first stage and
 // tallies counts per workgroup (the HIP kernel's runAndRoute() is the same
 // algorithm). The including shader declares the tallies (stageAdds_,
-// liveAdds_, publishedAdds_, releasedAdds_, finished_) and defines:
+// liveAdds_, publishedAdds_, releasedAdds_, finished_, and orderAdds_, the
+// main stage's order digest: resident_layout.h's orderTerm) and defines:
 //   routeBad(L, i)                 an outcome that names no stage
 //   routeSetBit(L, first, index)   a member into the set at word `first`
 //   routeRelease(L, owner, index)  a released slot into the owner's free
@@ -14,6 +15,7 @@ void route(Layout L, uint stage, uint i) {
   uint next = R32s(L.nextStage).v[i];
   uint index = R32s(L.invocations).v[i];
   if (stage < L.mainStageCount) {
+    atomicAdd(orderAdds_, (i + 1u) * index);
     if (!(next == FINISHED || next < L.mainStageCount)) {
       routeBad(L, i);
       return;

@@ -40,7 +40,7 @@ shared uint routeHere_, routedStage_, routedCount_;
 shared uint stageAdds_[MAX_STAGES];
 shared int liveAdds_[MAX_OWNERS];
 shared uint publishedAdds_[MAX_OWNERS], releasedAdds_[MAX_OWNERS];
-shared uint finished_, routedBad_;
+shared uint finished_, routedBad_, orderAdds_;
 // A dispatch of at most this many invocations is routed by the next
 // scheduler dispatch, one workgroup, in shared memory, instead of a routing
 // dispatch of its own (one dispatch and one barrier fewer per iteration).
@@ -559,6 +559,7 @@ void routePrevious(Layout L) {
   if (t == 0) {
     finished_ = 0;
     routedBad_ = NONE;
+    orderAdds_ = 0;
   }
   barrier();
   for (uint i = t; i < count; i += BLOCK)
@@ -588,6 +589,7 @@ void routePrevious(Layout L) {
     U64s deltas = U64s(L.deltas + uint64_t(records_ - 1) * DELTA_WORDS * 8);
     deltas.v[0] = published;
     deltas.v[1] = released;
+    deltas.v[2] = orderAdds_;
     detail_ = min(detail_, routedBad_);
     if (routedBad_ != NONE)
       U32s(L.control).v[CONTROL_DETAIL] = detail_;
@@ -731,6 +733,7 @@ void main() {
         U64s deltas = U64s(L.deltas + uint64_t(records) * DELTA_WORDS * 8);
         deltas.v[0] = 0;
         deltas.v[1] = 0;
+        deltas.v[2] = 0;
         control.v[CONTROL_RECORDS] = records + 1;
         stage_ = r[5];
         count_ = r[7];

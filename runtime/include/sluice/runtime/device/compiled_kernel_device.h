@@ -300,6 +300,7 @@ public:
   void refill(uint32_t lanes) override;
   void setFrameSorting(const FrameSorting &sorting) override;
   void dispatch(uint32_t stage, uint32_t count) override;
+  uint32_t lastDispatchOrder() const override;
   Status readCounts(Observation &out) override;
   // The megakernel, when the compiled kernels have one (else Unsupported).
   Status runStateMachine(uint32_t lanes, StateMachineReport &report) override;

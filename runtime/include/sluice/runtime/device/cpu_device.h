@@ -48,6 +48,7 @@ public:
   void refill(uint32_t lanes) override;
   void setFrameSorting(const FrameSorting &sorting) override;
   void dispatch(uint32_t stage, uint32_t count) override;
+  uint32_t lastDispatchOrder() const override;
   Status readCounts(Observation &out) override;
   Status runStateMachine(uint32_t lanes, StateMachineReport &report) override;
   // The device placement: the decision loop runs in the device (decision.h

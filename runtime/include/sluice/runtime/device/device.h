@@ -58,6 +58,7 @@ struct ResidentLog {
   std::vector<decision::Record> records;
   std::vector<uint64_t> snapshots; // observationWords() per record
   std::vector<uint64_t> itemsPublished, itemsReleased; // per record
+  std::vector<uint32_t> orders; // per record: the order digest (main stages)
   // Per record: microseconds since the run started at which the decision
   // began, the dispatch began and it ended (0 where the device cannot tell).
   std::vector<double> decideUs, dispatchBeginUs, dispatchEndUs;
@@ -94,6 +95,9 @@ public:
   // there. A device that sorts (setFrameSorting) runs the frames of a main
   // stage with a sort key in key order; results never depend on that order.
   virtual void dispatch(uint32_t stage, uint32_t count) = 0;
+  // The order digest (decision::orderTerm) of the last dispatch of a main
+  // stage: the frames in the order they ran; 0 where the device cannot tell.
+  virtual uint32_t lastDispatchOrder() const { return 0; }
   // How later dispatches order the frames of main stages with a sort key.
   // The default ignores it: sorting is a hint, and a device that does not
   // sort runs the frames in queue order.

@@ -69,8 +69,17 @@ enum ScalarWord : u32 {
 // Per record: the decision began, the dispatch began, the dispatch ended
 // (device nanoseconds; 0 where the device has no clock).
 inline constexpr u32 kTimeWords = 3;
-// Per record: items published, items released.
-inline constexpr u32 kDeltaWords = 2;
+// Per record: items published, items released, the dispatch's order digest
+// (orderDigest; the low 32 bits count).
+inline constexpr u32 kDeltaWords = 3;
+
+// The digest of a dispatch's order: the sum over its invocations i of
+// (i + 1) * frame_i, modulo 2^32. The canonical order (ascending frames,
+// stably by key when sorting) gives both placements the same digest; a sum,
+// so that a device adds its invocations' terms in any order.
+SLUICE_DECISION_FN u32 orderTerm(u32 invocation, u32 frame) {
+  return (invocation + 1u) * frame;
+}
 
 // At most this many global stages and owners (the kernel's per-block
 // tallies live in shared memory).

@@ -107,12 +107,17 @@ struct IterationRecord {
   uint32_t blockingOwner = kNoOwner;   // owner drained, if any
   uint64_t availability = 0;           // A of the blocking/limiting owner
   IterationAction action = IterationAction::DispatchStage;
+  // A main stage's dispatch: the digest of its frame order,
+  // decision::orderDigest (both placements must give the same).
+  uint32_t order = 0;
 };
 
 // "iteration 3: admit-partial chosen=bounce dispatched=bounce waiting=40
 // dispatched=16 refilled=0 blocking=- availability=16 counts=0,40,16
-// live=16": an iteration's decision and the counts it saw (after the
-// refill), as the iteration log writes it.
+// live=16 free=0 finished=0 order=20": an iteration's decision, the counts
+// it saw (after the refill) and, for a main stage, the digest of the order
+// its frames ran in (order=- for an owner's stage, whose item slots depend
+// on the order of the publishes), as the iteration log writes it.
 std::string formatIterationLine(const ProgramShape &shape,
                                 const ProgramDescriptor &program,
                                 const IterationRecord &record,
