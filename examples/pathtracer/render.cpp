@@ -249,8 +249,9 @@ int checkOptions(Options &options) {
         "generator's counter (docs/pathtracer.md section 5), got " +
         std::to_string(options.spp));
   uint64_t pixels = uint64_t(options.width) * options.height;
-  const uint64_t passLanes =
-      options.run.backend.rfind("cpu", 0) == 0 ? kDefaultCpuPassLanes : rt::kMaxRunLanes;
+  const uint64_t passLanes = options.run.backend.rfind("cpu", 0) == 0
+                                 ? kDefaultCpuPassLanes
+                                 : rt::kMaxRunLanes;
   if (options.passSpp == 0)
     options.passSpp = uint32_t(std::clamp<uint64_t>(
         (passLanes + pixels - 1) / pixels, 1,

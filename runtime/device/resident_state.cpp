@@ -129,9 +129,9 @@ void buildResidentState(const ResidentLaunch &launch,
   u32 largestSet = 0;
   for (u32 w : setWords)
     largestSet = std::max(largestSet, w);
-  L.chunkRanks = image.place(
-      (decision::kGridSelectHeader + 2 * ((uint64_t(largestSet) + 31) / 32) + 2) *
-      4);
+  L.chunkRanks = image.place((decision::kGridSelectHeader +
+                              2 * ((uint64_t(largestSet) + 31) / 32) + 2) *
+                             4);
   L.records = out.records =
       image.place(uint64_t(recordCapacity) * sizeof(decision::Record));
   L.snapshots = out.snapshots =
@@ -182,8 +182,8 @@ void locateResidentState(
         &L.scalars, &L.sets, &L.setOffset, &L.setWords, &L.freeRing,
         &L.ringOffset, &L.ringPositions, &L.kernelWords, &L.windows,
         &L.sortKeys, &L.scratch, &L.codes, &L.sortRange, &L.sortHistogram,
-        &L.chunkRanks,
-        &L.records, &L.snapshots, &L.deltas, &L.times, &L.control})
+        &L.chunkRanks, &L.records, &L.snapshots, &L.deltas, &L.times,
+        &L.control})
     *offset += base;
   L.invocations = address(*launch.invocations);
   L.laneIds = address(*launch.laneIds);

@@ -235,18 +235,9 @@ __device__ inline u32 takeLowest(u32 *words, u32 wordCount, u32 count,
     for (u32 k = 0; k < 4; ++k)
       mine += __popc(value[k]);
   }
-  for (u32 offset = 16; offset != 0; offset >>= 1)
-    mine += __shfl_xor_sync(0xFFFFFFFFu, mine, offset);
-  if (lane == 0)
-    sh.scan[warp] = mine;
-  __syncthreads();
-  u32 base = 0, total = 0;
-  for (u32 k = 0; k < warps; ++k) {
-    u32 value = sh.scan[k];
-    base += k < warp ? value : 0;
-    total += value;
-  }
-  __syncthreads(); // sh.scan is free again
+  // The warp's first rank: lane 0's exclusive prefix over the block.
+  u32 total = 0;
+  u32 base = __shfl_sync(0xFFFFFFFFu, blockScan(mine, sh, total), 0);
   // The next chunk's word is loaded while this chunk is written.
   u32 next = chunkBegin < chunkEnd && chunkBegin * 32 + lane < wordCount
                  ? words[chunkBegin * 32 + lane]
@@ -292,6 +283,32 @@ __device__ inline u32 takeLowest(u32 *words, u32 wordCount, u32 count,
   __syncthreads();
   return total < count ? total : count;
 #endif
+}
+
+// An owner's admission window: its free ring's `window` slots from ring
+// position `start`, copied by the threads `first`, `first + stride`, ...,
+// each with eight loads in flight before their stores.
+__device__ inline void copyWindow(const ResidentLayout &L, Shared &sh,
+                                  u32 owner, u32 start, u32 window, u32 first,
+                                  u32 stride) {
+  u32 capacity = sh.capacity[owner];
+  u32 *target = at<u32>(at<u64>(L.windows)[owner]);
+  const u32 *source = at<u32>(L.freeRing) + sh.ringOffset[owner];
+  constexpr u32 kBatch = 8;
+  for (u32 k0 = first; k0 < window; k0 += kBatch * stride) {
+    u32 value[kBatch];
+#pragma unroll
+    for (u32 j = 0; j < kBatch; ++j) {
+      u32 k = k0 + j * stride;
+      u32 slot = start + k; // < 2 * capacity
+      value[j] =
+          k < window ? source[slot >= capacity ? slot - capacity : slot] : 0;
+    }
+#pragma unroll
+    for (u32 j = 0; j < kBatch; ++j)
+      if (k0 + j * stride < window)
+        target[k0 + j * stride] = value[j];
+  }
 }
 
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
@@ -442,24 +459,16 @@ __device__ inline void gridSelect(const ResidentLayout &L, Shared &sh,
     if (w < stageWords && keep != bits)
       stageSet[w] = keep;
   }
-  if (stage < L.mainStageCount) {
-    const u32 *ring = at<u32>(L.freeRing);
-    u32 thread = blockIdx.x * SLUICE_RESIDENT_BLOCK + threadIdx.x;
-    u32 threads = gridDim.x * SLUICE_RESIDENT_BLOCK;
+  if (stage < L.mainStageCount)
     for (u32 e = sh.producerBegin[stage]; e < sh.producerBegin[stage + 1];
          ++e) {
       u32 owner = sh.edgeOwner[e];
-      u32 window = u32(at<int>(L.allocLimits)[owner]);
-      u32 capacity = sh.capacity[owner];
-      u32 start = u32(at<u64>(L.ringPositions)[2 * owner] % capacity);
-      u32 *target = at<u32>(at<u64>(L.windows)[owner]);
-      const u32 *source = ring + sh.ringOffset[owner];
-      for (u32 k = thread; k < window; k += threads) {
-        u32 slot = start + k; // < 2 * capacity
-        target[k] = source[slot >= capacity ? slot - capacity : slot];
-      }
+      copyWindow(L, sh, owner,
+                 u32(at<u64>(L.ringPositions)[2 * owner] % sh.capacity[owner]),
+                 u32(at<int>(L.allocLimits)[owner]),
+                 blockIdx.x * SLUICE_RESIDENT_BLOCK + threadIdx.x,
+                 gridDim.x * SLUICE_RESIDENT_BLOCK);
     }
-  }
 }
 #endif
 
@@ -884,7 +893,6 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     allocLimits[o] = 0;
   __syncthreads();
   if (main && sh.producerBegin[stage] != sh.producerBegin[stage + 1]) {
-    const u32 *ring = at<u32>(L.freeRing);
     for (u32 e = sh.producerBegin[stage]; e < sh.producerBegin[stage + 1];
          ++e) {
       u32 owner = sh.edgeOwner[e];
@@ -897,28 +905,9 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
         window = wanted;
       if (capacity < window)
         window = capacity;
-      u32 *target = at<u32>(at<u64>(L.windows)[owner]);
-      const u32 *source = ring + sh.ringOffset[owner];
-      const u32 start = u32(head % capacity);
-      // Eight loads in flight per thread, then their stores (the grid
-      // copies the window when it selects).
-      constexpr u32 kBatch = 8;
-      for (u32 k0 = t; !grid && k0 < u32(window);
-           k0 += kBatch * SLUICE_RESIDENT_BLOCK) {
-        u32 value[kBatch];
-#pragma unroll
-        for (u32 j = 0; j < kBatch; ++j) {
-          u32 k = k0 + j * SLUICE_RESIDENT_BLOCK;
-          u32 slot = start + k; // < 2 * capacity
-          value[j] = k < u32(window)
-                         ? source[slot >= capacity ? slot - capacity : slot]
-                         : 0;
-        }
-#pragma unroll
-        for (u32 j = 0; j < kBatch; ++j)
-          if (k0 + j * SLUICE_RESIDENT_BLOCK < u32(window))
-            target[k0 + j * SLUICE_RESIDENT_BLOCK] = value[j];
-      }
+      if (!grid) // else the grid copies it (gridSelect)
+        copyWindow(L, sh, owner, u32(head % capacity), u32(window), t,
+                   SLUICE_RESIDENT_BLOCK);
       if (t == 0)
         allocLimits[owner] = int(window);
     }

@@ -136,6 +136,41 @@ void sync() {
                  gl_SemanticsAcquireRelease);
 }
 
+// The stage kernels' per-invocation arguments of a dispatch, as
+// prepareGpuDispatch sets them (outcomes undecided, a producer's publish
+// counts zero), by the invocations first, first + stride, ...
+void resetInvocations(Layout L, uint stage, uint count, uint first,
+                      uint stride) {
+  for (uint i = first; i < count; i += stride)
+    U32s(L.nextStage).v[i] = UNDECIDED;
+  if (stage < L.mainStageCount &&
+      producerBegin_[stage] != producerBegin_[stage + 1])
+    for (uint64_t i = first; i < uint64_t(count) * L.ownerCount; i += stride)
+      U32s(L.publishedCounts).v[uint(i)] = 0;
+}
+
+// An owner's admission window: its free ring's `window` slots from ring
+// position `start`, copied by the invocations first, first + stride, ...,
+// each with eight loads in flight before their stores (the tables in
+// shared memory: loadTables). Coherent loads: the scheduler's own routing
+// may have appended to the ring earlier in the same dispatch.
+void copyWindow(Layout L, uint owner, uint start, uint window, uint first,
+                uint stride) {
+  uint cap = capacity_[owner];
+  U32s ring = U32s(L.freeRing + uint64_t(ringOffset_[owner]) * 4);
+  U32s target = U32s(R64s(L.windows).v[owner]);
+  for (uint k0 = first; k0 < window; k0 += 8 * stride) {
+    uint value[8];
+    for (uint j = 0; j < 8; ++j) {
+      uint k = k0 + j * stride, at = start + k;
+      value[j] = k < window ? ring.v[at >= cap ? at - cap : at] : 0;
+    }
+    for (uint j = 0; j < 8; ++j)
+      if (k0 + j * stride < window)
+        target.v[k0 + j * stride] = value[j];
+  }
+}
+
 // The program's tables into shared memory, in one round of loads (the
 // sizes come with the push constants); the caller meets the workgroup
 // before reading them.

@@ -103,17 +103,9 @@ uint takeLowest(uint first, uint wordCount, uint count, U32s out_, bool refill,
       if (taking && w < wordCount)
         mine += bitCount(setWord(first + w));
     }
-  uint subgroupTotal = subgroupAdd(mine);
-  if (subgroupElect())
-    scan_[gl_SubgroupID] = subgroupTotal;
-  barrier();
-  uint base = 0, total = 0;
-  for (uint k = 0; k < gl_NumSubgroups; ++k) {
-    uint value = scan_[k];
-    base += k < gl_SubgroupID ? value : 0;
-    total += value;
-  }
-  barrier(); // scan_ is free again
+  // The subgroup's first rank: lane 0's exclusive prefix over the workgroup.
+  uint total;
+  uint base = subgroupShuffle(blockScan(mine, total), 0);
   for (uint c = chunkBegin; c < chunkEnd && base < count; ++c)
     for (uint s = 0; s < slots; ++s) {
       uint w = c * 32 + s * size + lane;
@@ -798,9 +790,8 @@ void main() {
 
   // The kernel arguments, as prepareGpuDispatch sets them (the per
   // invocation ones by the grid's selection when it runs).
-  U32s nextStage = U32s(L.nextStage);
-  for (uint i = t; !grid && i < count; i += BLOCK)
-    nextStage.v[i] = UNDECIDED;
+  if (!grid)
+    resetInvocations(L, stage, count, t, BLOCK);
   for (uint i = t; i < L.counterCount; i += BLOCK)
     I32s(L.counters).v[i] = 0;
   if (t < 5)
@@ -810,11 +801,6 @@ void main() {
   sync();
   uint windowTotal = 0;
   if (main_ && producerBegin_[stage] != producerBegin_[stage + 1]) {
-    U32s publishedCounts = U32s(L.publishedCounts);
-    for (uint64_t i = t; !grid && i < uint64_t(count) * L.ownerCount;
-         i += BLOCK)
-      publishedCounts.v[uint(i)] = 0;
-    U32s ring = U32s(L.freeRing);
     for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e) {
       uint owner = edgeOwner_[e];
       uint cap = capacity_[owner];
@@ -823,23 +809,9 @@ void main() {
       uint64_t window = tail > head ? tail - head : 0;
       window = min(window, uint64_t(count) * edgeBound_[e]);
       window = min(window, uint64_t(cap));
-      U32s target = U32s(R64s(L.windows).v[owner]);
-      uint start = uint(head % cap);
-      // Eight loads in flight per invocation, then their stores (the
-      // grid's selection copies the window when it runs).
       windowTotal += uint(window);
-      for (uint k0 = t; !grid && k0 < uint(window); k0 += 8 * BLOCK) {
-        uint value[8];
-        for (uint j = 0; j < 8; ++j) {
-          uint k = k0 + j * BLOCK, at = start + k;
-          value[j] = k < uint(window)
-                         ? ring.v[ringOffset_[owner] + (at >= cap ? at - cap : at)]
-                         : 0;
-        }
-        for (uint j = 0; j < 8; ++j)
-          if (k0 + j * BLOCK < uint(window))
-            target.v[k0 + j * BLOCK] = value[j];
-      }
+      if (!grid) // else the select dispatch copies it
+        copyWindow(L, owner, uint(head % cap), uint(window), t, BLOCK);
       if (t == 0)
         I32s(L.allocLimits).v[owner] = int(window);
     }

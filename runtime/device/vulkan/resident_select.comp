@@ -71,23 +71,12 @@ void main() {
   // windows (their sizes: the allocation limits).
   uint thread = gl_GlobalInvocationID.x;
   uint threads = gl_NumWorkGroups.x * BLOCK;
-  for (uint i = thread; i < count; i += threads)
-    U32s(L.nextStage).v[i] = UNDECIDED;
-  if (stage < L.mainStageCount &&
-      producerBegin_[stage] != producerBegin_[stage + 1]) {
-    for (uint64_t i = thread; i < uint64_t(count) * L.ownerCount; i += threads)
-      U32s(L.publishedCounts).v[uint(i)] = 0;
-    R32s ring = R32s(L.freeRing);
+  resetInvocations(L, stage, count, thread, threads);
+  if (stage < L.mainStageCount)
     for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e) {
       uint owner = edgeOwner_[e];
-      uint window = uint(R32s(L.allocLimits).v[owner]);
-      uint cap = capacity_[owner];
-      uint start = uint(R64s(L.ringPositions).v[2 * owner] % cap);
-      U32s target = U32s(R64s(L.windows).v[owner]);
-      for (uint k = thread; k < window; k += threads) {
-        uint at = start + k;
-        target.v[k] = ring.v[ringOffset_[owner] + (at >= cap ? at - cap : at)];
-      }
+      copyWindow(L, owner,
+                 uint(R64s(L.ringPositions).v[2 * owner] % capacity_[owner]),
+                 uint(R32s(L.allocLimits).v[owner]), thread, threads);
     }
-  }
 }
