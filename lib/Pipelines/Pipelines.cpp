@@ -191,14 +191,27 @@ llvm::StringRef sectionOf(llvm::StringRef backend) {
   return kSPIRVSection;
 }
 
-/// Each kernel's extern "C" symbol in the HIP source, by kernel name.
-llvm::json::Object hipSymbols(ModuleOp module) {
+/// The gpu.module of a wave program's kernels.
+constexpr llvm::StringLiteral kWaveKernelModule = "sluice_kernels";
+
+/// Each kernel's extern "C" symbol in the HIP source, by kernel name, and
+/// each owner policy hook's __device__ function, by "@<hook>" (the HIP
+/// lowering makes it a helper of the stage kernels' module, named as every
+/// helper). `owners` is the descriptor's.
+llvm::json::Object hipSymbols(ModuleOp module, const llvm::json::Array *owners) {
   llvm::json::Object symbols;
   for (auto gpuModule : module.getOps<gpu::GPUModuleOp>())
     for (auto kernel : gpuModule.getOps<gpu::GPUFuncOp>())
       if (kernel.isKernel())
         symbols[kernel.getName()] =
             hipKernelSymbol(gpuModule.getName(), kernel.getName());
+  for (const llvm::json::Value &owner : owners ? *owners : llvm::json::Array())
+    if (const llvm::json::Object *object = owner.getAsObject())
+      if (const llvm::json::Object *policy = object->getObject("policy"))
+        for (const auto &[key, value] : *policy)
+          if (std::optional<llvm::StringRef> hook = value.getAsString())
+            symbols[("@" + *hook).str()] =
+                hipKernelSymbol(kWaveKernelModule, *hook);
   return symbols;
 }
 
@@ -317,7 +330,7 @@ LogicalResult checkOptions(ModuleOp module, const WaveCompileOptions &options) {
   return success();
 }
 
-/// Owner policies are compiled for the CPU backend only; the others refuse
+/// Owner policies are compiled for the CPU and HIP backends; Vulkan refuses
 /// them rather than run the program without them.
 LogicalResult checkOwnerPolicies(ModuleOp module,
                                  const WaveCompileOptions &options) {
@@ -325,10 +338,10 @@ LogicalResult checkOwnerPolicies(ModuleOp module,
     if (!owner.getPolicyAttr())
       continue;
     for (const std::string &backend : options.backends)
-      if (backend != "cpu")
+      if (backend != "cpu" && backend != "hip")
         return owner.emitOpError("has a storage policy; owner policies are "
                                  "not lowered for ")
-               << backend << " yet (compile it for the cpu backend)";
+               << backend << " yet (compile it for the cpu or hip backend)";
   }
   return success();
 }
@@ -340,7 +353,7 @@ LogicalResult lowerToSPIRV(ModuleOp module, const WaveCompileOptions &options,
   buildWaveToSPIRVPipeline(pm);
   if (failed(pm.run(module)))
     return failure();
-  spirv::ModuleOp spv = spirvModuleFor(module, "sluice_kernels");
+  spirv::ModuleOp spv = spirvModuleFor(module, kWaveKernelModule);
   if (!spv)
     return module.emitError(
         "sluice-wave-to-spirv produced no spirv.module for @sluice_kernels");
@@ -428,7 +441,7 @@ LogicalResult compileWaveProgram(ModuleOp module,
     llvm::json::Object entry{{"section", sectionOf(backend)},
                              {"block_lanes", SLUICE_KERNEL_BLOCK_LANES}};
     if (backend == "hip")
-      entry["symbols"] = hipSymbols(module);
+      entry["symbols"] = hipSymbols(module, json->getArray("owners"));
     backends[backend] = std::move(entry);
   }
   (*json)["backends"] = std::move(backends);

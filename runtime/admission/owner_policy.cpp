@@ -180,6 +180,31 @@ Status callPrepareForProducer(CapacityOwnerClient &client,
                      [&] { client.prepareForProducer(owner, admittedSlots); });
 }
 
+Status hookFault(const OwnerPolicy &policy, PolicyHook hook,
+                 const OwnerView &before, std::span<const uint32_t> after,
+                 int64_t value) {
+  if (Status status = validateStorageOnly(before.name, policy.describe(hook),
+                                          before.stageCounts, after);
+      !status.ok())
+    return status;
+  Status status = Status::success();
+  if (hook == PolicyHook::Availability)
+    status = validateAvailability(
+        before.name, before.live, before.capacity, uint64_t(value),
+        policy.has(hook) ? policy.describe(hook) : std::string());
+  else if (hook == PolicyHook::AdmissionStage)
+    status = validateAdmissionStage(before.name, before.stageCounts,
+                                    uint32_t(value));
+  if (!status.ok())
+    return status;
+  return Status::error(ErrorKind::InvalidState,
+                       "owner '" + std::string(before.name) +
+                           "': the device placement " +
+                           "stopped at hook " + policy.describe(hook) +
+                           " (value " + std::to_string(value) +
+                           "), which the host's checks accept");
+}
+
 //===----------------------------------------------------------------------===//
 // PolicyHooks
 //===----------------------------------------------------------------------===//

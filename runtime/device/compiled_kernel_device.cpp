@@ -24,6 +24,11 @@ uint32_t KernelPrimitives::megakernelLanesPerThread() const { return 1024; }
 
 Status KernelPrimitives::prepare(bool, bool) { return Status::success(); }
 
+std::unique_ptr<CapacityOwnerClient>
+KernelPrimitives::policyClient(uint32_t, const OwnerPolicy &policy) {
+  return std::make_unique<CompiledPolicyClient>(policy);
+}
+
 Status KernelPrimitives::residentSupport() const {
   return Status::error(ErrorKind::Unsupported,
                        "the " + label() +
@@ -891,6 +896,54 @@ Status CompiledKernelDevice::residentSupport() const {
   return impl_->primitives->residentSupport();
 }
 
+bool CompiledKernelDevice::runsOwnerPolicies() const {
+  return impl_->primitives->runsOwnerPolicies();
+}
+
+std::unique_ptr<CapacityOwnerClient>
+CompiledKernelDevice::policyClient(uint32_t owner, const OwnerPolicy &policy) {
+  return impl_->primitives->policyClient(owner, policy);
+}
+
+namespace {
+
+// A device placement's policy fault (ResidentLayout::policyFault, at the
+// counts the iteration decided from) as the host placement's message.
+Status policyFaultStatus(const ProgramDescriptor &program,
+                         const ProgramShape &shape,
+                         std::span<const uint64_t> counts,
+                         std::span<const uint64_t> fault) {
+  Observation observation;
+  observation.resize(shape);
+  if (counts.size() >= observationWords(shape))
+    unpackObservation(shape, counts.data(), observation);
+  bool recorded = fault.size() >= decision::kPolicyFaultHeader;
+  uint32_t owner = recorded ? uint32_t(fault[0]) : UINT32_MAX;
+  uint32_t hook = recorded ? uint32_t(fault[1]) : UINT32_MAX;
+  if (owner >= shape.ownerCount() || hook >= kPolicyHookCount)
+    return Status::error(ErrorKind::InvalidState,
+                         "device placement: a policy fault at owner " +
+                             std::to_string(owner) + ", hook " +
+                             std::to_string(hook) + " that the program lacks");
+  uint32_t stages = shape.ownerStageCount(owner);
+  OwnerView before;
+  before.index = owner;
+  before.name = program.owners[owner].name;
+  before.capacity = program.owners[owner].capacity;
+  before.stageCounts = {observation.stageCounts.data() +
+                            shape.ownerStageBase(owner),
+                        stages};
+  before.live = observation.ownerLive[owner];
+  std::vector<uint32_t> after(stages, 0);
+  for (uint32_t i = 0;
+       i < stages && decision::kPolicyFaultHeader + i < fault.size(); ++i)
+    after[i] = uint32_t(fault[decision::kPolicyFaultHeader + i]);
+  return hookFault(program.owners[owner].policy, PolicyHook(hook), before,
+                   after, int64_t(fault[2]));
+}
+
+} // namespace
+
 Status CompiledKernelDevice::runResident(const ResidentRun &run,
                                          ResidentLog &log) {
   Impl &d = *impl_;
@@ -919,6 +972,8 @@ Status CompiledKernelDevice::runResident(const ResidentRun &run,
   ResidentLaunch launch;
   launch.tables = &tables.tables;
   launch.sorting = run.sorting;
+  for (const OwnerDesc &owner : router.program->owners)
+    launch.policyStorage.push_back(owner.policy.storageWords);
   if (Status status = d.kernels.residentLaunch(router, launch); !status.ok())
     return status;
   ResidentLaunchResult result;
@@ -938,6 +993,11 @@ Status CompiledKernelDevice::runResident(const ResidentRun &run,
   d.stats.residentForm = std::move(result.form);
   log = std::move(result.log);
   log.readbacks = result.launches;
+  if (log.verdict == decision::kPolicyFault) {
+    log.fault = policyFaultStatus(*router.program, shape, log.last,
+                                  result.policyFault);
+    return Status::success();
+  }
   if (result.stopReason == decision::kStopVerdict ||
       result.stopReason == decision::kStopRunning)
     return Status::success();

@@ -11,8 +11,10 @@ namespace sluice::runtime {
 
 Status CompiledLoadedProgram::initialize(const CompiledProgram &compiled,
                                          ProgramDescriptor program,
-                                         std::string_view backend) {
-  for (const OwnerDesc &owner : program.owners)
+                                         std::string_view backend,
+                                         bool devicePolicies) {
+  for (const OwnerDesc &owner : devicePolicies ? std::span<const OwnerDesc>()
+                                               : program.owners)
     for (size_t h = 0; h < kPolicyHookCount; ++h)
       if (!owner.policy.symbols[h].empty() && !owner.policy.functions[h])
         return Status::error(

@@ -32,9 +32,10 @@ protected:
   // Keeps `compiled` and `program`, then binds zeros to every binding (a
   // dynamic one: empty) so a run before bind() reads defined memory.
   // Refuses an owner policy hook that `backend`'s adapter left unresolved
-  // (OwnerPolicy::functions): a policy is never ignored.
+  // (OwnerPolicy::functions) unless its device runs the hooks in its own
+  // code (`devicePolicies`: Device::policyClient): a policy is never ignored.
   Status initialize(const CompiledProgram &compiled, ProgramDescriptor program,
-                    std::string_view backend);
+                    std::string_view backend, bool devicePolicies = false);
   const CompiledProgram &compiled() const { return compiled_; }
 
   // Stores binding `index`: its bytes and its kernel argument's extents.

@@ -16,6 +16,11 @@ void Device::setFrameSorting(const FrameSorting &) {}
 
 Status Device::prepare(bool, bool) { return Status::success(); }
 
+std::unique_ptr<CapacityOwnerClient>
+Device::policyClient(uint32_t, const OwnerPolicy &policy) {
+  return std::make_unique<CompiledPolicyClient>(policy);
+}
+
 Status Device::residentSupport() const {
   return Status::error(ErrorKind::Unsupported,
                        std::string("the ") + name() +

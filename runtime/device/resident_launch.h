@@ -33,6 +33,8 @@ struct ResidentLaunch {
   std::vector<uint32_t> sortKeys;
   FrameSorting sorting;
   uint32_t maxInvocations = 0;
+  // Per owner: the words of its policy's storage (OwnerPolicy::storageWords).
+  std::vector<uint32_t> policyStorage;
 };
 
 struct ResidentLaunchResult {
@@ -40,6 +42,8 @@ struct ResidentLaunchResult {
   uint32_t stopReason = decision::kStopRunning;
   uint32_t detail = 0;              // kStopShortSelect: members found
   std::vector<uint64_t> allocHeads; // per owner, at the end
+  // On decision::kPolicyFault: the layout's policyFault words.
+  std::vector<uint64_t> policyFault;
   uint32_t launches = 0;
   double gpuNanoseconds = 0; // the launches' device time
   // How the device ran an iteration, for the run summary ("a stage switch

@@ -141,6 +141,21 @@ void buildResidentState(const ResidentLaunch &launch,
   L.times = out.times =
       image.place(uint64_t(recordCapacity) * decision::kTimeWords * 8);
   L.control = out.control = image.place(decision::kControlWords * 4);
+  std::vector<u32> storageBase;
+  u32 storageWords = 0;
+  for (u32 o = 0; o < owners; ++o) {
+    storageBase.push_back(storageWords);
+    storageWords += o < launch.policyStorage.size() ? launch.policyStorage[o]
+                                                     : 0;
+  }
+  u32 largestOwner = 0;
+  for (u32 o = 0; o < owners; ++o)
+    largestOwner = std::max(largestOwner, t.ownerStageCount[o]);
+  L.policyStorage = image.place(uint64_t(storageWords) * 8);
+  L.policyStorageBase = image.array(std::span<const u32>(storageBase));
+  out.policyFaultWords = decision::kPolicyFaultHeader + largestOwner;
+  L.policyFault = out.policyFault =
+      image.place(uint64_t(out.policyFaultWords) * 8);
   out.layoutOffset = image.place(sizeof(decision::ResidentLayout));
 
   // Initial contents: every frame free, every slot in its ring.
@@ -183,7 +198,7 @@ void locateResidentState(
         &L.ringOffset, &L.ringPositions, &L.kernelWords, &L.windows,
         &L.sortKeys, &L.scratch, &L.codes, &L.sortRange, &L.sortHistogram,
         &L.chunkRanks, &L.records, &L.snapshots, &L.deltas, &L.times,
-        &L.control})
+        &L.control, &L.policyStorage, &L.policyStorageBase, &L.policyFault})
     *offset += base;
   L.invocations = address(*launch.invocations);
   L.laneIds = address(*launch.laneIds);

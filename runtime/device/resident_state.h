@@ -25,7 +25,9 @@ struct ResidentState {
   std::vector<unsigned char> bytes;
   decision::ResidentLayout layout{};
   uint64_t records = 0, snapshots = 0, deltas = 0, times = 0, control = 0,
-           positions = 0, layoutOffset = 0; // byte offsets into `bytes`
+           positions = 0, layoutOffset = 0, // byte offsets into `bytes`
+           policyFault = 0;
+  uint32_t policyFaultWords = 0;
   uint32_t snapshotWords = 0;
   uint32_t recordCapacity = 0;
   // The sizes of two tables: the emission edges and the sets' words (every

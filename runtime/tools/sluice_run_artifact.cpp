@@ -142,10 +142,20 @@ int describe(const rt::Artifact &artifact) {
     std::printf("binding %s: %s\n", rt::describeBinding(binding).c_str(),
                 access.empty() ? "unused" : access.c_str());
   }
-  for (const auto &[name, backend] : program.backends)
-    std::printf("backend %s: section '%s', %zu bytes\n", name.c_str(),
+  for (const auto &[name, backend] : program.backends) {
+    // Where the backend's code names a policy hook otherwise (hip: a
+    // __device__ function of the source).
+    std::string hooks;
+    for (const rt::CompiledOwner &owner : program.owners)
+      for (const std::string &hook : owner.policyHooks)
+        if (auto found = backend.symbols.find("@" + hook);
+            !hook.empty() && found != backend.symbols.end())
+          hooks += (hooks.empty() ? ", policy hooks @" : ", @") + hook +
+                   " as " + found->second;
+    std::printf("backend %s: section '%s', %zu bytes%s\n", name.c_str(),
                 backend.section.c_str(),
-                artifact.section(backend.section).size());
+                artifact.section(backend.section).size(), hooks.c_str());
+  }
   return rt::kExitSuccess;
 }
 

@@ -74,8 +74,7 @@ Status WavefrontScheduler::prepare() {
   policyClients_.resize(shape_.ownerCount());
   for (uint32_t o = 0; o < shape_.ownerCount(); ++o)
     if (program_.owners[o].policy.present())
-      policyClients_[o] =
-          std::make_unique<CompiledPolicyClient>(program_.owners[o].policy);
+      policyClients_[o] = device_.policyClient(o, program_.owners[o].policy);
   observation_.resize(shape_);
   stats_.assign(shape_.totalStageCount(), StageStatistics{});
   publishedBefore_.assign(shape_.ownerCount(), 0);

@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -441,21 +442,22 @@ TEST(HipResident, EveryStageKernelNeedsItsBody) {
             "stage kernel 'other' (compile it again with this Sluice)");
 }
 
-TEST(HipResident, TheSchedulerCompilesWithTheShadowPoolsBodies) {
-#ifndef SLUICE_TEST_SHADOW_HIP
-  GTEST_SKIP() << "built without the compiler: no HIP source of the shadow "
-                  "pool";
-#else
-  std::ifstream file(SLUICE_TEST_SHADOW_HIP);
-  ASSERT_TRUE(file) << SLUICE_TEST_SHADOW_HIP;
+#if defined(SLUICE_TEST_SHADOW_HIP) && defined(SLUICE_TEST_POLICY_HIP)
+std::string readText(const char *path) {
+  std::ifstream file(path);
+  EXPECT_TRUE(file) << path;
   std::stringstream text;
   text << file.rdbuf();
-  std::string source = text.str();
-  // The bodies in source order (the stage kernels' order) and the parameter
-  // count of their kernels: a body takes the kernel's parameters and the
-  // invocation.
+  return text.str();
+}
+
+// The stage bodies of a program's HIP source in source order (the stage
+// kernels' order) and the parameter count of their kernels: a body takes
+// the kernel's parameters and the invocation.
+std::vector<std::string> stageBodies(const std::string &source,
+                                     size_t &parameters) {
   std::vector<std::string> bodies;
-  size_t parameters = 0;
+  parameters = 0;
   std::regex declaration(R"(__device__ void (\w+)_body\(([^)]*)\))");
   for (std::sregex_iterator it(source.begin(), source.end(), declaration), end;
        it != end; ++it) {
@@ -466,6 +468,31 @@ TEST(HipResident, TheSchedulerCompilesWithTheShadowPoolsBodies) {
       parameters = commas; // commas + 1 names, one of them the invocation
     EXPECT_EQ(commas, parameters) << "every stage kernel has the same ABI";
   }
+  return bodies;
+}
+
+// NVRTC compiles `source` for sm_90 into a cubin (false: no NVRTC here).
+bool compilesForSm90(const std::string &source) {
+  DriverRequest request;
+  std::vector<char> cubin;
+  Status status =
+      hip::compileForNvidia(request, source, "resident.hip", "sm_90", cubin);
+  if (status.kind() == ErrorKind::DeviceUnavailable)
+    return false;
+  EXPECT_TRUE(status.ok()) << status.describe();
+  EXPECT_EQ(std::string(cubin.data() + 1, 3), "ELF");
+  return true;
+}
+#endif
+
+TEST(HipResident, TheSchedulerCompilesWithTheShadowPoolsBodies) {
+#if !defined(SLUICE_TEST_SHADOW_HIP) || !defined(SLUICE_TEST_POLICY_HIP)
+  GTEST_SKIP() << "built without the compiler: no HIP source of the shadow "
+                  "pool";
+#else
+  std::string source = readText(SLUICE_TEST_SHADOW_HIP);
+  size_t parameters = 0;
+  std::vector<std::string> bodies = stageBodies(source, parameters);
   // The shadow pool: path (entry, bounce, finish) and shadow (intersect,
   // shade).
   ASSERT_EQ(bodies.size(), 5u);
@@ -473,15 +500,73 @@ TEST(HipResident, TheSchedulerCompilesWithTheShadowPoolsBodies) {
       hip::residentSchedulerSource(source, bodies, parameters);
   EXPECT_NE(scheduler.find("sluice_resident_scheduler("), std::string::npos);
   EXPECT_EQ(scheduler.find("#include \"sluice/"), std::string::npos);
-  DriverRequest request;
-  std::vector<char> cubin;
-  Status status = hip::compileForNvidia(request, scheduler, "resident.hip",
-                                        "sm_90", cubin);
-  if (status.kind() == ErrorKind::DeviceUnavailable)
-    GTEST_SKIP() << "no NVRTC: " << status.describe();
-  ASSERT_TRUE(status.ok()) << status.describe();
-  EXPECT_EQ(std::string(cubin.data() + 1, 3), "ELF");
+  EXPECT_EQ(scheduler.find("#define SLUICE_RESIDENT_POLICIES"),
+            std::string::npos);
+  if (!compilesForSm90(scheduler))
+    GTEST_SKIP() << "no NVRTC";
 #endif
+}
+
+// examples/append_allocator.mlir: owner 0 ("arena") names
+// prepare_for_admission, availability and prepare_for_producer, so the
+// switch has cases 0, 1 and 3 (owner * 4 + hook), the value of hook 1
+// assigned; the scheduler (device placement) and the program's source with
+// the one-thread call kernel (host placement) both compile.
+TEST(HipResident, TheSchedulerCompilesWithAnOwnerPolicy) {
+#if !defined(SLUICE_TEST_SHADOW_HIP) || !defined(SLUICE_TEST_POLICY_HIP)
+  GTEST_SKIP() << "built without the compiler: no HIP source of the append "
+                  "allocator";
+#else
+  std::string source = readText(SLUICE_TEST_POLICY_HIP);
+  const std::array<std::string, 4> arena = {
+      "sluice_kernels_arena_reclaim", "sluice_kernels_arena_available", "",
+      "sluice_kernels_arena_append"};
+  std::string hooks;
+  ASSERT_TRUE(hip::policyHookSource(source, {&arena, 1}, hooks).ok());
+  EXPECT_NE(hooks.find("#define SLUICE_RESIDENT_POLICIES 1"),
+            std::string::npos);
+  EXPECT_NE(hooks.find("  case 0u:\n    sluice_kernels_arena_reclaim((int64_t "
+                       "*)storage, (int32_t *)counts, capacity, live);"),
+            std::string::npos)
+      << hooks;
+  EXPECT_NE(hooks.find("  case 1u:\n    *value = (long "
+                       "long)sluice_kernels_arena_available("),
+            std::string::npos)
+      << hooks;
+  EXPECT_EQ(hooks.find("case 2u"), std::string::npos);
+  EXPECT_NE(hooks.find("  case 3u:\n    sluice_kernels_arena_append((int64_t "
+                       "*)storage, (int32_t *)counts, capacity, live, slots);"),
+            std::string::npos)
+      << hooks;
+  EXPECT_NE(hooks.find(std::string("__global__ void ") +
+                       hip::kPolicyCallSymbol + "("),
+            std::string::npos);
+  source += hooks;
+  size_t parameters = 0;
+  std::vector<std::string> bodies = stageBodies(source, parameters);
+  ASSERT_EQ(bodies.size(), 3u); // entry, arena.sort, arena.keep
+  std::string scheduler =
+      hip::residentSchedulerSource(source, bodies, parameters);
+  // Without a policy, nothing is added.
+  std::array<std::string, 4> none;
+  std::string nothing;
+  EXPECT_TRUE(hip::policyHookSource(source, {&none, 1}, nothing).ok());
+  EXPECT_TRUE(nothing.empty());
+  if (!compilesForSm90(scheduler) || !compilesForSm90(source))
+    GTEST_SKIP() << "no NVRTC";
+#endif
+}
+
+TEST(HipResident, APolicyHookNeedsItsFunction) {
+  const std::array<std::string, 4> hooks = {"", "", "", "missing_hook"};
+  std::string text;
+  Status status = hip::policyHookSource(
+      "__device__ void present(int64_t *v1) {}\n", {&hooks, 1}, text);
+  EXPECT_EQ(status.kind(), ErrorKind::Unsupported);
+  EXPECT_EQ(status.message(),
+            "the program's HIP source has no __device__ function "
+            "'missing_hook' for the prepare_for_producer hook of owner 0 "
+            "(compile it again with this Sluice)");
 }
 
 } // namespace

@@ -301,6 +301,47 @@ sluice::KernelMathOptions hipKernelMath() {
   return options;
 }
 
+/// The owners' policy hooks (the descriptor's owners[].policy) become
+/// helpers of the gpu.module of the stage kernels, so that they are lowered
+/// with them as __device__ functions (named `<module>_<hook>`, as every
+/// helper) that the hip runtime calls (docs/hip-backend.md).
+LogicalResult clonePolicyHooks(ModuleOp module) {
+  auto program =
+      module->getAttrOfType<DictionaryAttr>(sluice::kProgramDescriptorAttrName);
+  auto owners = program ? program.getAs<ArrayAttr>("owners") : ArrayAttr();
+  auto stages = program ? program.getAs<ArrayAttr>("main_stages") : ArrayAttr();
+  if (!owners || !stages || stages.empty())
+    return success();
+  SmallVector<FlatSymbolRefAttr> hooks;
+  for (Attribute owner : owners)
+    if (auto dict = dyn_cast<DictionaryAttr>(owner))
+      if (auto policy = dict.getAs<DictionaryAttr>("policy"))
+        for (NamedAttribute entry : policy)
+          if (auto hook = dyn_cast<FlatSymbolRefAttr>(entry.getValue()))
+            if (!llvm::is_contained(hooks, hook))
+              hooks.push_back(hook);
+  if (hooks.empty())
+    return success();
+  auto first = dyn_cast<DictionaryAttr>(stages[0]);
+  auto kernel = first ? first.getAs<SymbolRefAttr>("kernel") : SymbolRefAttr();
+  auto kernels = kernel ? module.lookupSymbol<gpu::GPUModuleOp>(
+                              kernel.getRootReference())
+                        : gpu::GPUModuleOp();
+  if (!kernels)
+    return module.emitError("no gpu.module of the stage kernels for the "
+                            "owners' policy hooks");
+  OpBuilder b = OpBuilder::atBlockEnd(kernels.getBody());
+  for (FlatSymbolRefAttr hook : hooks) {
+    auto function = module.lookupSymbol<func::FuncOp>(hook.getAttr());
+    if (!function || function.isExternal())
+      return module.emitError("owner policy hook ")
+             << hook << " is not a func.func with a body";
+    if (!kernels.lookupSymbol(hook.getAttr()))
+      b.clone(*function);
+  }
+  return success();
+}
+
 struct ConvertSluiceGPUToHIPEmitCPass
     : public sluice::impl::ConvertSluiceGPUToHIPEmitCBase<
           ConvertSluiceGPUToHIPEmitCPass> {
@@ -362,6 +403,8 @@ struct ConvertSluiceGPUToHIPEmitCPass
                            .str();
       stageNames = stageArgumentNames(program);
     }
+    if (failed(clonePolicyHooks(module)))
+      return signalPassFailure();
     llvm::StringMap<int64_t> launchSizes = launchBlockSizes(module);
 
     OpBuilder b(ctx);

@@ -24,7 +24,8 @@ public:
 
   Status initialize(const CompiledProgram &compiled) {
     return CompiledLoadedProgram::initialize(
-        compiled, compiled.runtimeDescriptor(nullptr, nullptr), "hip");
+        compiled, compiled.runtimeDescriptor(nullptr, nullptr), "hip",
+        /*devicePolicies=*/true);
   }
 
   Device &device() override { return *device_; }
@@ -88,6 +89,14 @@ Status loadHipProgram(const Artifact &artifact, const BackendOptions &options,
   if (!compiled.megakernel.empty())
     hip.megakernel = backend->symbolOf(compiled.megakernel);
   hip.megakernelUniforms = compiled.megakernelUniforms();
+  // The owners' policy hooks: __device__ functions of the source.
+  for (const CompiledOwner &owner : compiled.owners) {
+    std::array<std::string, kPolicyHookCount> &hooks =
+        hip.policies.emplace_back();
+    for (size_t h = 0; h < kPolicyHookCount; ++h)
+      if (!owner.policyHooks[h].empty())
+        hooks[h] = backend->symbolOf("@" + owner.policyHooks[h]);
+  }
   for (const CompiledOwner &owner : compiled.owners) {
     auto &fields = hip.payloadElementBytes.emplace_back();
     for (const std::string &type : owner.payload)

@@ -9,7 +9,9 @@
 #include "hip_resident.h"
 #include "sluice/ABI/KernelABI.h"
 
+#include <algorithm>
 #include <cstring>
+#include <utility>
 
 namespace sluice::runtime {
 
@@ -36,6 +38,53 @@ public:
 const HipBuffer &hipBuffer(const KernelBuffer &buffer) {
   return static_cast<const HipBuffer &>(buffer);
 }
+
+class HipPrimitives;
+
+// The host placement's client of an owner's compiled policy on the hip
+// device: every compiled hook call is a launch of sluice_policy_call (one
+// thread) on the device's stream, after the dispatches before it; the
+// owner's counts go in and come back (the scheduler checks them), and so
+// does the hook's value. The storage stays in device memory.
+class HipPolicyClient final : public CapacityOwnerClient {
+public:
+  HipPolicyClient(HipPrimitives &primitives, uint32_t owner,
+                  const OwnerPolicy &policy)
+      : primitives(primitives), owner(owner), policy(policy) {}
+  ~HipPolicyClient() override;
+
+  void beginRun(const OwnerView &view) override;
+  void prepareForAdmission(const OwnerView &view) override {
+    if (policy.has(PolicyHook::PrepareForAdmission))
+      call(PolicyHook::PrepareForAdmission, view, 0);
+  }
+  uint64_t materializableAvailability(const OwnerView &view) override {
+    if (!policy.has(PolicyHook::Availability))
+      return CapacityOwnerClient::materializableAvailability(view);
+    // Negative values become > INT64_MAX, as from the CPU's hooks.
+    return uint64_t(call(PolicyHook::Availability, view, 0));
+  }
+  uint32_t admissionStage(const OwnerView &view) override {
+    if (!policy.has(PolicyHook::AdmissionStage))
+      return CapacityOwnerClient::admissionStage(view);
+    return uint32_t(call(PolicyHook::AdmissionStage, view, 0));
+  }
+  void prepareForProducer(const OwnerView &view,
+                          uint64_t admittedSlots) override {
+    if (policy.has(PolicyHook::PrepareForProducer))
+      call(PolicyHook::PrepareForProducer, view, int64_t(admittedSlots));
+  }
+
+private:
+  int64_t call(PolicyHook hook, const OwnerView &view, int64_t slots);
+
+  HipPrimitives &primitives;
+  uint32_t owner;
+  const OwnerPolicy &policy;
+  DevicePointer storage = 0; // storageWords + 1 words
+  DevicePointer scratch = 0; // the value (8 bytes), then the counts
+  uint64_t scratchBytes = 0;
+};
 
 class HipPrimitives final : public KernelPrimitives {
 public:
@@ -170,6 +219,8 @@ public:
 
   Status wait(double &gpuNanoseconds) override {
     gpuNanoseconds = 0;
+    if (!policyFailure.ok())
+      return std::exchange(policyFailure, Status::success());
     if (!pending)
       return driver->synchronize(stream);
     pending = false;
@@ -232,6 +283,12 @@ public:
         out);
   }
 
+  bool runsOwnerPolicies() const override { return true; }
+  std::unique_ptr<CapacityOwnerClient>
+  policyClient(uint32_t owner, const OwnerPolicy &policy) override {
+    return std::make_unique<HipPolicyClient>(*this, owner, policy);
+  }
+
   // The device is idle when the host touches its memory.
   Status idle() {
     if (!pending)
@@ -260,7 +317,75 @@ public:
   KernelParameters parameters;
   std::string source; // the program's HIP source
   hip::ResidentScheduler resident;
+  void *policyCall = nullptr; // sluice_policy_call, when a policy exists
+  // A hook call's driver failure, reported by the next wait().
+  Status policyFailure;
 };
+
+HipPolicyClient::~HipPolicyClient() {
+  if (storage)
+    primitives.driver->release(storage);
+  if (scratch)
+    primitives.driver->release(scratch);
+}
+
+void HipPolicyClient::beginRun(const OwnerView &view) {
+  Driver &driver = *primitives.driver;
+  uint64_t bytes = (uint64_t(policy.storageWords) + 1) * 8;
+  Status status = Status::success();
+  if (!storage)
+    status = driver.allocate(bytes, storage);
+  if (status.ok() && !scratch) {
+    scratchBytes = 8 + std::max<uint64_t>(view.stageCounts.size(), 1) * 4;
+    status = driver.allocate(scratchBytes, scratch);
+  }
+  if (status.ok())
+    status = driver.fill(storage, 0, bytes, primitives.stream);
+  if (status.ok())
+    status = driver.synchronize(primitives.stream);
+  if (!status.ok() && primitives.policyFailure.ok())
+    primitives.policyFailure = status;
+}
+
+int64_t HipPolicyClient::call(PolicyHook hook, const OwnerView &view,
+                              int64_t slots) {
+  Driver &driver = *primitives.driver;
+  void *stream = primitives.stream;
+  // The scheduler's own counts: a hook that writes them is caught after.
+  auto *counts = const_cast<uint32_t *>(view.stageCounts.data());
+  uint64_t countBytes = view.stageCounts.size() * 4;
+  int64_t value = 0;
+  Status status = primitives.idle();
+  if (status.ok() && (!storage || !primitives.policyCall))
+    status = Status::error(ErrorKind::InvalidState,
+                           "hip device: owner '" + std::string(view.name) +
+                               "': a policy hook call before the run began");
+  if (status.ok() && countBytes)
+    status = driver.copyToDevice(scratch + 8, counts, countBytes, stream);
+  if (status.ok()) {
+    uint32_t ownerWord = owner, hookWord = uint32_t(hook);
+    uint64_t storageWord = storage, countsWord = scratch + 8,
+             valueWord = scratch;
+    int64_t capacity = view.capacity, live = view.live;
+    void *parameters[] = {&ownerWord, &hookWord, &storageWord, &countsWord,
+                          &capacity,  &live,     &slots,       &valueWord};
+    uint32_t one[3] = {1, 1, 1};
+    status = driver.launch(primitives.policyCall, one, one, 0, stream,
+                           parameters);
+  }
+  if (status.ok())
+    status = driver.copyToHost(&value, scratch, 8, stream);
+  if (status.ok() && countBytes)
+    status = driver.copyToHost(counts, scratch + 8, countBytes, stream);
+  if (status.ok())
+    status = driver.synchronize(stream);
+  if (!status.ok() && primitives.policyFailure.ok())
+    primitives.policyFailure = Status::error(
+        status.kind(), "hip device: owner '" + std::string(view.name) +
+                           "': hook " + policy.describe(hook) + ": " +
+                           status.message());
+  return value;
+}
 
 } // namespace
 
@@ -356,6 +481,12 @@ Status HipDevice::create(HipProgram program, std::unique_ptr<HipDevice> &out) {
                              " threads, but " + driver.describe() +
                              " allows " +
                              std::to_string(driver.info().maxThreadsPerBlock));
+  std::string policies;
+  if (Status status =
+          hip::policyHookSource(program.source, program.policies, policies);
+      !status.ok())
+    return status;
+  program.source += policies;
   p.source = program.source;
   std::vector<char> image;
   if (Status status = driver.compile(program.source, "the program's HIP source",
@@ -373,6 +504,11 @@ Status HipDevice::create(HipProgram program, std::unique_ptr<HipDevice> &out) {
     p.symbols.push_back(symbol);
     p.checked.push_back(false);
   }
+  if (!policies.empty())
+    if (Status status =
+            driver.function(p.module, hip::kPolicyCallSymbol, p.policyCall);
+        !status.ok())
+      return status;
   p.stageCount = uint32_t(program.symbols.size());
   p.megakernel = program.megakernel;
   p.stageForms =

@@ -73,6 +73,57 @@ Status stageBodySymbol(const std::string &programSource,
   return Status::success();
 }
 
+Status policyHookSource(const std::string &programSource,
+                        std::span<const std::array<std::string, 4>> hooks,
+                        std::string &out) {
+  out.clear();
+  std::string cases;
+  for (size_t o = 0; o < hooks.size(); ++o)
+    for (size_t h = 0; h < hooks[o].size(); ++h) {
+      const std::string &function = hooks[o][h];
+      if (function.empty())
+        continue;
+      if (programSource.find(" " + function + "(") == std::string::npos)
+        return Status::error(
+            ErrorKind::Unsupported,
+            "the program's HIP source has no __device__ function '" +
+                function + "' for the " + policyHookName(PolicyHook(h)) +
+                " hook of owner " + std::to_string(o) +
+                " (compile it again with this Sluice)");
+      // The lowered hook: (int64_t *storage, int32_t *counts, int64_t C,
+      // int64_t L[, int64_t slots]) returning int64_t, int32_t or void.
+      std::string call = function +
+                         "((int64_t *)storage, (int32_t *)counts, capacity, "
+                         "live" +
+                         (PolicyHook(h) == PolicyHook::PrepareForProducer
+                              ? ", slots)"
+                              : ")");
+      bool returns = PolicyHook(h) == PolicyHook::Availability ||
+                     PolicyHook(h) == PolicyHook::AdmissionStage;
+      cases += "  case " + std::to_string(o * kPolicyHookCount + h) + "u:\n    " +
+               (returns ? "*value = (long long)" + call : call) +
+               ";\n    return 1;\n";
+    }
+  if (cases.empty())
+    return Status::success();
+  out = "\n// ---- the owners' policy hooks (owner_policy.h) ----\n"
+        "#define SLUICE_RESIDENT_POLICIES 1\n"
+        "__device__ int sluice_policy_hook(unsigned int owner, unsigned int "
+        "hook, long long *storage, unsigned int *counts, long long capacity, "
+        "long long live, long long slots, long long *value) {\n"
+        "  switch (owner * 4u + hook) {\n" +
+        cases +
+        "  default:\n    return 0;\n  }\n}\n"
+        "extern \"C\" __global__ void " +
+        std::string(kPolicyCallSymbol) +
+        "(unsigned int owner, unsigned int hook, long long *storage, "
+        "unsigned int *counts, long long capacity, long long live, long long "
+        "slots, long long *value) {\n"
+        "  if (!sluice_policy_hook(owner, hook, storage, counts, capacity, "
+        "live, slots, value))\n    *value = 0;\n}\n";
+  return Status::success();
+}
+
 ResidentScheduler::~ResidentScheduler() {
   if (driver_ && state_)
     driver_->release(state_);
@@ -238,6 +289,14 @@ Status ResidentScheduler::run(
         log.verdict = decision::Verdict(words[decision::kControlVerdict]);
         log.last.assign(snapshots.begin() + uint64_t(n) * snapshotWords,
                         snapshots.begin() + uint64_t(n + 1) * snapshotWords);
+        if (log.verdict == decision::kPolicyFault) {
+          out.policyFault.resize(state.policyFaultWords);
+          if (Status status = driver.copyToHost(
+                  out.policyFault.data(), device(state.policyFault),
+                  out.policyFault.size() * 8, stream);
+              !status.ok())
+            return status;
+        }
       }
       break;
     }

@@ -15,6 +15,7 @@
 #include "../resident_launch.h"
 #include "sluice/runtime/device/hip/hip_driver.h"
 
+#include <array>
 #include <functional>
 #include <span>
 #include <string>
@@ -38,6 +39,19 @@ std::string residentSchedulerSource(const std::string &programSource,
 // error when `programSource` has none.
 Status stageBodySymbol(const std::string &programSource,
                        const std::string &symbol, std::string &body);
+
+// The owners' policy hooks as the program's source gains them (empty when
+// no owner has a policy): `sluice_policy_hook(owner, hook, storage, counts,
+// C, L, slots, &value)`, a __device__ switch over owner * 4 + hook
+// (PolicyHook) that calls `hooks[o][h]` (a __device__ function of
+// `programSource`; empty: the default, and it returns 0), which the device
+// placement's scheduler calls; and `sluice_policy_call`, an extern "C"
+// kernel of one thread around it, which the host placement launches.
+// Defines SLUICE_RESIDENT_POLICIES. An error names a hook the source lacks.
+Status policyHookSource(const std::string &programSource,
+                        std::span<const std::array<std::string, 4>> hooks,
+                        std::string &out);
+inline constexpr const char *kPolicyCallSymbol = "sluice_policy_call";
 
 class ResidentScheduler {
 public:

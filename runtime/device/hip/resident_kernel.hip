@@ -60,6 +60,88 @@ template <typename T> __device__ inline T *at(u64 address) {
   return reinterpret_cast<T *>(address);
 }
 
+#ifdef SLUICE_RESIDENT_POLICIES
+// The owners' compiled storage policies (owner_policy.h) as a policy type
+// of decide(): block 0's thread 0 calls the generated sluice_policy_hook
+// with the owner's storage and its counts as decide() keeps them, and
+// checks every call as the host placement does (callPrepareForAdmission,
+// ...): the counts are unchanged (storage-only), 0 <= A <= C - L with A == C
+// when L == 0, and the admission stage holds items. A broken contract is
+// written to L.policyFault (owner, hook, value, the counts after), from
+// which the host prints the host placement's message (hookFault).
+struct DevicePolicy {
+  const ResidentLayout &L;
+
+  __device__ bool fail(const Tables &t, Counts &c, u32 owner, u32 hook,
+                       i64 value) {
+    u64 *fault = at<u64>(L.policyFault);
+    fault[0] = owner;
+    fault[1] = hook;
+    fault[2] = u64(value);
+    const u32 *counts = c.stageCounts + t.ownerStageBase[owner];
+    for (u32 i = 0; i < t.ownerStageCount[owner]; ++i)
+      fault[kPolicyFaultHeader + i] = counts[i];
+    return false;
+  }
+  // Calls the hook (`ran`: it is compiled; otherwise the default applies)
+  // and checks that it left the owner's counts alone.
+  __device__ bool call(const Tables &t, Counts &c, u32 owner, u32 hook,
+                       i64 slots, i64 &value, bool &ran) {
+    u32 *counts = c.stageCounts + t.ownerStageBase[owner];
+    u32 stages = t.ownerStageCount[owner];
+    u32 before[kResidentMaxStages];
+    for (u32 i = 0; i < stages; ++i)
+      before[i] = counts[i];
+    i64 *storage = at<i64>(L.policyStorage) +
+                   at<const u32>(L.policyStorageBase)[owner];
+    value = 0;
+    ran = sluice_policy_hook(owner, hook, storage, counts,
+                             i64(t.ownerCapacity[owner]),
+                             i64(c.ownerLive[owner]), slots, &value) != 0;
+    for (u32 i = 0; i < stages; ++i)
+      if (counts[i] != before[i])
+        return fail(t, c, owner, hook, value);
+    return true;
+  }
+  __device__ bool prepareForAdmission(const Tables &t, Counts &c, u32 owner) {
+    i64 value;
+    bool ran;
+    return call(t, c, owner, 0, 0, value, ran);
+  }
+  __device__ bool availability(const Tables &t, Counts &c, u32 owner,
+                               u64 &out) {
+    i64 value;
+    bool ran;
+    if (!call(t, c, owner, 1, 0, value, ran))
+      return false;
+    u64 capacity = t.ownerCapacity[owner], live = c.ownerLive[owner];
+    out = ran ? u64(value) : capacity - live;
+    if (value < 0 || out > capacity - live || (live == 0 && out != capacity))
+      return fail(t, c, owner, 1, value);
+    return true;
+  }
+  __device__ bool admissionStage(const Tables &t, Counts &c, u32 owner,
+                                 u32 &out) {
+    i64 value;
+    bool ran;
+    if (!call(t, c, owner, 2, 0, value, ran))
+      return false;
+    const u32 *counts = c.stageCounts + t.ownerStageBase[owner];
+    u32 stages = t.ownerStageCount[owner];
+    out = ran ? u32(value) : firstNonEmpty(counts, stages);
+    if (out >= stages || counts[out] == 0)
+      return fail(t, c, owner, 2, ran ? value : i64(out));
+    return true;
+  }
+  __device__ bool prepareForProducer(const Tables &t, Counts &c, u32 owner,
+                                     u64 slots) {
+    i64 value;
+    bool ran;
+    return call(t, c, owner, 3, i64(slots), value, ran);
+  }
+};
+#endif
+
 // Every block of the (cooperatively launched, hence co-resident) grid
 // arrives; the last one opens the next generation.
 __device__ inline void gridBarrier(u32 *control) {
@@ -781,8 +863,14 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
       u64 begun = clockNanoseconds();
       u64 firstLane = counts.lanesStarted;
       Record r;
+#ifdef SLUICE_RESIDENT_POLICIES
+      DevicePolicy policy{L};
+      Verdict verdict =
+          decide(tables, counts, sh.scalars[kScalarIteration], r, policy);
+#else
       Verdict verdict =
           decide(tables, counts, sh.scalars[kScalarIteration], r);
+#endif
       if (verdict != kContinue) {
         control[kControlVerdict] = verdict;
         stop = kStopVerdict;

@@ -101,6 +101,7 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Lay
   uint sortEnabled, sortBuckets;
   uint parameterCount;
   uint64_t chunkRanks;
+  uint64_t policyStorage, policyStorageBase, policyFault; // hip only
 };
 
 // The Vulkan half (VulkanResidentPush in vulkan_resident.cpp).

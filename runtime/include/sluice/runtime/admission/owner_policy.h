@@ -53,20 +53,22 @@ using PolicyProducerFn = void (*)(SLUICE_POLICY_MEMREFS, int64_t, int64_t,
                                   int64_t);
 #undef SLUICE_POLICY_MEMREFS
 
-// An owner's compiled policy: per hook the function (null: the default) and
-// its symbol (for messages), and the words of owner-private storage.
+// An owner's compiled policy: per hook its symbol (empty: the default) and,
+// where the CPU backend resolved it, its host function; and the words of
+// owner-private storage. A GPU device calls the hooks in its own code
+// (Device::policyClient, and its device placement).
 struct OwnerPolicy {
   uint32_t storageWords = 0;
   std::array<void *, kPolicyHookCount> functions{};
   std::array<std::string, kPolicyHookCount> symbols;
 
   bool present() const {
-    for (void *function : functions)
-      if (function)
+    for (const std::string &symbol : symbols)
+      if (!symbol.empty())
         return true;
     return false;
   }
-  bool has(PolicyHook hook) const { return functions[size_t(hook)]; }
+  bool has(PolicyHook hook) const { return !symbols[size_t(hook)].empty(); }
   // "availability (@arena_available)", or the key alone for the default.
   std::string describe(PolicyHook hook) const;
 };
@@ -108,6 +110,15 @@ Status callPrepareForProducer(CapacityOwnerClient &client,
                               const OwnerPolicy *policy, const OwnerView &owner,
                               std::span<uint32_t> counts,
                               uint64_t admittedSlots);
+
+// The message of a hook call that a device placement stopped at
+// (decision::kPolicyFault): the checks of the calls above, in their order, on
+// what the device recorded: the owner as the hook saw it (`before`: its
+// counts and L before the call), its counts after, and the value the hook
+// returned (availability, admission stage; 0 for the others).
+Status hookFault(const OwnerPolicy &policy, PolicyHook hook,
+                 const OwnerView &before, std::span<const uint32_t> after,
+                 int64_t value);
 
 // The owner policies of a run as a decision::decide policy (decision.h), for
 // a device placement that runs the decision in its own loop on host memory:

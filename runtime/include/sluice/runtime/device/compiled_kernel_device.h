@@ -124,6 +124,11 @@ public:
   // Runs every iteration on the device (resident_launch.h, internal).
   virtual Status runResident(const ResidentLaunch &launch,
                              ResidentLaunchResult &out);
+  // Device::runsOwnerPolicies and Device::policyClient (the defaults: the
+  // device placement does not, the host placement calls host functions).
+  virtual bool runsOwnerPolicies() const { return false; }
+  virtual std::unique_ptr<CapacityOwnerClient>
+  policyClient(uint32_t owner, const OwnerPolicy &policy);
 };
 
 struct DispatchTimes {
@@ -307,6 +312,9 @@ public:
   Status prepare(bool stateMachine, bool resident) override;
   // The device placement, where the primitives have one.
   Status residentSupport() const override;
+  bool runsOwnerPolicies() const override;
+  std::unique_ptr<CapacityOwnerClient>
+  policyClient(uint32_t owner, const OwnerPolicy &policy) override;
   Status runResident(const ResidentRun &run, ResidentLog &log) override;
 
 protected:

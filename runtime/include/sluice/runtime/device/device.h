@@ -11,11 +11,13 @@
 #define SLUICE_RUNTIME_DEVICE_DEVICE_H
 
 #include "sluice/runtime/admission/admission.h"
+#include "sluice/runtime/admission/owner_policy.h"
 #include "sluice/runtime/admission/status.h"
 #include "sluice/runtime/wavefront/decision.h"
 #include "sluice/runtime/wavefront/program.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace sluice::runtime {
@@ -125,6 +127,12 @@ public:
   // policies (OwnerDesc::policy); a device that does not keeps the host
   // placement for programs that have one.
   virtual bool runsOwnerPolicies() const { return false; }
+  // The client that runs owner `owner`'s compiled policy in the host
+  // placement, as storage-only work ordered with this device's dispatches.
+  // The default calls the host functions the CPU backend resolved
+  // (CompiledPolicyClient); a GPU device runs the hooks in its own code.
+  virtual std::unique_ptr<CapacityOwnerClient>
+  policyClient(uint32_t owner, const OwnerPolicy &policy);
   // Runs every iteration on the device, after allocate(). Fills `log`; a
   // non-success status is a device failure, protocol faults are in `log`.
   virtual Status runResident(const ResidentRun &run, ResidentLog &log);

@@ -141,7 +141,16 @@ struct ResidentLayout {
   u32 sortEnabled, sortBuckets; // buckets 0: full key codes
   u32 parameterCount;
   u64 chunkRanks; // u32[kGridSelectHeader + free chunks + largest set's + 2]
+  // Owner policies (hip): i64 storage words, per owner from
+  // policyStorageBase[o] (u32), zero when a run starts; and the hook call a
+  // run stopped at (kPolicyFaultHeader u64 words, then the owner's counts
+  // after it, one u64 per stage).
+  u64 policyStorage, policyStorageBase, policyFault;
 };
+
+// The policy fault's header words: owner, hook (PolicyHook), the value the
+// hook returned (availability, admission stage; 0 otherwise).
+inline constexpr u32 kPolicyFaultHeader = 3;
 
 } // namespace sluice::decision
 

@@ -229,7 +229,7 @@ private:
   std::vector<CapacityOwnerClient *> clients_;
   CapacityOwnerClient defaultClient_;
   // Per owner: the client of its compiled policy, or null.
-  std::vector<std::unique_ptr<CompiledPolicyClient>> policyClients_;
+  std::vector<std::unique_ptr<CapacityOwnerClient>> policyClients_;
   IterationObserver *observer_ = nullptr;
 
   uint32_t lanes_ = 0;

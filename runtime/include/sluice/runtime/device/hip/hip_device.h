@@ -16,6 +16,10 @@
 //   and downloads are host copies.
 // - A launch enqueues ceil(count / block lanes) blocks on the device's one
 //   stream; wait synchronizes it and times the launches with two events.
+// - Owner policies (owner_policy.h) are __device__ functions of the source.
+//   The host placement runs each hook call as a one-thread kernel on the
+//   same stream (storage in device memory, the counts copied in and back);
+//   the device placement's scheduler calls them itself.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SLUICE_RUNTIME_DEVICE_HIP_HIP_DEVICE_H
@@ -24,6 +28,7 @@
 #include "sluice/runtime/device/compiled_kernel_device.h"
 #include "sluice/runtime/device/hip/hip_driver.h"
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <span>
@@ -46,6 +51,9 @@ struct HipProgram {
   // The extents argument follows them.
   std::vector<std::vector<int64_t>> bindingShapes;
   uint64_t lanes = UINT64_MAX;
+  // Per owner, per hook (PolicyHook): the __device__ function of its
+  // compiled storage policy in `source`, or empty (the default).
+  std::vector<std::array<std::string, kPolicyHookCount>> policies;
 };
 
 // The form of one kernel argument: its shape with -1 where a dimension is
