@@ -32,7 +32,12 @@
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -330,25 +335,115 @@ LogicalResult checkOptions(ModuleOp module, const WaveCompileOptions &options) {
   return success();
 }
 
-/// Owner policies are compiled for the CPU and HIP backends; Vulkan refuses
-/// them rather than run the program without them.
-LogicalResult checkOwnerPolicies(ModuleOp module,
-                                 const WaveCompileOptions &options) {
-  for (pool::OwnerOp owner : module.getOps<pool::OwnerOp>()) {
-    if (!owner.getPolicyAttr())
+/// Clones the body of single-block `hook` at `b`, its arguments taking
+/// `arguments`; the values it returns, or failure (at the hook) when it has
+/// more than one block.
+FailureOr<SmallVector<Value>> inlineHook(OpBuilder &b, func::FuncOp hook,
+                                         ValueRange arguments) {
+  if (!hook.getBody().hasOneBlock())
+    return hook.emitOpError("is an owner policy hook with ")
+           << hook.getBody().getBlocks().size()
+           << " blocks; the vulkan backend inlines hooks of one block (use "
+              "scf for control flow)";
+  Block &body = hook.getBody().front();
+  IRMapping mapping;
+  mapping.map(body.getArguments(), arguments);
+  for (Operation &op : body.without_terminator())
+    b.clone(op, mapping);
+  SmallVector<Value> results;
+  for (Value value : body.getTerminator()->getOperands())
+    results.push_back(mapping.lookupOrDefault(value));
+  return results;
+}
+
+/// Per owner with a storage policy, the kernel `sluice_policy_<o>` of the
+/// stage kernels' module that makes one hook call (docs/runtime.md "Owner
+/// policies"): `(%call: memref<5xi64>, %storage: memref<max(N, 1)xi64>,
+/// %counts: memref<max(k, 1)xi32>)`, where call = [hook (PolicyHook), C,
+/// L, slots, value]; invocation 0 runs the hook, inlined, and stores its
+/// value (availability, admission stage) into call[4].
+LogicalResult addPolicyKernels(ModuleOp module,
+                               const rt::CompiledProgram &program) {
+  auto kernels = module.lookupSymbol<gpu::GPUModuleOp>(kWaveKernelModule);
+  MLIRContext *ctx = module.getContext();
+  Type i64 = IntegerType::get(ctx, 64), i32 = IntegerType::get(ctx, 32);
+  for (size_t o = 0; o < program.owners.size(); ++o) {
+    const rt::CompiledOwner &owner = program.owners[o];
+    if (!owner.hasPolicy())
       continue;
-    for (const std::string &backend : options.backends)
-      if (backend != "cpu" && backend != "hip")
-        return owner.emitOpError("has a storage policy; owner policies are "
-                                 "not lowered for ")
-               << backend << " yet (compile it for the cpu or hip backend)";
+    if (!kernels)
+      return module.emitError("no gpu.module @")
+             << kWaveKernelModule << " for the owners' policy kernels";
+    Location loc = module.getLoc();
+    int64_t words = std::max<int64_t>(owner.policyStorage, 1);
+    int64_t stages = std::max<int64_t>(owner.stages.size(), 1);
+    SmallVector<Type> inputs{MemRefType::get({5}, i64),
+                             MemRefType::get({words}, i64),
+                             MemRefType::get({stages}, i32)};
+    OpBuilder b = OpBuilder::atBlockEnd(kernels.getBody());
+    auto kernel = gpu::GPUFuncOp::create(
+        b, loc, (rt::kPolicyKernelPrefix + std::to_string(o)),
+        FunctionType::get(ctx, inputs, {}));
+    kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), b.getUnitAttr());
+    Block &entry = kernel.getBody().front();
+    b.setInsertionPointToStart(&entry);
+    Value call = entry.getArgument(0), storage = entry.getArgument(1),
+          counts = entry.getArgument(2);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value thread = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value block = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value first = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread, zero),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, block, zero));
+    auto once = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+    b.setInsertionPointToStart(once.thenBlock());
+    auto word = [&](int64_t i) -> Value {
+      return memref::LoadOp::create(
+          b, loc, call, ValueRange{arith::ConstantIndexOp::create(b, loc, i)});
+    };
+    Value hook = word(0), capacity = word(1), live = word(2), slots = word(3);
+    for (size_t h = 0; h < rt::kPolicyHookCount; ++h) {
+      if (owner.policyHooks[h].empty())
+        continue;
+      auto function = module.lookupSymbol<func::FuncOp>(owner.policyHooks[h]);
+      if (!function)
+        return module.emitError("owner policy hook @")
+               << owner.policyHooks[h] << " is not a func.func";
+      Value is = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::eq, hook,
+          arith::ConstantIntOp::create(b, loc, i64, int64_t(h)));
+      auto branch = scf::IfOp::create(b, loc, is, /*withElseRegion=*/false);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(branch.thenBlock());
+      SmallVector<Value> arguments{storage, counts, capacity, live};
+      if (rt::PolicyHook(h) == rt::PolicyHook::PrepareForProducer)
+        arguments.push_back(slots);
+      FailureOr<SmallVector<Value>> results =
+          inlineHook(b, function, arguments);
+      if (failed(results))
+        return failure();
+      if (!results->empty()) {
+        Value value = results->front();
+        if (value.getType() != i64)
+          value = arith::ExtSIOp::create(b, loc, i64, value);
+        memref::StoreOp::create(
+            b, loc, value, call,
+            ValueRange{arith::ConstantIndexOp::create(b, loc, 4)});
+      }
+    }
+    b.setInsertionPointToEnd(&entry);
+    gpu::ReturnOp::create(b, loc);
   }
   return success();
 }
 
 /// The spirv.module of the stage kernels, serialized.
 LogicalResult lowerToSPIRV(ModuleOp module, const WaveCompileOptions &options,
+                           const rt::CompiledProgram &program,
                            rt::ArtifactSection &out) {
+  if (failed(addPolicyKernels(module, program)))
+    return failure();
   PassManager pm(module.getContext());
   buildWaveToSPIRVPipeline(pm);
   if (failed(pm.run(module)))
@@ -418,8 +513,7 @@ LogicalResult compileWaveProgram(ModuleOp module,
                                  const WaveCompileOptions &options,
                                  std::vector<unsigned char> &artifact) {
   if (failed(checkOptions(module, options)) ||
-      failed(checkCoroutineArguments(module)) ||
-      failed(checkOwnerPolicies(module, options)))
+      failed(checkCoroutineArguments(module)))
     return failure();
   {
     PassManager pm(module.getContext());
@@ -469,7 +563,7 @@ LogicalResult compileWaveProgram(ModuleOp module,
     LogicalResult lowered =
         backend == "cpu"   ? lowerToCPU(*copy, options, program, section)
         : backend == "hip" ? lowerToHIP(*copy, options, section)
-                           : lowerToSPIRV(*copy, options, section);
+                           : lowerToSPIRV(*copy, options, program, section);
     if (failed(lowered))
       return failure();
   }

@@ -10,19 +10,7 @@
 namespace sluice::runtime {
 
 Status CompiledLoadedProgram::initialize(const CompiledProgram &compiled,
-                                         ProgramDescriptor program,
-                                         std::string_view backend,
-                                         bool devicePolicies) {
-  for (const OwnerDesc &owner : devicePolicies ? std::span<const OwnerDesc>()
-                                               : program.owners)
-    for (size_t h = 0; h < kPolicyHookCount; ++h)
-      if (!owner.policy.symbols[h].empty() && !owner.policy.functions[h])
-        return Status::error(
-            ErrorKind::Unsupported,
-            "owner '" + owner.name + "' has a storage policy (" +
-                policyHookName(PolicyHook(h)) + " @" + owner.policy.symbols[h] +
-                "); owner policies are not lowered for " +
-                std::string(backend) + " yet");
+                                         ProgramDescriptor program) {
   compiled_ = compiled;
   program_ = std::move(program);
   shapes_.assign(compiled.bindings.size(), {});

@@ -31,11 +31,10 @@ public:
 protected:
   // Keeps `compiled` and `program`, then binds zeros to every binding (a
   // dynamic one: empty) so a run before bind() reads defined memory.
-  // Refuses an owner policy hook that `backend`'s adapter left unresolved
-  // (OwnerPolicy::functions) unless its device runs the hooks in its own
-  // code (`devicePolicies`: Device::policyClient): a policy is never ignored.
-  Status initialize(const CompiledProgram &compiled, ProgramDescriptor program,
-                    std::string_view backend, bool devicePolicies = false);
+  // Every backend runs the owners' policy hooks: the CPU adapters resolve
+  // their functions first (OwnerPolicy::functions), the GPU devices call
+  // them in their own code (Device::policyClient).
+  Status initialize(const CompiledProgram &compiled, ProgramDescriptor program);
   const CompiledProgram &compiled() const { return compiled_; }
 
   // Stores binding `index`: its bytes and its kernel argument's extents.

@@ -34,16 +34,22 @@
 // RUN: %expect-exit 1 sluice-run %t/drain-empty.mlir --lanes=8 --frame-pool=4 --scheduler-placement=host 2>&1 | FileCheck %s --check-prefix=DRAINEMPTY
 // DRAINEMPTY: owner 'arena' chose admission stage 1 which holds no items; stage counts [4, 0]{{$}}
 //
-// The Vulkan backend does not lower policies yet: it refuses, at the
-// owner. The HIP backend lowers the hooks as __device__ functions of its
-// source (their symbols in the descriptor's backends.hip.symbols, "@hook").
-// RUN: %expect-exit 1 sluice-translate --sluice-to-artifact --sluice-backends=cpu,vulkan %t/count.mlir -o %t.sluice 2>&1 | FileCheck %s --check-prefix=VULKAN
-// VULKAN: count.mlir:1:1: error: 'pool.owner' op has a storage policy; owner policies are not lowered for vulkan yet (compile it for the cpu or hip backend){{$}}
+// The HIP backend lowers the hooks as __device__ functions of its source
+// (their symbols in the descriptor's backends.hip.symbols, "@hook"); the
+// Vulkan backend as one kernel per owner, sluice_policy_<o>, whose host
+// placement stops with the same messages
+// (test/Integration/vulkan/vulkan-owner-policy-errors.test).
 // RUN: sluice-translate --sluice-to-artifact --sluice-backends=hip %t/count.mlir -o %t.hip.sluice
 // RUN: sluice-run-artifact --describe %t.hip.sluice | FileCheck %s --check-prefix=HIP
 // HIP: backend hip: section 'hip', {{[0-9]+}} bytes, policy hooks @bump_count as sluice_kernels_bump_count{{$}}
-// RUN: %expect-exit 1 sluice-run %t/count.mlir --backend=vulkan 2>&1 | FileCheck %s --check-prefix=RUNVULKAN
-// RUNVULKAN: error: 'pool.owner' op has a storage policy; owner policies are not lowered for vulkan yet
+//
+// The Vulkan backend inlines each hook into its owner's kernel: a hook of
+// several blocks (unstructured control flow) is refused, at the hook; the
+// cpu backend compiles it.
+// RUN: %expect-exit 1 sluice-translate --sluice-to-artifact --sluice-backends=vulkan %t/blocks.mlir -o %t.blocks.sluice 2>&1 | FileCheck %s --check-prefix=BLOCKS
+// BLOCKS: blocks.mlir:{{[0-9]+}}:1: error: 'func.func' op is an owner policy hook with 3 blocks; the vulkan backend inlines hooks of one block (use scf for control flow){{$}}
+// RUN: sluice-run %t/blocks.mlir --lanes=4 --frame-pool=2 | FileCheck %s --check-prefix=BLOCKSCPU
+// BLOCKSCPU: lanes finished: 4{{$}}
 
 //--- count.mlir
 pool.owner @arena capacity 4 stages ["sort", "keep"] payload [i32]
@@ -176,4 +182,32 @@ func.func @drain_keep(%storage: memref<0xi64>, %counts: memref<2xi32>,
                       %capacity: i64, %live: i64) -> i32 {
   %one = arith.constant 1 : i32
   return %one : i32
+}
+
+//--- blocks.mlir
+pool.owner @arena capacity 4 stages ["sort", "keep"] payload [i32]
+    policy {availability = @branchy} {
+  pool.handler "sort" (%item) {
+    pool.release %item
+  }
+  pool.handler "keep" (%item) {
+    pool.release %item
+  }
+}
+pool.emission_bound @allocate -> @arena max 1
+wave.coroutine @allocate(%lane: i32) {
+  pool.publish @arena "sort" (%lane) : i32
+  wave.terminate
+}
+// A = C - L, through a branch.
+func.func @branchy(%storage: memref<0xi64>, %counts: memref<2xi32>,
+                   %capacity: i64, %live: i64) -> i64 {
+  %zero = arith.constant 0 : i64
+  %empty = arith.cmpi eq, %live, %zero : i64
+  cf.cond_br %empty, ^full, ^rest
+^full:
+  return %capacity : i64
+^rest:
+  %free = arith.subi %capacity, %live : i64
+  return %free : i64
 }

@@ -328,7 +328,7 @@ public:
     if (Status status = resolvePolicyHooks(artifact, object_, program);
         !status.ok())
       return status;
-    return initialize(compiled, std::move(program), "cpu");
+    return initialize(compiled, std::move(program));
   }
 
   Device &device() override { return device_; }
@@ -402,7 +402,7 @@ public:
     if (Status status = resolvePolicyHooks(artifact, object_, program);
         !status.ok())
       return status;
-    return initialize(compiled, std::move(program), "cpu-staged");
+    return initialize(compiled, std::move(program));
   }
 
   Device &device() override { return device_; }

@@ -24,8 +24,7 @@ public:
 
   Status initialize(const CompiledProgram &compiled) {
     return CompiledLoadedProgram::initialize(
-        compiled, compiled.runtimeDescriptor(nullptr, nullptr), "hip",
-        /*devicePolicies=*/true);
+        compiled, compiled.runtimeDescriptor(nullptr, nullptr));
   }
 
   Device &device() override { return *device_; }

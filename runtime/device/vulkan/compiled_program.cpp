@@ -24,7 +24,7 @@ public:
 
   Status initialize(const CompiledProgram &compiled) {
     return CompiledLoadedProgram::initialize(
-        compiled, compiled.runtimeDescriptor(nullptr, nullptr), "vulkan");
+        compiled, compiled.runtimeDescriptor(nullptr, nullptr));
   }
 
   Device &device() override { return *device_; }

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <chrono>
 #include <cstring>
+#include <utility>
 
 #ifdef SLUICE_VULKAN_RESIDENT_SHADERS
 #include "sluice_generated/resident_route.spv.h"
@@ -37,6 +38,53 @@ public:
 vk::Buffer &vulkanBuffer(const KernelBuffer &buffer) {
   return *static_cast<const VulkanBuffer &>(buffer).buffer;
 }
+
+class VulkanPrimitives;
+
+// The host placement's client of an owner's compiled policy on the Vulkan
+// device: every compiled hook call is a dispatch of the program's kernel
+// sluice_policy_<o> (one workgroup; invocation 0 runs the hook) on the
+// device's stream, with the call words [hook, C, L, slots, value], the
+// storage and the owner's counts in host-visible buffers (the counts go in
+// and come back, so the scheduler's checks see what the hook did).
+class VulkanPolicyClient final : public CapacityOwnerClient {
+public:
+  VulkanPolicyClient(VulkanPrimitives &primitives, uint32_t owner,
+                     const OwnerPolicy &policy)
+      : primitives(primitives), owner(owner), policy(policy) {}
+
+  void beginRun(const OwnerView &view) override;
+  void prepareForAdmission(const OwnerView &view) override {
+    if (policy.has(PolicyHook::PrepareForAdmission))
+      call(PolicyHook::PrepareForAdmission, view, 0);
+  }
+  uint64_t materializableAvailability(const OwnerView &view) override {
+    if (!policy.has(PolicyHook::Availability))
+      return CapacityOwnerClient::materializableAvailability(view);
+    // Negative values become > INT64_MAX, as from the CPU's hooks.
+    return uint64_t(call(PolicyHook::Availability, view, 0));
+  }
+  uint32_t admissionStage(const OwnerView &view) override {
+    if (!policy.has(PolicyHook::AdmissionStage))
+      return CapacityOwnerClient::admissionStage(view);
+    return uint32_t(call(PolicyHook::AdmissionStage, view, 0));
+  }
+  void prepareForProducer(const OwnerView &view,
+                          uint64_t admittedSlots) override {
+    if (policy.has(PolicyHook::PrepareForProducer))
+      call(PolicyHook::PrepareForProducer, view, int64_t(admittedSlots));
+  }
+
+private:
+  int64_t call(PolicyHook hook, const OwnerView &view, int64_t slots);
+  void keep(Status status);
+
+  VulkanPrimitives &primitives;
+  uint32_t owner;
+  const OwnerPolicy &policy;
+  std::unique_ptr<vk::Kernel> kernel;
+  std::unique_ptr<vk::Buffer> words, storage, counts;
+};
 
 class VulkanPrimitives final : public KernelPrimitives {
 public:
@@ -220,7 +268,15 @@ public:
   Status runResident(const ResidentLaunch &launch,
                      ResidentLaunchResult &out) override;
 
+  bool runsOwnerPolicies() const override { return false; }
+  std::unique_ptr<CapacityOwnerClient>
+  policyClient(uint32_t owner, const OwnerPolicy &policy) override {
+    return std::make_unique<VulkanPolicyClient>(*this, owner, policy);
+  }
+
   Status wait(double &gpuNanoseconds) override {
+    if (!policyFailure.ok())
+      return std::exchange(policyFailure, Status::success());
     Status status = stream->submitAndWait(&dispatchNs);
     countsUsed = 0;
     gpuNanoseconds = 0;
@@ -251,7 +307,65 @@ public:
   // buffers, which may exceed the device's limit per stage): the stage
   // kernels are dispatched one by one instead.
   std::string switchRefused;
+  // A policy hook call's failure, reported by the next wait().
+  Status policyFailure;
 };
+
+void VulkanPolicyClient::keep(Status status) {
+  if (!status.ok() && primitives.policyFailure.ok())
+    primitives.policyFailure = std::move(status);
+}
+
+void VulkanPolicyClient::beginRun(const OwnerView &view) {
+  vk::Context &context = *primitives.context;
+  Status status = Status::success();
+  if (!kernel)
+    status = context.createKernel(
+        primitives.spirv, kPolicyKernelPrefix + std::to_string(owner), 3, 0,
+        kernel);
+  auto buffer = [&](uint64_t bytes, std::unique_ptr<vk::Buffer> &out) {
+    if (status.ok() && !out)
+      status = context.createBuffer(bytes, vk::Placement::Host, out);
+  };
+  buffer(5 * 8, words);
+  buffer(std::max<uint64_t>(policy.storageWords, 1) * 8, storage);
+  buffer(std::max<uint64_t>(view.stageCounts.size(), 1) * 4, counts);
+  if (status.ok())
+    std::memset(storage->data(), 0, storage->size());
+  keep(status);
+}
+
+int64_t VulkanPolicyClient::call(PolicyHook hook, const OwnerView &view,
+                                 int64_t slots) {
+  if (!kernel || !words || !storage || !counts) {
+    keep(Status::error(ErrorKind::InvalidState,
+                       "vulkan device: owner '" + std::string(view.name) +
+                           "': a policy hook call before the run began"));
+    return 0;
+  }
+  // The scheduler's own counts: a hook that writes them is caught after.
+  auto *owned = const_cast<uint32_t *>(view.stageCounts.data());
+  size_t countBytes = view.stageCounts.size() * 4;
+  int64_t call[5] = {int64_t(hook), int64_t(view.capacity), int64_t(view.live),
+                     slots, 0};
+  std::memcpy(words->data(), call, sizeof call);
+  if (countBytes)
+    std::memcpy(counts->data(), owned, countBytes);
+  vk::Buffer *bindings[] = {words.get(), storage.get(), counts.get()};
+  const uint64_t one[3] = {1, 1, 1};
+  primitives.stream->dispatch(*kernel, bindings, {}, one);
+  if (Status status = primitives.stream->submitAndWait(); !status.ok()) {
+    keep(Status::error(status.kind(), "vulkan device: owner '" +
+                                          std::string(view.name) + "': hook " +
+                                          policy.describe(hook) + ": " +
+                                          status.message()));
+    return 0;
+  }
+  std::memcpy(call, words->data(), sizeof call);
+  if (countBytes)
+    std::memcpy(owned, counts->data(), countBytes);
+  return call[4];
+}
 
 #ifdef SLUICE_VULKAN_RESIDENT_SHADERS
 // The entry point that runs any stage (sluice-spirv-stage-switch).

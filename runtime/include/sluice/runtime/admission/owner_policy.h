@@ -36,6 +36,11 @@ enum class PolicyHook : uint8_t {
 inline constexpr size_t kPolicyHookCount = 4;
 static_assert(sizeof(PolicyHook) == 1);
 
+// The SPIR-V entry point of owner o's policy kernel ("sluice_policy_<o>"):
+// one hook call, `(call: i64[5] = {hook, C, L, slots, value}, storage:
+// i64[max(N, 1)], counts: i32[max(k, 1)])`, run by invocation 0.
+inline constexpr const char *kPolicyKernelPrefix = "sluice_policy_";
+
 // The hook's key in the IR and the descriptor ("availability", ...).
 const char *policyHookName(PolicyHook hook);
 
