@@ -107,6 +107,34 @@ void CompiledPolicyClient::prepareForProducer(const OwnerView &owner,
 #undef SLUICE_HOOK_ARGUMENTS
 
 //===----------------------------------------------------------------------===//
+// DevicePolicyClient
+//===----------------------------------------------------------------------===//
+
+void DevicePolicyClient::prepareForAdmission(const OwnerView &owner) {
+  if (policy_.has(PolicyHook::PrepareForAdmission))
+    call(PolicyHook::PrepareForAdmission, owner, 0);
+}
+
+uint64_t DevicePolicyClient::materializableAvailability(const OwnerView &owner) {
+  if (!policy_.has(PolicyHook::Availability))
+    return CapacityOwnerClient::materializableAvailability(owner);
+  // Negative values become > INT64_MAX, as from the CPU's hooks.
+  return uint64_t(call(PolicyHook::Availability, owner, 0));
+}
+
+uint32_t DevicePolicyClient::admissionStage(const OwnerView &owner) {
+  if (!policy_.has(PolicyHook::AdmissionStage))
+    return CapacityOwnerClient::admissionStage(owner);
+  return uint32_t(call(PolicyHook::AdmissionStage, owner, 0));
+}
+
+void DevicePolicyClient::prepareForProducer(const OwnerView &owner,
+                                            uint64_t admittedSlots) {
+  if (policy_.has(PolicyHook::PrepareForProducer))
+    call(PolicyHook::PrepareForProducer, owner, int64_t(admittedSlots));
+}
+
+//===----------------------------------------------------------------------===//
 // Checked calls
 //===----------------------------------------------------------------------===//
 

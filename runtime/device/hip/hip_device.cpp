@@ -46,41 +46,20 @@ class HipPrimitives;
 // thread) on the device's stream, after the dispatches before it; the
 // owner's counts go in and come back (the scheduler checks them), and so
 // does the hook's value. The storage stays in device memory.
-class HipPolicyClient final : public CapacityOwnerClient {
+class HipPolicyClient final : public DevicePolicyClient {
 public:
   HipPolicyClient(HipPrimitives &primitives, uint32_t owner,
                   const OwnerPolicy &policy)
-      : primitives(primitives), owner(owner), policy(policy) {}
+      : DevicePolicyClient(policy), primitives(primitives), owner(owner) {}
   ~HipPolicyClient() override;
 
   void beginRun(const OwnerView &view) override;
-  void prepareForAdmission(const OwnerView &view) override {
-    if (policy.has(PolicyHook::PrepareForAdmission))
-      call(PolicyHook::PrepareForAdmission, view, 0);
-  }
-  uint64_t materializableAvailability(const OwnerView &view) override {
-    if (!policy.has(PolicyHook::Availability))
-      return CapacityOwnerClient::materializableAvailability(view);
-    // Negative values become > INT64_MAX, as from the CPU's hooks.
-    return uint64_t(call(PolicyHook::Availability, view, 0));
-  }
-  uint32_t admissionStage(const OwnerView &view) override {
-    if (!policy.has(PolicyHook::AdmissionStage))
-      return CapacityOwnerClient::admissionStage(view);
-    return uint32_t(call(PolicyHook::AdmissionStage, view, 0));
-  }
-  void prepareForProducer(const OwnerView &view,
-                          uint64_t admittedSlots) override {
-    if (policy.has(PolicyHook::PrepareForProducer))
-      call(PolicyHook::PrepareForProducer, view, int64_t(admittedSlots));
-  }
 
 private:
-  int64_t call(PolicyHook hook, const OwnerView &view, int64_t slots);
+  int64_t call(PolicyHook hook, const OwnerView &view, int64_t slots) override;
 
   HipPrimitives &primitives;
   uint32_t owner;
-  const OwnerPolicy &policy;
   DevicePointer storage = 0; // storageWords + 1 words
   DevicePointer scratch = 0; // the value (8 bytes), then the counts
   uint64_t scratchBytes = 0;
@@ -331,7 +310,7 @@ HipPolicyClient::~HipPolicyClient() {
 
 void HipPolicyClient::beginRun(const OwnerView &view) {
   Driver &driver = *primitives.driver;
-  uint64_t bytes = (uint64_t(policy.storageWords) + 1) * 8;
+  uint64_t bytes = (uint64_t(policy().storageWords) + 1) * 8;
   Status status = Status::success();
   if (!storage)
     status = driver.allocate(bytes, storage);
@@ -382,7 +361,7 @@ int64_t HipPolicyClient::call(PolicyHook hook, const OwnerView &view,
   if (!status.ok() && primitives.policyFailure.ok())
     primitives.policyFailure = Status::error(
         status.kind(), "hip device: owner '" + std::string(view.name) +
-                           "': hook " + policy.describe(hook) + ": " +
+                           "': hook " + policy().describe(hook) + ": " +
                            status.message());
   return value;
 }

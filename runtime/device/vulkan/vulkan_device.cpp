@@ -47,41 +47,20 @@ class VulkanPrimitives;
 // device's stream, with the call words [hook, C, L, slots, value], the
 // storage and the owner's counts in host-visible buffers (the counts go in
 // and come back, so the scheduler's checks see what the hook did).
-class VulkanPolicyClient final : public CapacityOwnerClient {
+class VulkanPolicyClient final : public DevicePolicyClient {
 public:
   VulkanPolicyClient(VulkanPrimitives &primitives, uint32_t owner,
-                     const OwnerPolicy &policy)
-      : primitives(primitives), owner(owner), policy(policy) {}
+                  const OwnerPolicy &policy)
+      : DevicePolicyClient(policy), primitives(primitives), owner(owner) {}
 
   void beginRun(const OwnerView &view) override;
-  void prepareForAdmission(const OwnerView &view) override {
-    if (policy.has(PolicyHook::PrepareForAdmission))
-      call(PolicyHook::PrepareForAdmission, view, 0);
-  }
-  uint64_t materializableAvailability(const OwnerView &view) override {
-    if (!policy.has(PolicyHook::Availability))
-      return CapacityOwnerClient::materializableAvailability(view);
-    // Negative values become > INT64_MAX, as from the CPU's hooks.
-    return uint64_t(call(PolicyHook::Availability, view, 0));
-  }
-  uint32_t admissionStage(const OwnerView &view) override {
-    if (!policy.has(PolicyHook::AdmissionStage))
-      return CapacityOwnerClient::admissionStage(view);
-    return uint32_t(call(PolicyHook::AdmissionStage, view, 0));
-  }
-  void prepareForProducer(const OwnerView &view,
-                          uint64_t admittedSlots) override {
-    if (policy.has(PolicyHook::PrepareForProducer))
-      call(PolicyHook::PrepareForProducer, view, int64_t(admittedSlots));
-  }
 
 private:
-  int64_t call(PolicyHook hook, const OwnerView &view, int64_t slots);
+  int64_t call(PolicyHook hook, const OwnerView &view, int64_t slots) override;
   void keep(Status status);
 
   VulkanPrimitives &primitives;
   uint32_t owner;
-  const OwnerPolicy &policy;
   std::unique_ptr<vk::Kernel> kernel;
   std::unique_ptr<vk::Buffer> words, storage, counts;
 };
@@ -328,7 +307,7 @@ void VulkanPolicyClient::beginRun(const OwnerView &view) {
       status = context.createBuffer(bytes, vk::Placement::Host, out);
   };
   buffer(5 * 8, words);
-  buffer(std::max<uint64_t>(policy.storageWords, 1) * 8, storage);
+  buffer(std::max<uint64_t>(policy().storageWords, 1) * 8, storage);
   buffer(std::max<uint64_t>(view.stageCounts.size(), 1) * 4, counts);
   if (status.ok())
     std::memset(storage->data(), 0, storage->size());
@@ -357,7 +336,7 @@ int64_t VulkanPolicyClient::call(PolicyHook hook, const OwnerView &view,
   if (Status status = primitives.stream->submitAndWait(); !status.ok()) {
     keep(Status::error(status.kind(), "vulkan device: owner '" +
                                           std::string(view.name) + "': hook " +
-                                          policy.describe(hook) + ": " +
+                                          policy().describe(hook) + ": " +
                                           status.message()));
     return 0;
   }

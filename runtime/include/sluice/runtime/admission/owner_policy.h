@@ -99,6 +99,31 @@ private:
   std::vector<int64_t> storage_; // one spare word: never a null pointer
 };
 
+// A client whose compiled hooks run in a GPU device's own code (the host
+// placement's Device::policyClient on hip and Vulkan): each hook the policy
+// names is one call() on the device, the others take the defaults.
+class DevicePolicyClient : public CapacityOwnerClient {
+public:
+  explicit DevicePolicyClient(const OwnerPolicy &policy) : policy_(policy) {}
+
+  void prepareForAdmission(const OwnerView &owner) override;
+  uint64_t materializableAvailability(const OwnerView &owner) override;
+  uint32_t admissionStage(const OwnerView &owner) override;
+  void prepareForProducer(const OwnerView &owner,
+                          uint64_t admittedSlots) override;
+
+protected:
+  // Runs `hook` on the device with the owner's counts, which it copies back
+  // into owner.stageCounts (the scheduler's own, which it checks after),
+  // and returns the hook's value (0 for the prepare hooks).
+  virtual int64_t call(PolicyHook hook, const OwnerView &owner,
+                       int64_t slots) = 0;
+  const OwnerPolicy &policy() const { return policy_; }
+
+private:
+  const OwnerPolicy &policy_;
+};
+
 // The checked calls of one owner's hooks, shared by both placements.
 // `counts` are the owner's stage counts as the caller keeps them.
 Status callPrepareForAdmission(CapacityOwnerClient &client,
