@@ -195,11 +195,18 @@ TEST(Artifact, ReadsAnOwnerPolicy) {
   EXPECT_EQ(owner.policyHooks[size_t(rt::PolicyHook::Availability)], "f");
   EXPECT_EQ(owner.policyHooks[size_t(rt::PolicyHook::PrepareForProducer)], "g");
   EXPECT_EQ(owner.policyHooks[size_t(rt::PolicyHook::AdmissionStage)], "");
-  // The runtime descriptor names the symbols; the backend resolves them.
+  // The runtime descriptor names the symbols: the policy is present and
+  // names two hooks; the CPU backend resolves their functions, a GPU
+  // device calls them in its own code (Device::policyClient).
   rt::ProgramDescriptor runtime = program.runtimeDescriptor(nullptr, nullptr);
-  EXPECT_EQ(runtime.owners[0].policy.storageWords, 2u);
-  EXPECT_EQ(runtime.owners[0].policy.symbols[1], "f");
-  EXPECT_FALSE(runtime.owners[0].policy.present());
+  const rt::OwnerPolicy &policy = runtime.owners[0].policy;
+  EXPECT_EQ(policy.storageWords, 2u);
+  EXPECT_EQ(policy.symbols[1], "f");
+  EXPECT_TRUE(policy.present());
+  EXPECT_TRUE(policy.has(rt::PolicyHook::Availability));
+  EXPECT_TRUE(policy.has(rt::PolicyHook::PrepareForProducer));
+  EXPECT_FALSE(policy.has(rt::PolicyHook::AdmissionStage));
+  EXPECT_EQ(policy.functions[size_t(rt::PolicyHook::Availability)], nullptr);
 }
 
 TEST(Artifact, RefusesAMalformedOwnerPolicy) {
