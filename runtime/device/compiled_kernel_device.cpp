@@ -926,14 +926,7 @@ Status policyFaultStatus(const ProgramDescriptor &program,
                              std::to_string(owner) + ", hook " +
                              std::to_string(hook) + " that the program lacks");
   uint32_t stages = shape.ownerStageCount(owner);
-  OwnerView before;
-  before.index = owner;
-  before.name = program.owners[owner].name;
-  before.capacity = program.owners[owner].capacity;
-  before.stageCounts = {observation.stageCounts.data() +
-                            shape.ownerStageBase(owner),
-                        stages};
-  before.live = observation.ownerLive[owner];
+  OwnerView before = observedOwner(program, shape, observation, owner);
   std::vector<uint32_t> after(stages, 0);
   for (uint32_t i = 0;
        i < stages && decision::kPolicyFaultHeader + i < fault.size(); ++i)

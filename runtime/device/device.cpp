@@ -63,6 +63,22 @@ void unpackObservation(const ProgramShape &shape, const uint64_t *words,
   out.lanesFinished = *words++;
 }
 
+OwnerView observedOwner(const ProgramDescriptor &program,
+                        const ProgramShape &shape,
+                        const Observation &observation, uint32_t owner) {
+  OwnerView view;
+  view.index = owner;
+  view.name = program.owners[owner].name;
+  view.capacity = program.owners[owner].capacity;
+  view.stageCounts = {observation.stageCounts.data() +
+                          shape.ownerStageBase(owner),
+                      shape.ownerStageCount(owner)};
+  view.live = observation.ownerLive[owner];
+  view.published = observation.ownerPublished[owner];
+  view.released = observation.ownerReleased[owner];
+  return view;
+}
+
 void Observation::resize(const ProgramShape &shape) {
   stageCounts.assign(shape.totalStageCount(), 0);
   ownerLive.assign(shape.ownerCount(), 0);

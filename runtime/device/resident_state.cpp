@@ -142,15 +142,13 @@ void buildResidentState(const ResidentLaunch &launch,
       image.place(uint64_t(recordCapacity) * decision::kTimeWords * 8);
   L.control = out.control = image.place(decision::kControlWords * 4);
   std::vector<u32> storageBase;
-  u32 storageWords = 0;
+  u32 storageWords = 0, largestOwner = 0;
   for (u32 o = 0; o < owners; ++o) {
     storageBase.push_back(storageWords);
     storageWords += o < launch.policyStorage.size() ? launch.policyStorage[o]
                                                      : 0;
-  }
-  u32 largestOwner = 0;
-  for (u32 o = 0; o < owners; ++o)
     largestOwner = std::max(largestOwner, t.ownerStageCount[o]);
+  }
   L.policyStorage = image.place(uint64_t(storageWords) * 8);
   L.policyStorageBase = image.array(std::span<const u32>(storageBase));
   out.policyFaultWords = decision::kPolicyFaultHeader + largestOwner;

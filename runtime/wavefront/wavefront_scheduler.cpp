@@ -110,17 +110,7 @@ std::span<uint32_t> WavefrontScheduler::ownerCounts(uint32_t owner) {
 }
 
 OwnerView WavefrontScheduler::ownerView(uint32_t owner) const {
-  OwnerView view;
-  view.index = owner;
-  view.name = program_.owners[owner].name;
-  view.capacity = program_.owners[owner].capacity;
-  view.stageCounts = {observation_.stageCounts.data() +
-                          shape_.ownerStageBase(owner),
-                      shape_.ownerStageCount(owner)};
-  view.live = observation_.ownerLive[owner];
-  view.published = observation_.ownerPublished[owner];
-  view.released = observation_.ownerReleased[owner];
-  return view;
+  return observedOwner(program_, shape_, observation_, owner);
 }
 
 Status WavefrontScheduler::start(uint32_t lanes) {

@@ -88,15 +88,13 @@ Status loadHipProgram(const Artifact &artifact, const BackendOptions &options,
   if (!compiled.megakernel.empty())
     hip.megakernel = backend->symbolOf(compiled.megakernel);
   hip.megakernelUniforms = compiled.megakernelUniforms();
-  // The owners' policy hooks: __device__ functions of the source.
   for (const CompiledOwner &owner : compiled.owners) {
+    // The policy hooks: __device__ functions of the source.
     std::array<std::string, kPolicyHookCount> &hooks =
         hip.policies.emplace_back();
     for (size_t h = 0; h < kPolicyHookCount; ++h)
       if (!owner.policyHooks[h].empty())
         hooks[h] = backend->symbolOf("@" + owner.policyHooks[h]);
-  }
-  for (const CompiledOwner &owner : compiled.owners) {
     auto &fields = hip.payloadElementBytes.emplace_back();
     for (const std::string &type : owner.payload)
       if (Status status = elementBytes(type, 8, fields.emplace_back());

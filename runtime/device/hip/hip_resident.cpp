@@ -111,7 +111,8 @@ Status policyHookSource(const std::string &programSource,
         "__device__ int sluice_policy_hook(unsigned int owner, unsigned int "
         "hook, long long *storage, unsigned int *counts, long long capacity, "
         "long long live, long long slots, long long *value) {\n"
-        "  switch (owner * 4u + hook) {\n" +
+        "  switch (owner * " +
+        std::to_string(kPolicyHookCount) + "u + hook) {\n" +
         cases +
         "  default:\n    return 0;\n  }\n}\n"
         "extern \"C\" __global__ void " +

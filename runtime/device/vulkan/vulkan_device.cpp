@@ -50,7 +50,7 @@ class VulkanPrimitives;
 class VulkanPolicyClient final : public DevicePolicyClient {
 public:
   VulkanPolicyClient(VulkanPrimitives &primitives, uint32_t owner,
-                  const OwnerPolicy &policy)
+                     const OwnerPolicy &policy)
       : DevicePolicyClient(policy), primitives(primitives), owner(owner) {}
 
   void beginRun(const OwnerView &view) override;
@@ -247,7 +247,8 @@ public:
   Status runResident(const ResidentLaunch &launch,
                      ResidentLaunchResult &out) override;
 
-  bool runsOwnerPolicies() const override { return false; }
+  // The device placement does not run policies (KernelPrimitives's
+  // default): a program with one keeps the host placement.
   std::unique_ptr<CapacityOwnerClient>
   policyClient(uint32_t owner, const OwnerPolicy &policy) override {
     return std::make_unique<VulkanPolicyClient>(*this, owner, policy);

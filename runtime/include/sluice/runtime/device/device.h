@@ -80,6 +80,11 @@ void packCounts(const decision::Tables &t, const decision::Counts &c,
                 std::vector<uint64_t> &out);
 void unpackObservation(const ProgramShape &shape, const uint64_t *words,
                        Observation &out);
+// Owner `owner` of `program` as the counts of `observation` show it (its
+// stage counts are a view into observation.stageCounts).
+OwnerView observedOwner(const ProgramDescriptor &program,
+                        const ProgramShape &shape,
+                        const Observation &observation, uint32_t owner);
 
 class Device {
 public:
