@@ -965,8 +965,14 @@ Status CompiledKernelDevice::runResident(const ResidentRun &run,
   ResidentLaunch launch;
   launch.tables = &tables.tables;
   launch.sorting = run.sorting;
-  for (const OwnerDesc &owner : router.program->owners)
+  for (const OwnerDesc &owner : router.program->owners) {
     launch.policyStorage.push_back(owner.policy.storageWords);
+    uint32_t hooks = 0;
+    for (size_t h = 0; h < kPolicyHookCount; ++h)
+      if (owner.policy.has(PolicyHook(h)))
+        hooks |= 1u << h;
+    launch.policyHooks.push_back(hooks);
+  }
   if (Status status = d.kernels.residentLaunch(router, launch); !status.ok())
     return status;
   ResidentLaunchResult result;

@@ -33,8 +33,9 @@ struct ResidentLaunch {
   std::vector<uint32_t> sortKeys;
   FrameSorting sorting;
   uint32_t maxInvocations = 0;
-  // Per owner: the words of its policy's storage (OwnerPolicy::storageWords).
-  std::vector<uint32_t> policyStorage;
+  // Per owner: the words of its policy's storage (OwnerPolicy::storageWords)
+  // and its compiled hooks (bit h: PolicyHook h; 0: no policy).
+  std::vector<uint32_t> policyStorage, policyHooks;
 };
 
 struct ResidentLaunchResult {

@@ -86,8 +86,8 @@ static cl::opt<std::string> waveTrace(
 static cl::opt<std::string> wavePlacement(
     "scheduler-placement",
     cl::desc("Wave programs: host (default) | device: where the wavefront scheduler decides; "
-             "device runs the decision loop on the device (the cpu backend today) and falls back "
-             "to host, saying why, where the device has no placement"),
+             "device runs the decision loop on the device (cpu, Vulkan and hip backends) and "
+             "falls back to host, saying why, where the device has no placement"),
     cl::init("host"), cl::cat(runCategory));
 static cl::opt<std::string> waveIterationLog(
     "iteration-log",

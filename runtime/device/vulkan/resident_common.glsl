@@ -101,10 +101,11 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Lay
   uint sortEnabled, sortBuckets;
   uint parameterCount;
   uint64_t chunkRanks;
-  uint64_t policyStorage, policyStorageBase, policyFault; // hip only
+  uint64_t policyStorage, policyStorageBase; // hip only
+  uint64_t policyFault;
 };
 
-// The Vulkan half (VulkanResidentPush in vulkan_resident.cpp).
+// The Vulkan half (ResidentPush in vulkan_device.cpp).
 layout(push_constant, std430) uniform Push {
   uint64_t layoutAddress;
   // u32 x 3 per global stage (the stage kernels' grids), then the routing
@@ -112,11 +113,18 @@ layout(push_constant, std430) uniform Push {
   uint64_t indirect;
   // The stage kernels' binding 0: the count, then the stage the switch runs.
   uint64_t countWord;
+  // The owners' policy hook calls (0: the program has no policy): the
+  // exchange with the policy kernels (resident_schedule.comp's EXCHANGE_*
+  // words) and the counts buffer a hook call reads and may write.
+  uint64_t policyExchange, policyCounts;
   uint stageGroupSize; // the stage kernels' workgroup size
   // Sizes of the tables, so that one round of loads fetches them all:
   // producerBegin[mainStageCount] (the edges) and the sets' words in all.
   uint edgeCount, setWordCount;
-  uint unused;
+  // The scheduler dispatch's phase within its iteration: 0 decides; 1
+  // resumes a decision that waited for a policy hook call (nothing pending:
+  // it returns at once).
+  uint phase;
 } push;
 
 // The program's tables, loaded by every workgroup (constant for the run).

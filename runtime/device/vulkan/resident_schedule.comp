@@ -262,8 +262,112 @@ bool runComplete(Layout L) {
   return true;
 }
 
+//===----------------------------------------------------------------------===//
+// Owner policies: the hooks run in the policy kernels, between phases
+//===----------------------------------------------------------------------===//
+
+// A storage policy's hooks are the program's own SPIR-V (sluice_policy_<o>,
+// one kernel per owner with a policy), which this shader cannot call. A
+// decision that needs a hook call it has no result for pauses instead: it
+// writes the call (EXCHANGE_CALL's words: hook, C, L, slots, value) and the
+// owner's counts, and the recording's next policy dispatch (that owner's
+// kernel, one workgroup) makes it. The next phase of the scheduler takes the
+// result and decides again from the same counts, replaying the results it
+// has: the calls come in decide()'s order, so call k is the same call every
+// time. The host records enough phases for the most calls an iteration can
+// make (vulkan_device.cpp's policyCallBound).
+#define EXCHANGE_CALL 0    // 5 words: hook, C, L, slots, value
+#define EXCHANGE_PENDING 5 // 1: a call waits for its policy kernel
+#define EXCHANGE_KNOWN 6   // the calls of this iteration with a result
+#define EXCHANGE_OWNER 7   // the waiting call's owner
+#define EXCHANGE_HOOKS 8   // per owner: its compiled hooks (bit h: hook h)
+#define EXCHANGE_RESULTS (EXCHANGE_HOOKS + MAX_OWNERS) // per call: value, changed
+#define HOOK_OK 0u
+#define HOOK_FAULT 1u
+#define HOOK_PENDING 2u
+#define VERDICT_POLICY_FAULT 5u // kPolicyFault
+#define VERDICT_PENDING 0xFFu   // not decision.h's: decide() waits for a call
+#define STOP_PAUSED 0xFEu       // not resident_layout.h's: this phase waits
+// Invocation 0's (it alone decides): this replay's calls so far, the calls
+// with a result.
+uint hookCalls, hooksKnown;
+shared uint policyOwner_; // the waiting call's owner (NONE: none waits)
+
+// The fault record (ResidentLayout::policyFault): owner, hook, value and
+// the owner's counts after the call.
+void policyFail(Layout L, uint owner, uint hook, int64_t value) {
+  U64s fault = U64s(L.policyFault);
+  fault.v[0] = owner;
+  fault.v[1] = hook;
+  fault.v[2] = uint64_t(value);
+  for (uint i = 0; i < ownerStages_[owner]; ++i)
+    fault.v[3 + i] = stageCounts_[stageBase_[owner] + i];
+}
+
+// Hook `hook` of `owner`: HOOK_OK with `ran` false when the owner has no
+// such hook (the default applies), or with its value; HOOK_FAULT when it
+// wrote the owner's counts (its fault record is written); HOOK_PENDING when
+// the call is written for the policy kernel.
+uint hookCall(uint owner, uint hook, uint64_t slots, out int64_t value,
+              out bool ran) {
+  value = 0;
+  ran = false;
+  if (push.policyExchange == 0)
+    return HOOK_OK;
+  U64s exchange = U64s(push.policyExchange);
+  if (((uint(exchange.v[EXCHANGE_HOOKS + owner]) >> hook) & 1u) == 0)
+    return HOOK_OK;
+  ran = true;
+  uint k = hookCalls++;
+  if (k < hooksKnown) {
+    value = int64_t(exchange.v[EXCHANGE_RESULTS + 2 * k]);
+    return exchange.v[EXCHANGE_RESULTS + 2 * k + 1] != 0 ? HOOK_FAULT
+                                                          : HOOK_OK;
+  }
+  exchange.v[EXCHANGE_CALL] = hook;
+  exchange.v[EXCHANGE_CALL + 1] = capacity_[owner];
+  exchange.v[EXCHANGE_CALL + 2] = live_[owner];
+  exchange.v[EXCHANGE_CALL + 3] = slots;
+  exchange.v[EXCHANGE_CALL + 4] = 0;
+  exchange.v[EXCHANGE_OWNER] = owner;
+  exchange.v[EXCHANGE_PENDING] = 1;
+  U32s counts = U32s(push.policyCounts);
+  for (uint i = 0; i < ownerStages_[owner]; ++i)
+    counts.v[i] = stageCounts_[stageBase_[owner] + i];
+  policyOwner_ = owner;
+  return HOOK_PENDING;
+}
+
+// The waiting call's result (a resuming phase, before it decides again):
+// its value, and whether the hook wrote the owner's counts (then the fault
+// record holds the counts it left).
+void takeHookResult(Layout L) {
+  U64s exchange = U64s(push.policyExchange);
+  U32s counts = U32s(push.policyCounts);
+  uint k = uint(exchange.v[EXCHANGE_KNOWN]);
+  uint owner = uint(exchange.v[EXCHANGE_OWNER]);
+  int64_t value = int64_t(exchange.v[EXCHANGE_CALL + 4]);
+  bool changed = false;
+  for (uint i = 0; i < ownerStages_[owner]; ++i)
+    changed = changed || counts.v[i] != stageCounts_[stageBase_[owner] + i];
+  exchange.v[EXCHANGE_RESULTS + 2 * k] = uint64_t(value);
+  exchange.v[EXCHANGE_RESULTS + 2 * k + 1] = changed ? 1 : 0;
+  if (changed) {
+    U64s fault = U64s(L.policyFault);
+    fault.v[0] = owner;
+    fault.v[1] = exchange.v[EXCHANGE_CALL];
+    fault.v[2] = uint64_t(value);
+    for (uint i = 0; i < ownerStages_[owner]; ++i)
+      fault.v[3 + i] = counts.v[i];
+  }
+  exchange.v[EXCHANGE_KNOWN] = k + 1;
+  exchange.v[EXCHANGE_PENDING] = 0;
+}
+
 // decide() of decision.h: the verdict, and on kContinue (0) the record in
 // r[] (decision::Record's words) with the refill applied to the counts.
+// The owners' hooks are DevicePolicy's of the HIP kernel: each checked as
+// the host checks it; VERDICT_PENDING when one waits for its call.
 uint decide(Layout L, uint64_t iteration, inout uint r[RECORD_WORDS]) {
   if (!countsConsistent(L))
     return 2; // kCountFault
@@ -309,7 +413,20 @@ uint decide(Layout L, uint64_t iteration, inout uint r[RECORD_WORDS]) {
   bool first = true;
   for (uint e = producerBegin_[chosen]; e < producerBegin_[chosen + 1]; ++e) {
     uint owner = edgeOwner_[e];
-    uint64_t availability = uint64_t(capacity_[owner]) - live_[owner];
+    int64_t value;
+    bool ran;
+    uint hook = hookCall(owner, 0, 0, value, ran); // prepare_for_admission
+    if (hook == HOOK_OK)
+      hook = hookCall(owner, 1, 0, value, ran); // availability
+    if (hook != HOOK_OK)
+      return hook == HOOK_PENDING ? VERDICT_PENDING : VERDICT_POLICY_FAULT;
+    uint64_t room = uint64_t(capacity_[owner]) - live_[owner];
+    uint64_t availability = ran ? uint64_t(value) : room;
+    if (value < 0 || availability > room ||
+        (live_[owner] == 0 && availability != capacity_[owner])) {
+      policyFail(L, owner, 1, value);
+      return VERDICT_POLICY_FAULT;
+    }
     uint a, outcome;
     admit(r[6], edgeBound_[e], availability, L.partialAdmission != 0, a,
           outcome);
@@ -330,13 +447,25 @@ uint decide(Layout L, uint64_t iteration, inout uint r[RECORD_WORDS]) {
     first = false;
   }
   if (r[9] != NONE) {
-    uint base = stageBase_[r[9]];
+    uint owner = r[9], base = stageBase_[owner];
+    int64_t value;
+    bool ran;
+    uint hook = hookCall(owner, 2, 0, value, ran); // admission_stage
+    if (hook != HOOK_OK)
+      return hook == HOOK_PENDING ? VERDICT_PENDING : VERDICT_POLICY_FAULT;
     uint drain = NONE;
-    for (uint i = 0; i < ownerStages_[r[9]]; ++i)
-      if (stageCounts_[base + i] != 0) {
-        drain = i;
-        break;
-      }
+    if (ran)
+      drain = uint(value);
+    else
+      for (uint i = 0; i < ownerStages_[owner]; ++i)
+        if (stageCounts_[base + i] != 0) {
+          drain = i;
+          break;
+        }
+    if (drain >= ownerStages_[owner] || stageCounts_[base + drain] == 0) {
+      policyFail(L, owner, 2, ran ? value : int64_t(drain));
+      return VERDICT_POLICY_FAULT;
+    }
     r[2] = uint(blockingAvailability);
     r[3] = uint(blockingAvailability >> 32);
     r[10] = 3; // kActionDrain
@@ -348,6 +477,15 @@ uint decide(Layout L, uint64_t iteration, inout uint r[RECORD_WORDS]) {
   r[7] = combinedAdmitted;
   r[2] = uint(limiting);
   r[3] = uint(limiting >> 32);
+  for (uint e = producerBegin_[chosen]; e < producerBegin_[chosen + 1]; ++e) {
+    int64_t value;
+    bool ran;
+    uint hook = hookCall(edgeOwner_[e], 3,
+                         uint64_t(combinedAdmitted) * uint64_t(edgeBound_[e]),
+                         value, ran); // prepare_for_producer
+    if (hook != HOOK_OK)
+      return hook == HOOK_PENDING ? VERDICT_PENDING : VERDICT_POLICY_FAULT;
+  }
   return 0;
 }
 
@@ -596,14 +734,19 @@ void routePrevious(Layout L) {
 
 // Slots 0 .. stageCount-1: the stage kernels' grids; stageCount: the
 // routing shader's; stageCount+1: the stage switch's (the chosen stage's);
-// stageCount+2: the grid selection's (resident_select.comp).
+// stageCount+2: the grid selection's (resident_select.comp); with owner
+// policies, stageCount+3+o: owner o's policy kernel's (one workgroup for
+// `policyOwner`, whose call waits).
 void writeGrids(Layout L, uint stage, uint count, bool deferRouting,
-                uint selectGroups) {
+                uint selectGroups, uint policyOwner) {
   U32s grids = U32s(push.indirect);
   uint t = gl_LocalInvocationID.x;
-  for (uint s = t; s <= L.stageCount + 2; s += BLOCK) {
+  uint slots = L.stageCount + 3 + (push.policyExchange != 0 ? L.ownerCount : 0);
+  for (uint s = t; s < slots; s += BLOCK) {
     uint groups = 0;
-    if (s == stage || (s == L.stageCount + 1 && stage != NONE))
+    if (s >= L.stageCount + 3)
+      groups = s - (L.stageCount + 3) == policyOwner ? 1 : 0;
+    else if (s == stage || (s == L.stageCount + 1 && stage != NONE))
       groups = (count + push.stageGroupSize - 1) / push.stageGroupSize;
     else if (s == L.stageCount && stage != NONE && !deferRouting)
       groups = (count + BLOCK - 1) / BLOCK; // the routing shader
@@ -616,6 +759,12 @@ void writeGrids(Layout L, uint stage, uint count, bool deferRouting,
 }
 
 void main() {
+  // A resuming phase with no call waiting (the iteration decided, or
+  // stopped): nothing to do, and the grids stay as they are.
+  if (push.phase != 0 &&
+      (push.policyExchange == 0 ||
+       U64s(push.policyExchange).v[EXCHANGE_PENDING] == 0))
+    return;
   Layout L = Layout(push.layoutAddress);
   U32s control = U32s(L.control);
   uint t = gl_LocalInvocationID.x;
@@ -658,7 +807,7 @@ void main() {
       pool_[w] = R32s(L.sets).v[w];
   barrier();
   if (stopped_ != 0) {
-    writeGrids(L, NONE, 0, false, 0);
+    writeGrids(L, NONE, 0, false, 0, NONE);
     return;
   }
   if (routeHere_ != 0)
@@ -709,8 +858,25 @@ void main() {
     if (stop == STOP_RUNNING) {
       uint64_t firstLane = scalars_[SCALAR_STARTED];
       uint r[RECORD_WORDS];
+      policyOwner_ = NONE;
+      if (push.policyExchange != 0) {
+        U64s exchange = U64s(push.policyExchange);
+        if (push.phase != 0)
+          takeHookResult(L);
+        else
+          exchange.v[EXCHANGE_KNOWN] = 0;
+        hooksKnown = uint(exchange.v[EXCHANGE_KNOWN]);
+        hookCalls = 0;
+      }
       uint verdict = decide(L, scalars_[SCALAR_ITERATION], r);
-      if (verdict != 0) {
+      if (verdict == VERDICT_PENDING) {
+        // The counts as this iteration found them (decide() refilled
+        // first): the next phase decides again from them.
+        stageCounts_[L.entryStage] -= r[8];
+        scalars_[SCALAR_FREE] += r[8];
+        scalars_[SCALAR_STARTED] -= r[8];
+        stop = STOP_PAUSED;
+      } else if (verdict != 0) {
         control.v[CONTROL_VERDICT] = verdict;
         stop = STOP_VERDICT;
       } else {
@@ -734,13 +900,27 @@ void main() {
       }
     }
     stop_ = stop;
-    control.v[CONTROL_STOP_REASON] = stop;
-    if (stop != STOP_RUNNING && stop != STOP_BATCH_FULL)
+    if (stop != STOP_PAUSED)
+      control.v[CONTROL_STOP_REASON] = stop;
+    if (stop != STOP_RUNNING && stop != STOP_BATCH_FULL && stop != STOP_PAUSED)
       control.v[CONTROL_STOP] = 1;
   }
   sync();
+  if (stop_ == STOP_PAUSED) {
+    // The state this phase changed (the routing's counts and sets), for
+    // the next phase, and the waiting owner's policy grid.
+    for (uint s = t; s < L.stageCount; s += BLOCK)
+      stageCounts.v[s] = stageCounts_[s];
+    if (t < 4)
+      scalars.v[t] = scalars_[t];
+    if (cached)
+      for (uint w = t; w < push.setWordCount; w += BLOCK)
+        sets.v[w] = pool_[w];
+    writeGrids(L, NONE, 0, false, 0, policyOwner_);
+    return;
+  }
   if (stop_ != STOP_RUNNING) {
-    writeGrids(L, NONE, 0, false, 0);
+    writeGrids(L, NONE, 0, false, 0, NONE);
     return;
   }
   uint stage = stage_, count = count_, refilled = refilled_;
@@ -781,7 +961,7 @@ void main() {
       control.v[CONTROL_STOP_REASON] = STOP_SHORT_SELECT;
       control.v[CONTROL_STOP] = 1;
     }
-    writeGrids(L, NONE, 0, false, 0);
+    writeGrids(L, NONE, 0, false, 0, NONE);
     return;
   }
   sync(); // pool_ becomes the sort's histogram
@@ -835,5 +1015,5 @@ void main() {
         1u, max((max(refilled != 0 ? freeChunks : 0, stageChunks) +
                  gl_NumSubgroups - 1) / gl_NumSubgroups,
                 (max(windowTotal, count) + 8 * BLOCK - 1) / (8 * BLOCK)));
-  writeGrids(L, stage, count, defer, selectGroups);
+  writeGrids(L, stage, count, defer, selectGroups, NONE);
 }

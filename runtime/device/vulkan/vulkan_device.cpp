@@ -247,12 +247,16 @@ public:
   Status runResident(const ResidentLaunch &launch,
                      ResidentLaunchResult &out) override;
 
-  // The device placement does not run policies (KernelPrimitives's
-  // default): a program with one keeps the host placement.
+  // Both placements run the owners' policy kernels: the host placement one
+  // submission per hook call (VulkanPolicyClient), the device placement
+  // between the phases of its scheduler dispatch (runResident).
   std::unique_ptr<CapacityOwnerClient>
   policyClient(uint32_t owner, const OwnerPolicy &policy) override {
     return std::make_unique<VulkanPolicyClient>(*this, owner, policy);
   }
+#ifdef SLUICE_VULKAN_RESIDENT_SHADERS
+  bool runsOwnerPolicies() const override { return true; }
+#endif
 
   Status wait(double &gpuNanoseconds) override {
     if (!policyFailure.ok())
@@ -283,6 +287,8 @@ public:
   // at its first run.
   std::unique_ptr<vk::Kernel> scheduleKernel, routeKernel, selectKernel,
       switchKernel;
+  // Per owner: its policy kernel, for the device placement (null: none).
+  std::vector<std::unique_ptr<vk::Kernel>> residentPolicyKernels;
   // Why the device refused the stage switch (it uses every stage kernel's
   // buffers, which may exceed the device's limit per stage): the stage
   // kernels are dispatched one by one instead.
@@ -351,11 +357,42 @@ int64_t VulkanPolicyClient::call(PolicyHook hook, const OwnerView &view,
 // The entry point that runs any stage (sluice-spirv-stage-switch).
 constexpr const char *kStageSwitch = "sluice_stage_switch";
 
-// The push constants of both shaders (resident_common.glsl's Push).
+// The push constants of the three shaders (resident_common.glsl's Push).
 struct ResidentPush {
-  uint64_t layout, indirect, countWord;
-  uint32_t stageGroupSize, edgeCount, setWordCount, unused;
+  uint64_t layout, indirect, countWord, policyExchange, policyCounts;
+  uint32_t stageGroupSize, edgeCount, setWordCount, phase;
 };
+
+// resident_schedule.comp's exchange with the policy kernels, in u64 words:
+// the call (hook, C, L, slots, value), whether it waits, the results known,
+// its owner, each owner's hooks, then two words (value, changed) per call.
+constexpr uint64_t kExchangeHooks = 8,
+                   kExchangeResults = kExchangeHooks + decision::kResidentMaxOwners;
+
+// The most hook calls one iteration's decision can make: decide()'s order
+// (per producer edge of the chosen stage prepare_for_admission and
+// availability, then the blocking owner's admission_stage or every edge's
+// prepare_for_producer), counting the hooks the owners have. The recording
+// gives each iteration this many resuming phases.
+uint32_t policyCallBound(const decision::Tables &t,
+                         std::span<const uint32_t> hooks) {
+  auto has = [&](uint32_t owner, PolicyHook hook) -> uint32_t {
+    return owner < hooks.size() ? (hooks[owner] >> uint32_t(hook)) & 1u : 0;
+  };
+  uint32_t bound = 0;
+  for (uint32_t s = 0; s < t.mainStageCount; ++s) {
+    uint32_t admission = 0, stage = 0, producer = 0;
+    for (uint32_t e = t.producerBegin[s]; e < t.producerBegin[s + 1]; ++e) {
+      uint32_t o = t.edgeOwner[e];
+      admission += has(o, PolicyHook::PrepareForAdmission) +
+                   has(o, PolicyHook::Availability);
+      stage = std::max(stage, has(o, PolicyHook::AdmissionStage));
+      producer += has(o, PolicyHook::PrepareForProducer);
+    }
+    bound = std::max(bound, admission + std::max(stage, producer));
+  }
+  return bound;
+}
 
 // Whether the environment variable `name` is "0": how a measurement turns
 // off what the device placement does by default.
@@ -434,12 +471,54 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
       state.setWordCount > decision::kResidentSharedSetWords;
   // The grids: per stage kernel, the routing shader's, the stage switch's,
   // the select shader's.
+  // then per owner its policy kernel's.
   const uint64_t routeGrid = 12 * uint64_t(t.stageCount),
-                 switchGrid = routeGrid + 12, selectGrid = switchGrid + 12;
-  if (Status status = context->createBuffer(selectGrid + 12,
-                                            vk::Placement::Device, grids);
+                 switchGrid = routeGrid + 12, selectGrid = switchGrid + 12,
+                 policyGrid = selectGrid + 12;
+  if (Status status = context->createBuffer(
+          policyGrid + 12 * uint64_t(t.ownerCount), vk::Placement::Device,
+          grids);
       !status.ok())
     return status;
+  // The owners' policies: their kernels and storage, the exchange and the
+  // counts a call reads (resident_schedule.comp, "Owner policies").
+  const uint32_t policyCalls = policyCallBound(t, launch.policyHooks);
+  std::unique_ptr<vk::Buffer> exchange, policyCounts;
+  std::vector<std::unique_ptr<vk::Buffer>> policyStorage(t.ownerCount);
+  if (policyCalls != 0) {
+    residentPolicyKernels.resize(t.ownerCount);
+    uint32_t largestOwner = 1;
+    for (uint32_t o = 0; o < t.ownerCount; ++o)
+      largestOwner = std::max(largestOwner, t.ownerStageCount[o]);
+    Status status = context->createBuffer(
+        (kExchangeResults + 2 * uint64_t(policyCalls)) * 8,
+        vk::Placement::Device, exchange);
+    if (status.ok())
+      status = context->createBuffer(uint64_t(largestOwner) * 4,
+                                     vk::Placement::Device, policyCounts);
+    for (uint32_t o = 0; o < t.ownerCount && status.ok(); ++o) {
+      uint32_t hooks = o < launch.policyHooks.size() ? launch.policyHooks[o] : 0;
+      if (hooks == 0)
+        continue;
+      uint32_t words =
+          o < launch.policyStorage.size() ? launch.policyStorage[o] : 0;
+      status = context->createBuffer(std::max<uint64_t>(words, 1) * 8,
+                                     vk::Placement::Device, policyStorage[o]);
+      if (status.ok())
+        std::memset(policyStorage[o]->data(), 0, policyStorage[o]->size());
+      if (status.ok() && !residentPolicyKernels[o])
+        status = context->createKernel(
+            spirv, kPolicyKernelPrefix + std::to_string(o), 3, 0,
+            residentPolicyKernels[o]);
+    }
+    if (!status.ok())
+      return status;
+    auto *words = static_cast<uint64_t *>(exchange->data());
+    std::memset(words, 0, exchange->size());
+    for (uint32_t o = 0; o < t.ownerCount; ++o)
+      words[kExchangeHooks + o] =
+          o < launch.policyHooks.size() ? launch.policyHooks[o] : 0;
+  }
   // The stage kernels' binding 0: the count, the stage the switch runs.
   if (Status status =
           context->createBuffer(8, vk::Placement::Device, countWord);
@@ -455,9 +534,18 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   std::memcpy(mapped, state.bytes.data(), state.bytes.size());
 
   ResidentPush push{stateBuffer->deviceAddress() + state.layoutOffset,
-                    grids->deviceAddress(), countWord->deviceAddress(),
-                    workgroupSize, state.edgeCount, state.setWordCount, 0};
+                    grids->deviceAddress(),
+                    countWord->deviceAddress(),
+                    exchange ? exchange->deviceAddress() : 0,
+                    policyCounts ? policyCounts->deviceAddress() : 0,
+                    workgroupSize,
+                    state.edgeCount,
+                    state.setWordCount,
+                    0};
+  ResidentPush resume = push;
+  resume.phase = 1;
   auto pushBytes = std::as_bytes(std::span<const ResidentPush>(&push, 1));
+  auto resumeBytes = std::as_bytes(std::span<const ResidentPush>(&resume, 1));
   std::vector<vk::Buffer *> stageBindings{countWord.get()};
   for (const LaunchArgument &argument : launch.arguments)
     stageBindings.push_back(argument.buffer ? &vulkanBuffer(*argument.buffer)
@@ -483,6 +571,21 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
     stamp();
     recording->dispatch(*scheduleKernel, {}, pushBytes, 1);
     recording->barrier();
+    // A decision that waits for a hook call resumes after the owner's
+    // policy kernel made it (each phase runs nothing once it has decided).
+    for (uint32_t phase = 0; phase < policyCalls; ++phase) {
+      for (uint32_t o = 0; o < t.ownerCount; ++o)
+        if (policyStorage[o]) {
+          vk::Buffer *policyBindings[] = {exchange.get(), policyStorage[o].get(),
+                                          policyCounts.get()};
+          recording->dispatchIndirect(*residentPolicyKernels[o],
+                                      policyBindings, {}, *grids,
+                                      policyGrid + 12 * uint64_t(o));
+        }
+      recording->barrier();
+      recording->dispatch(*scheduleKernel, {}, resumeBytes, 1);
+      recording->barrier();
+    }
     if (gridSelects) { // the scheduler gives it zero groups when it selects
       recording->dispatchIndirect(*selectKernel, {}, pushBytes, *grids,
                                   selectGrid);
@@ -527,6 +630,10 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
                             "shader (bit sets of " +
                                 std::to_string(state.setWordCount) +
                                 " words)"
+                          : "") +
+             (policyCalls ? ", up to " + std::to_string(policyCalls) +
+                                " policy hook calls per iteration between "
+                                "phases of the scheduler dispatch"
                           : "");
   using decision::u32;
   ResidentLog &log = out.log;
@@ -572,6 +679,11 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
             reinterpret_cast<const uint64_t *>(copied + state.snapshots) +
             uint64_t(n) * state.snapshotWords;
         log.last.assign(last, last + state.snapshotWords);
+        if (log.verdict == decision::kPolicyFault) {
+          const auto *fault =
+              reinterpret_cast<const uint64_t *>(mapped + state.policyFault);
+          out.policyFault.assign(fault, fault + state.policyFaultWords);
+        }
       }
       break;
     }
