@@ -990,6 +990,7 @@ Status CompiledKernelDevice::runResident(const ResidentRun &run,
   d.stats.dispatchNanoseconds = d.stats.submitWaitNanoseconds;
   d.stats.residentSubmissions = result.launches;
   d.stats.residentForm = std::move(result.form);
+  d.stats.residentProfile = std::move(result.profile);
   log = std::move(result.log);
   log.readbacks = result.launches;
   if (log.verdict == decision::kPolicyFault) {

@@ -46,6 +46,8 @@ struct ResidentLaunchResult {
   // On decision::kPolicyFault: the layout's policyFault words.
   std::vector<uint64_t> policyFault;
   uint32_t launches = 0;
+  // The scheduler's profile, when one was asked for (a line of text).
+  std::string profile;
   double gpuNanoseconds = 0; // the launches' device time
   // How the device ran an iteration, for the run summary ("a stage switch
   // dispatch per iteration"); empty when there is nothing to say.

@@ -45,6 +45,8 @@ public:
     if (!stats.residentForm.empty())
       summary += "; device placement: " + stats.residentForm + ", " +
                  std::to_string(stats.residentSubmissions) + " submissions";
+    if (!stats.residentProfile.empty())
+      summary += "; " + stats.residentProfile;
     return summary;
   }
 

@@ -117,6 +117,8 @@ layout(push_constant, std430) uniform Push {
   // exchange with the policy kernels (resident_schedule.comp's EXCHANGE_*
   // words) and the counts buffer a hook call reads and may write.
   uint64_t policyExchange, policyCounts;
+  // The profiled scheduler's cycle sums (SLUICE_PROFILE; 0 otherwise).
+  uint64_t profile;
   uint stageGroupSize; // the stage kernels' workgroup size
   // Sizes of the tables, so that one round of loads fetches them all:
   // producerBegin[mainStageCount] (the edges) and the sets' words in all.

@@ -11,6 +11,28 @@
 #extension GL_GOOGLE_include_directive : require
 #include "resident_common.glsl"
 #include "resident_chunks.glsl"
+#ifdef SLUICE_PROFILE
+// SLUICE_VULKAN_PROFILE=1 (vulkan_device.cpp): invocation 0 reads the
+// subgroup clock at the ends of the dispatch's eight parts and adds each
+// part's cycles to push.profile's words 0-7 (word 15 counts the dispatches
+// that ran every part).
+#extension GL_ARB_shader_clock : require
+uint64_t marks_[9];
+#define MARK(k)                                                                \
+  if (gl_LocalInvocationID.x == 0)                                             \
+    marks_[k] = clockARB();
+void profileEnd() {
+  if (gl_LocalInvocationID.x != 0)
+    return;
+  U64s sums = U64s(push.profile);
+  for (uint k = 0; k < 8; ++k)
+    atomicAdd(sums.v[k], marks_[k + 1] - marks_[k]);
+  atomicAdd(sums.v[15], 1ul);
+}
+#else
+#define MARK(k)
+void profileEnd() {}
+#endif
 
 layout(local_size_x = BLOCK) in;
 
@@ -768,6 +790,7 @@ void main() {
   Layout L = Layout(push.layoutAddress);
   U32s control = U32s(L.control);
   uint t = gl_LocalInvocationID.x;
+  MARK(0)
   sets = U32s(L.sets);
   // One round of loads: the tables, the counts, the control words, the
   // ring positions, the sort keys' sizes and (when they fit) the sets.
@@ -806,12 +829,14 @@ void main() {
     for (uint w = t; w < push.setWordCount; w += BLOCK)
       pool_[w] = R32s(L.sets).v[w];
   barrier();
+  MARK(1)
   if (stopped_ != 0) {
     writeGrids(L, NONE, 0, false, 0, NONE);
     return;
   }
   if (routeHere_ != 0)
     routePrevious(L);
+  MARK(2)
   uint records = records_;
   // The snapshot (packCounts's order) of the counts this iteration decides
   // from.
@@ -834,6 +859,7 @@ void main() {
     }
   }
   barrier(); // the snapshot reads the counts that decide() changes
+  MARK(3)
   if (t == 0) {
     uint stop = STOP_RUNNING;
     uint previous = previousStage_;
@@ -906,6 +932,7 @@ void main() {
       control.v[CONTROL_STOP] = 1;
   }
   sync();
+  MARK(4)
   if (stop_ == STOP_PAUSED) {
     // The state this phase changed (the routing's counts and sets), for
     // the next phase, and the waiting owner's policy grid.
@@ -964,6 +991,7 @@ void main() {
     writeGrids(L, NONE, 0, false, 0, NONE);
     return;
   }
+  MARK(5)
   sync(); // pool_ becomes the sort's histogram
   if (sorts)
     sortByKey(L, stage, count);
@@ -979,6 +1007,7 @@ void main() {
   for (uint o = t; o < L.ownerCount; o += BLOCK)
     I32s(L.allocLimits).v[o] = 0;
   sync();
+  MARK(6)
   uint windowTotal = 0;
   if (main_ && producerBegin_[stage] != producerBegin_[stage + 1]) {
     for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e) {
@@ -1015,5 +1044,8 @@ void main() {
         1u, max((max(refilled != 0 ? freeChunks : 0, stageChunks) +
                  gl_NumSubgroups - 1) / gl_NumSubgroups,
                 (max(windowTotal, count) + 8 * BLOCK - 1) / (8 * BLOCK)));
+  MARK(7)
   writeGrids(L, stage, count, defer, selectGroups, NONE);
+  MARK(8)
+  profileEnd();
 }

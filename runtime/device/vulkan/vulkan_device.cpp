@@ -19,6 +19,7 @@
 #ifdef SLUICE_VULKAN_RESIDENT_SHADERS
 #include "sluice_generated/resident_route.spv.h"
 #include "sluice_generated/resident_schedule.spv.h"
+#include "sluice_generated/resident_schedule_profiled.spv.h"
 #include "sluice_generated/resident_select.spv.h"
 #endif
 
@@ -173,6 +174,7 @@ public:
   // not turned off, the stage switch (created once).
   Status createResidentKernels();
   bool useStageSwitch() const;
+  bool profiling() const;
 
   Status launch(uint32_t stage, std::span<const LaunchArgument> arguments,
                 uint32_t count) override {
@@ -286,7 +288,7 @@ public:
   // The device placement's shaders and the program's stage switch, created
   // at its first run.
   std::unique_ptr<vk::Kernel> scheduleKernel, routeKernel, selectKernel,
-      switchKernel;
+      switchKernel, profiledScheduleKernel;
   // Per owner: its policy kernel, for the device placement (null: none).
   std::vector<std::unique_ptr<vk::Kernel>> residentPolicyKernels;
   // Why the device refused the stage switch (it uses every stage kernel's
@@ -359,7 +361,7 @@ constexpr const char *kStageSwitch = "sluice_stage_switch";
 
 // The push constants of the three shaders (resident_common.glsl's Push).
 struct ResidentPush {
-  uint64_t layout, indirect, countWord, policyExchange, policyCounts;
+  uint64_t layout, indirect, countWord, policyExchange, policyCounts, profile;
   uint32_t stageGroupSize, edgeCount, setWordCount, phase;
 };
 
@@ -410,6 +412,15 @@ uint32_t residentBatch() {
   return value >= 1 && value <= 4096 ? uint32_t(value) : 64;
 }
 
+// SLUICE_VULKAN_PROFILE=1 on a device with the subgroup clock: the
+// scheduler dispatches of a device-placement run add up the cycles of their
+// parts, and the run prints the average of each (docs/runtime.md).
+bool VulkanPrimitives::profiling() const {
+  const char *setting = std::getenv("SLUICE_VULKAN_PROFILE");
+  return setting && std::string_view(setting) == "1" &&
+         context->info().shaderSubgroupClock;
+}
+
 // One switch dispatch per iteration where the module has the stage switch
 // (sluice-spirv-stage-switch); SLUICE_VULKAN_STAGE_SWITCH=0 keeps one
 // indirect dispatch per stage kernel.
@@ -431,6 +442,11 @@ Status VulkanPrimitives::createResidentKernels() {
     return status;
   if (Status status = shader(k_resident_route, routeKernel); !status.ok())
     return status;
+  if (profiling())
+    if (Status status =
+            shader(k_resident_schedule_profiled, profiledScheduleKernel);
+        !status.ok())
+      return status;
   if (Status status = shader(k_resident_select, selectKernel); !status.ok())
     return status;
   if (!useStageSwitch() || switchKernel)
@@ -538,10 +554,26 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
                     countWord->deviceAddress(),
                     exchange ? exchange->deviceAddress() : 0,
                     policyCounts ? policyCounts->deviceAddress() : 0,
+                    0,
                     workgroupSize,
                     state.edgeCount,
                     state.setWordCount,
                     0};
+  std::unique_ptr<vk::Buffer> profile;
+  if (profiling()) {
+    if (Status status =
+            context->createBuffer(16 * 8, vk::Placement::Host, profile);
+        !status.ok())
+      return status;
+    std::memset(profile->data(), 0, 16 * 8);
+    push.profile = profile->deviceAddress();
+  }
+  if (!profile && std::getenv("SLUICE_VULKAN_PROFILE") &&
+      std::string_view(std::getenv("SLUICE_VULKAN_PROFILE")) == "1")
+    out.profile = "scheduler dispatch profile: unavailable (the device lacks "
+                  "VK_KHR_shader_clock's shaderSubgroupClock)";
+  const vk::Kernel &schedule =
+      profile ? *profiledScheduleKernel : *scheduleKernel;
   ResidentPush resume = push;
   resume.phase = 1;
   auto pushBytes = std::as_bytes(std::span<const ResidentPush>(&push, 1));
@@ -569,7 +601,7 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   };
   for (uint32_t i = 0; i < batch; ++i) {
     stamp();
-    recording->dispatch(*scheduleKernel, {}, pushBytes, 1);
+    recording->dispatch(schedule, {}, pushBytes, 1);
     recording->barrier();
     // A decision that waits for a hook call resumes after the owner's
     // policy kernel made it (each phase runs nothing once it has decided).
@@ -583,7 +615,7 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
                                       policyGrid + 12 * uint64_t(o));
         }
       recording->barrier();
-      recording->dispatch(*scheduleKernel, {}, resumeBytes, 1);
+      recording->dispatch(schedule, {}, resumeBytes, 1);
       recording->barrier();
     }
     if (gridSelects) { // the scheduler gives it zero groups when it selects
@@ -691,6 +723,21 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
     control[decision::kControlRecords] = 0;
     control[decision::kControlStopReason] = decision::kStopRunning;
   }
+  if (profile) {
+    // resident_schedule.comp's parts, in order (MARK(0) .. MARK(8)).
+    static constexpr const char *kParts[] = {
+        "loads", "routing", "snapshot", "decision", "refill+select",
+        "sort+arguments", "windows", "grids"};
+    const auto *sums = static_cast<const uint64_t *>(profile->data());
+    std::string line = "scheduler dispatch profile: " +
+                       std::to_string(sums[15]) +
+                       " dispatches ran every part; mean subgroup-clock "
+                       "cycles:";
+    for (size_t k = 0; k < 8; ++k)
+      line += std::string(k ? ", " : " ") + kParts[k] + " " +
+              std::to_string(sums[15] ? sums[k] / sums[15] : 0);
+    out.profile = line;
+  }
   const auto *positions =
       reinterpret_cast<const uint64_t *>(mapped + state.positions);
   for (u32 o = 0; o < t.ownerCount; ++o)
@@ -700,6 +747,7 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
 #else
 Status VulkanPrimitives::createResidentKernels() { return residentSupport(); }
 bool VulkanPrimitives::useStageSwitch() const { return false; }
+bool VulkanPrimitives::profiling() const { return false; }
 Status VulkanPrimitives::runResident(const ResidentLaunch &,
                                      ResidentLaunchResult &) {
   return residentSupport();

@@ -503,6 +503,24 @@ Status Context::create(std::unique_ptr<Context> &out) {
       features.pNext = &addresses;
     }
   }
+  // The subgroup clock, for the scheduler's profile (SLUICE_VULKAN_PROFILE).
+  VkPhysicalDeviceShaderClockFeaturesKHR clock{};
+  clock.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR;
+  if (hasDeviceExtension(state, state.physical,
+                         VK_KHR_SHADER_CLOCK_EXTENSION_NAME)) {
+    VkPhysicalDeviceFeatures2 query{};
+    query.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    query.pNext = &clock;
+    state.fn.vkGetPhysicalDeviceFeatures2(state.physical, &query);
+    state.info.shaderSubgroupClock = clock.shaderSubgroupClock == VK_TRUE;
+    clock.shaderDeviceClock = VK_FALSE;
+    clock.pNext = nullptr;
+    if (state.info.shaderSubgroupClock) {
+      extensions.push_back(VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
+      clock.pNext = features.pNext;
+      features.pNext = &clock;
+    }
+  }
   VkDeviceCreateInfo deviceCreate{};
   deviceCreate.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
   deviceCreate.pNext = &features;

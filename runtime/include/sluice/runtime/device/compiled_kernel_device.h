@@ -279,6 +279,8 @@ struct CompiledKernelStats {
   // iteration (ResidentLaunchResult::form); 0 and empty otherwise.
   uint64_t residentSubmissions = 0;
   std::string residentForm;
+  // SLUICE_VULKAN_PROFILE: the scheduler dispatches' mean cycles per part.
+  std::string residentProfile;
 };
 
 // "<label> (last run): N dispatches, ... ms launch+wait, ... ms in

@@ -87,6 +87,9 @@ struct DeviceInfo {
   // through PhysicalStorageBuffer64 pointers (the device placement's
   // scheduler).
   bool bufferDeviceAddress = false;
+  // VK_KHR_shader_clock's shaderSubgroupClock (enabled when offered): the
+  // device placement's scheduler profile (SLUICE_VULKAN_PROFILE).
+  bool shaderSubgroupClock = false;
   uint32_t maxWorkgroupCount[3] = {0, 0, 0};
   uint32_t maxWorkgroupInvocations = 0;
   uint32_t maxSharedMemoryBytes = 0;  // maxComputeSharedMemorySize
