@@ -566,7 +566,10 @@ uint64_t keyCode(uint64_t address, uint bytes, uint kind, uint buckets) {
 }
 
 // Orders invocations[0, count) stably by key code: an LSD radix sort over
-// 4-bit digits of (code - lowest), the bits the range spans.
+// 4-bit digits of (code - lowest), the bits the range spans. The first loop
+// copies the frames into scratch as it reads them, so that an odd number of
+// passes can start from the copy and every sort ends in invocations (no
+// copy back).
 void sortByKey(Layout L, uint stage, uint count) {
   R32s keys = R32s(L.sortKeys);
   uint keyBytes = keys.v[4 * stage], kind = keys.v[4 * stage + 1],
@@ -584,6 +587,9 @@ void sortByKey(Layout L, uint stage, uint count) {
       uint i = i0 + k * BLOCK;
       frame_[k] = i < count ? from.v[i] : 0;
     }
+    [[unroll]] for (uint k = 0; k < 8; ++k)
+      if (i0 + k * BLOCK < count)
+        to.v[i0 + k * BLOCK] = frame_[k];
     uint64_t code_[8];
     [[unroll]] for (uint k = 0; k < 8; ++k)
       code_[k] = i0 + k * BLOCK < count
@@ -617,7 +623,10 @@ void sortByKey(Layout L, uint stage, uint count) {
   uint per = (count + BLOCK - 1) / BLOCK;
   uint begin = min(t * per, count);
   uint end = min(begin + per, count);
-  bool flipped = false;
+  if ((((bits + 3) / 4) & 1) != 0) { // odd: the last pass writes invocations
+    from = U32s(L.scratch);
+    to = U32s(L.invocations);
+  }
   for (uint shift = 0; shift < bits; shift += 4) {
     for (uint d = 0; d < 16; ++d)
       pool_[d * BLOCK + t] = 0;
@@ -664,11 +673,6 @@ void sortByKey(Layout L, uint stage, uint count) {
     U64s swapCodes = codes;
     codes = codesTo;
     codesTo = swapCodes;
-    flipped = !flipped;
-  }
-  if (flipped) {
-    for (uint i = t; i < count; i += BLOCK)
-      U32s(L.invocations).v[i] = from.v[i];
   }
   sync();
 }
