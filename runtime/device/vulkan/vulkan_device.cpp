@@ -486,8 +486,7 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   const bool gridSelects =
       state.setWordCount > decision::kResidentSharedSetWords;
   // The grids: per stage kernel, the routing shader's, the stage switch's,
-  // the select shader's.
-  // then per owner its policy kernel's.
+  // the select shader's, then per owner its policy kernel's.
   const uint64_t routeGrid = 12 * uint64_t(t.stageCount),
                  switchGrid = routeGrid + 12, selectGrid = switchGrid + 12,
                  policyGrid = selectGrid + 12;
