@@ -316,14 +316,18 @@ uint hookCalls, hooksKnown;
 shared uint policyOwner_; // the waiting call's owner (NONE: none waits)
 
 // The fault record (ResidentLayout::policyFault): owner, hook, value and
-// the owner's counts after the call.
-void policyFail(Layout L, uint owner, uint hook, int64_t value) {
+// the owner's counts after the call: those the hook left in the counts
+// buffer (`wroteCounts`), else the scheduler's, which it did not change.
+void policyFail(Layout L, uint owner, uint hook, int64_t value,
+                bool wroteCounts) {
   U64s fault = U64s(L.policyFault);
+  U32s left = U32s(push.policyCounts);
   fault.v[0] = owner;
   fault.v[1] = hook;
   fault.v[2] = uint64_t(value);
   for (uint i = 0; i < ownerStages_[owner]; ++i)
-    fault.v[3 + i] = stageCounts_[stageBase_[owner] + i];
+    fault.v[3 + i] =
+        wroteCounts ? left.v[i] : stageCounts_[stageBase_[owner] + i];
 }
 
 // Hook `hook` of `owner`: HOOK_OK with `ran` false when the owner has no
@@ -374,14 +378,8 @@ void takeHookResult(Layout L) {
     changed = changed || counts.v[i] != stageCounts_[stageBase_[owner] + i];
   exchange.v[EXCHANGE_RESULTS + 2 * k] = uint64_t(value);
   exchange.v[EXCHANGE_RESULTS + 2 * k + 1] = changed ? 1 : 0;
-  if (changed) {
-    U64s fault = U64s(L.policyFault);
-    fault.v[0] = owner;
-    fault.v[1] = exchange.v[EXCHANGE_CALL];
-    fault.v[2] = uint64_t(value);
-    for (uint i = 0; i < ownerStages_[owner]; ++i)
-      fault.v[3 + i] = counts.v[i];
-  }
+  if (changed)
+    policyFail(L, owner, uint(exchange.v[EXCHANGE_CALL]), value, true);
   exchange.v[EXCHANGE_KNOWN] = k + 1;
   exchange.v[EXCHANGE_PENDING] = 0;
 }
@@ -446,7 +444,7 @@ uint decide(Layout L, uint64_t iteration, inout uint r[RECORD_WORDS]) {
     uint64_t availability = ran ? uint64_t(value) : room;
     if (value < 0 || availability > room ||
         (live_[owner] == 0 && availability != capacity_[owner])) {
-      policyFail(L, owner, 1, value);
+      policyFail(L, owner, 1, value, false);
       return VERDICT_POLICY_FAULT;
     }
     uint a, outcome;
@@ -485,7 +483,7 @@ uint decide(Layout L, uint64_t iteration, inout uint r[RECORD_WORDS]) {
           break;
         }
     if (drain >= ownerStages_[owner] || stageCounts_[base + drain] == 0) {
-      policyFail(L, owner, 2, ran ? value : int64_t(drain));
+      policyFail(L, owner, 2, ran ? value : int64_t(drain), false);
       return VERDICT_POLICY_FAULT;
     }
     r[2] = uint(blockingAvailability);

@@ -379,7 +379,7 @@ constexpr uint64_t kExchangeHooks = 8,
 uint32_t policyCallBound(const decision::Tables &t,
                          std::span<const uint32_t> hooks) {
   auto has = [&](uint32_t owner, PolicyHook hook) -> uint32_t {
-    return owner < hooks.size() ? (hooks[owner] >> uint32_t(hook)) & 1u : 0;
+    return (hooks[owner] >> uint32_t(hook)) & 1u;
   };
   uint32_t bound = 0;
   for (uint32_t s = 0; s < t.mainStageCount; ++s) {
@@ -415,10 +415,13 @@ uint32_t residentBatch() {
 // SLUICE_VULKAN_PROFILE=1 on a device with the subgroup clock: the
 // scheduler dispatches of a device-placement run add up the cycles of their
 // parts, and the run prints the average of each (docs/runtime.md).
-bool VulkanPrimitives::profiling() const {
+bool profileRequested() {
   const char *setting = std::getenv("SLUICE_VULKAN_PROFILE");
-  return setting && std::string_view(setting) == "1" &&
-         context->info().shaderSubgroupClock;
+  return setting && std::string_view(setting) == "1";
+}
+
+bool VulkanPrimitives::profiling() const {
+  return profileRequested() && context->info().shaderSubgroupClock;
 }
 
 // One switch dispatch per iteration where the module has the stage switch
@@ -497,7 +500,10 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
     return status;
   // The owners' policies: their kernels and storage, the exchange and the
   // counts a call reads (resident_schedule.comp, "Owner policies").
-  const uint32_t policyCalls = policyCallBound(t, launch.policyHooks);
+  // Per owner its compiled hooks (none past the launch's list).
+  std::vector<uint32_t> hooks(launch.policyHooks);
+  hooks.resize(t.ownerCount, 0);
+  const uint32_t policyCalls = policyCallBound(t, hooks);
   std::unique_ptr<vk::Buffer> exchange, policyCounts;
   std::vector<std::unique_ptr<vk::Buffer>> policyStorage(t.ownerCount);
   if (policyCalls != 0) {
@@ -512,8 +518,7 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
       status = context->createBuffer(uint64_t(largestOwner) * 4,
                                      vk::Placement::Device, policyCounts);
     for (uint32_t o = 0; o < t.ownerCount && status.ok(); ++o) {
-      uint32_t hooks = o < launch.policyHooks.size() ? launch.policyHooks[o] : 0;
-      if (hooks == 0)
+      if (hooks[o] == 0)
         continue;
       uint32_t words =
           o < launch.policyStorage.size() ? launch.policyStorage[o] : 0;
@@ -531,8 +536,7 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
     auto *words = static_cast<uint64_t *>(exchange->data());
     std::memset(words, 0, exchange->size());
     for (uint32_t o = 0; o < t.ownerCount; ++o)
-      words[kExchangeHooks + o] =
-          o < launch.policyHooks.size() ? launch.policyHooks[o] : 0;
+      words[kExchangeHooks + o] = hooks[o];
   }
   // The stage kernels' binding 0: the count, the stage the switch runs.
   if (Status status =
@@ -567,8 +571,7 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
     std::memset(profile->data(), 0, 16 * 8);
     push.profile = profile->deviceAddress();
   }
-  if (!profile && std::getenv("SLUICE_VULKAN_PROFILE") &&
-      std::string_view(std::getenv("SLUICE_VULKAN_PROFILE")) == "1")
+  if (!profile && profileRequested())
     out.profile = "scheduler dispatch profile: unavailable (the device lacks "
                   "VK_KHR_shader_clock's shaderSubgroupClock)";
   const vk::Kernel &schedule =
