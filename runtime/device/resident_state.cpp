@@ -154,6 +154,7 @@ void buildResidentState(const ResidentLaunch &launch,
   out.policyFaultWords = decision::kPolicyFaultHeader + largestOwner;
   L.policyFault = out.policyFault =
       image.place(uint64_t(out.policyFaultWords) * 8);
+  L.profile = out.profile = image.place(decision::kProfileWords * 8);
   out.layoutOffset = image.place(sizeof(decision::ResidentLayout));
 
   // Initial contents: every frame free, every slot in its ring.
@@ -196,7 +197,8 @@ void locateResidentState(
         &L.ringOffset, &L.ringPositions, &L.kernelWords, &L.windows,
         &L.sortKeys, &L.scratch, &L.codes, &L.sortRange, &L.sortHistogram,
         &L.chunkRanks, &L.records, &L.snapshots, &L.deltas, &L.times,
-        &L.control, &L.policyStorage, &L.policyStorageBase, &L.policyFault})
+        &L.control, &L.policyStorage, &L.policyStorageBase, &L.policyFault,
+        &L.profile})
     *offset += base;
   L.invocations = address(*launch.invocations);
   L.laneIds = address(*launch.laneIds);

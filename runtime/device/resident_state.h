@@ -26,7 +26,7 @@ struct ResidentState {
   decision::ResidentLayout layout{};
   uint64_t records = 0, snapshots = 0, deltas = 0, times = 0, control = 0,
            positions = 0, layoutOffset = 0, // byte offsets into `bytes`
-           policyFault = 0;
+           policyFault = 0, profile = 0;
   uint32_t policyFaultWords = 0;
   uint32_t snapshotWords = 0;
   uint32_t recordCapacity = 0;

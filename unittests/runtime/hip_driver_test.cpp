@@ -504,6 +504,8 @@ TEST(HipResident, TheSchedulerCompilesWithTheShadowPoolsBodies) {
             std::string::npos);
   if (!compilesForSm90(scheduler))
     GTEST_SKIP() << "no NVRTC";
+  // SLUICE_HIP_PROFILE's build of it (hip_resident.cpp prepends the define).
+  EXPECT_TRUE(compilesForSm90("#define SLUICE_PROFILE 1\n" + scheduler));
 #endif
 }
 

@@ -41,7 +41,10 @@ public:
                   stats.submitWaitNanoseconds * 1e-6,
                   stats.sortNanoseconds * 1e-6, stats.sortedDispatches,
                   stats.sortKeyBytes);
-    return line;
+    std::string summary = line;
+    if (!stats.residentProfile.empty()) // SLUICE_HIP_PROFILE
+      summary += "; " + stats.residentProfile;
+    return summary;
   }
 
 private:

@@ -5,7 +5,10 @@
 #include "../resident_state.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <string_view>
 
 namespace sluice::runtime::hip {
 
@@ -29,6 +32,33 @@ std::string withoutSluiceIncludes(const char *text) {
     line += length;
   }
   return out;
+}
+
+// SLUICE_HIP_PROFILE=1: the scheduler kernel is built with SLUICE_PROFILE,
+// and a run prints block 0's mean cycles per part of an iteration
+// (docs/runtime.md).
+bool profileRequested() {
+  const char *setting = std::getenv("SLUICE_HIP_PROFILE");
+  return setting && std::string_view(setting) == "1";
+}
+
+// resident_kernel.hip's parts, in order (SLUICE_MARK(0) .. SLUICE_MARK(9),
+// then the wait from MARK(9) to the next iteration's MARK(0)).
+std::string profileLine(const u64 *sums) {
+  static constexpr const char *kParts[] = {
+      "loads",   "snapshot", "decision", "refill+select", "sort",
+      "arguments", "publish", "stage (block 0's share)", "tallies"};
+  u64 complete = sums[decision::kProfileWords - 1];
+  u64 waits = sums[decision::kProfileWords - 2];
+  std::string line = "scheduler profile: " + std::to_string(complete) +
+                     " iterations ran every part; block 0's mean clock "
+                     "cycles:";
+  for (size_t k = 0; k < std::size(kParts); ++k)
+    line += std::string(k ? ", " : " ") + kParts[k] + " " +
+            std::to_string(complete ? sums[k] / complete : 0);
+  line += ", waiting for the other blocks " +
+          std::to_string(waits ? sums[std::size(kParts)] / waits : 0);
+  return line;
 }
 
 } // namespace
@@ -154,6 +184,9 @@ Status ResidentScheduler::prepare(Driver &driver,
   }
   std::string source =
       residentSchedulerSource(programSource, bodies, parameterCount);
+  profiled_ = profileRequested();
+  if (profiled_)
+    source = "#define SLUICE_PROFILE 1\n" + source;
   std::vector<char> image;
   if (Status status =
           driver.compile(source, "the device placement's scheduler", image);
@@ -323,6 +356,16 @@ Status ResidentScheduler::run(
         !status.ok())
       return status;
     out.allocHeads[o] = head;
+  }
+  if (profiled_) {
+    u64 sums[decision::kProfileWords];
+    if (Status status = driver.copyToHost(sums, device(state.profile),
+                                          sizeof sums, stream);
+        !status.ok())
+      return status;
+    if (Status status = driver.synchronize(stream); !status.ok())
+      return status;
+    out.profile = profileLine(sums);
   }
   return driver.synchronize(stream);
 }

@@ -86,6 +86,7 @@ private:
   DevicePointer state_ = 0;
   uint64_t stateBytes_ = 0;
   uint32_t gridBlocks_ = 0;
+  bool profiled_ = false; // built with SLUICE_PROFILE (SLUICE_HIP_PROFILE=1)
 };
 
 } // namespace sluice::runtime::hip

@@ -163,7 +163,19 @@ __device__ inline void gridBarrier(u32 *control) {
   __syncthreads();
 }
 
+// Block 0's sort in shared memory: dispatches of at most kSortRounds
+// elements per thread (sortInShared).
+constexpr u32 kSortRounds = 4;
+
 struct Shared {
+  // The layout, copied once per block: every field read is a shared load,
+  // not a global one that each fence (the hand-overs') sends back to L2.
+  ResidentLayout layout;
+  // The iteration every block runs: block 0's decision, which the other
+  // blocks read from the control words at once after the hand-over.
+  struct {
+    u32 stop, stage, count, gridSelect, gridSort, record;
+  } run;
   // The program's tables, loaded once per block (constant for the run).
   u32 capacity[kResidentMaxOwners], stageBase[kResidentMaxOwners],
       ownerStages[kResidentMaxOwners], publishBase[kResidentMaxOwners],
@@ -184,7 +196,13 @@ struct Shared {
   union {
     u32 histogram[16 * SLUICE_RESIDENT_BLOCK];
     u32 setCache[16 * SLUICE_RESIDENT_BLOCK];
+    // sortInShared's two halves: codes relative to the lowest, and frames.
+    struct {
+      u32 code[2][kSortRounds * SLUICE_RESIDENT_BLOCK];
+      u32 frame[2][kSortRounds * SLUICE_RESIDENT_BLOCK];
+    } sorted;
   };
+  u32 digitCounts[16 * (SLUICE_RESIDENT_BLOCK / 32)]; // [digit][warp]
   u64 positions[2 * kResidentMaxOwners]; // each owner's ring head and tail
   u32 sortBytes[kResidentMaxStages];     // each stage's sort key size
   u32 scan[SLUICE_RESIDENT_BLOCK];
@@ -202,7 +220,28 @@ struct Shared {
   u32 released[kResidentMaxOwners];
   u32 finished;
   u32 order; // the main stage's order digest (orderTerm)
+#ifdef SLUICE_PROFILE
+  // Block 0's clock at the ends of the iteration's parts (kProfileParts),
+  // the end of the last iteration, and the sums (ResidentLayout::profile).
+  u64 marks[10], lastEnd, sums[kProfileWords];
+#endif
 };
+
+// SLUICE_HIP_PROFILE=1 (the runtime defines SLUICE_PROFILE): block 0's
+// thread 0 reads the multiprocessor's clock at the end of each part of an
+// iteration, MARK(0) (the other blocks have routed) to MARK(9) (block 0's
+// tallies are in); docs/runtime.md names the parts.
+#ifdef SLUICE_PROFILE
+#define SLUICE_MARK(k)                                                         \
+  do {                                                                         \
+    if (blockIdx.x == 0 && threadIdx.x == 0)                                   \
+      sh.marks[k] = clock64();                                                 \
+  } while (0)
+#else
+#define SLUICE_MARK(k)                                                         \
+  do {                                                                         \
+  } while (0)
+#endif
 
 // Exclusive prefix sum of `value` over the block; `total` gets the sum.
 __device__ inline u32 blockScan(u32 value, Shared &sh, u32 &total) {
@@ -290,57 +329,63 @@ __device__ inline u32 takeFromChunk(u32 bits, u32 chunk, u32 base, u32 count,
 // Block 0: visits the `count` lowest members of the set in ascending order,
 // `visit(rank, member)`, and removes them from the set; where `moveTo` is
 // given, the members taken go into that set (of as many words). Returns how
-// many there were (<= count).
+// many there were (<= count). A set of at most a word per thread: each
+// thread its word's members, from the rank the scan gives it (a loop of at
+// most 32 short steps).
 template <typename Visit>
 __device__ inline u32 takeLowest(u32 *words, u32 wordCount, u32 count,
                                  Shared &sh, Visit visit, u32 *moveTo) {
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
-  // Each warp a contiguous range of 32-word chunks; in a chunk each lane
-  // holds one word, and the warp then writes each word's members together,
-  // one lane per bit: consecutive ranks from consecutive lanes (coalesced
-  // stores, no thread writing a long run of its own).
-  const u32 warps = SLUICE_RESIDENT_BLOCK / 32;
-  u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  u32 chunks = (wordCount + 31) / 32;
-  u32 perWarp = (chunks + warps - 1) / warps;
-  u32 chunkBegin = warp * perWarp < chunks ? warp * perWarp : chunks;
-  u32 chunkEnd = chunkBegin + perWarp < chunks ? chunkBegin + perWarp : chunks;
-  u32 mine = 0;
-  for (u32 c = chunkBegin; c < chunkEnd; c += 4) { // four loads in flight
-    u32 value[4];
+  if (wordCount > SLUICE_RESIDENT_BLOCK) {
+    // A larger set on CUDA: each warp a contiguous range of 32-word
+    // chunks; in a chunk each lane holds one word, and the warp then writes
+    // each word's members together, one lane per bit: consecutive ranks from
+    // consecutive lanes (coalesced stores, no thread writing a long run of
+    // its own).
+    const u32 warps = SLUICE_RESIDENT_BLOCK / 32;
+    u32 lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    u32 chunks = (wordCount + 31) / 32;
+    u32 perWarp = (chunks + warps - 1) / warps;
+    u32 chunkBegin = warp * perWarp < chunks ? warp * perWarp : chunks;
+    u32 chunkEnd =
+        chunkBegin + perWarp < chunks ? chunkBegin + perWarp : chunks;
+    u32 mine = 0;
+    for (u32 c = chunkBegin; c < chunkEnd; c += 4) { // four loads in flight
+      u32 value[4];
 #pragma unroll
-    for (u32 k = 0; k < 4; ++k) {
-      u32 w = (c + k) * 32 + lane;
-      value[k] = c + k < chunkEnd && w < wordCount ? words[w] : 0;
-    }
+      for (u32 k = 0; k < 4; ++k) {
+        u32 w = (c + k) * 32 + lane;
+        value[k] = c + k < chunkEnd && w < wordCount ? words[w] : 0;
+      }
 #pragma unroll
-    for (u32 k = 0; k < 4; ++k)
-      mine += __popc(value[k]);
-  }
-  // The warp's first rank: lane 0's exclusive prefix over the block.
-  u32 total = 0;
-  u32 base = __shfl_sync(0xFFFFFFFFu, blockScan(mine, sh, total), 0);
-  // The next chunk's word is loaded while this chunk is written.
-  u32 next = chunkBegin < chunkEnd && chunkBegin * 32 + lane < wordCount
-                 ? words[chunkBegin * 32 + lane]
-                 : 0;
-  for (u32 c = chunkBegin; c < chunkEnd && base < count; ++c) {
-    u32 w = c * 32 + lane;
-    u32 bits = next;
-    u32 ahead = (c + 1) * 32 + lane;
-    next = c + 1 < chunkEnd && ahead < wordCount ? words[ahead] : 0;
-    u32 members = 0;
-    u32 keep = takeFromChunk(bits, c, base, count, members, visit);
-    if (w < wordCount && keep != bits) {
-      words[w] = keep;
-      if (moveTo)
-        moveTo[w] |= bits & ~keep;
+      for (u32 k = 0; k < 4; ++k)
+        mine += __popc(value[k]);
     }
-    base += members;
+    // The warp's first rank: lane 0's exclusive prefix over the block.
+    u32 total = 0;
+    u32 base = __shfl_sync(0xFFFFFFFFu, blockScan(mine, sh, total), 0);
+    // The next chunk's word is loaded while this chunk is written.
+    u32 next = chunkBegin < chunkEnd && chunkBegin * 32 + lane < wordCount
+                   ? words[chunkBegin * 32 + lane]
+                   : 0;
+    for (u32 c = chunkBegin; c < chunkEnd && base < count; ++c) {
+      u32 w = c * 32 + lane;
+      u32 bits = next;
+      u32 ahead = (c + 1) * 32 + lane;
+      next = c + 1 < chunkEnd && ahead < wordCount ? words[ahead] : 0;
+      u32 members = 0;
+      u32 keep = takeFromChunk(bits, c, base, count, members, visit);
+      if (w < wordCount && keep != bits) {
+        words[w] = keep;
+        if (moveTo)
+          moveTo[w] |= bits & ~keep;
+      }
+      base += members;
+    }
+    __syncthreads();
+    return total < count ? total : count;
   }
-  __syncthreads();
-  return total < count ? total : count;
-#else
+#endif
   u32 per = (wordCount + SLUICE_RESIDENT_BLOCK - 1) / SLUICE_RESIDENT_BLOCK;
   u32 begin = threadIdx.x * per;
   u32 end = begin + per < wordCount ? begin + per : wordCount;
@@ -364,7 +409,6 @@ __device__ inline u32 takeLowest(u32 *words, u32 wordCount, u32 count,
   }
   __syncthreads();
   return total < count ? total : count;
-#endif
 }
 
 // An owner's admission window: its free ring's `window` slots from ring
@@ -587,12 +631,24 @@ __device__ inline void publishDecided(u32 *control, u32 round) {
   }
 }
 
-__device__ inline void awaitDecided(u32 *control, u32 round) {
+__device__ inline void awaitDecided(u32 *control, u32 round, Shared &sh) {
   if (threadIdx.x == 0) {
     volatile u32 *decided = control + kControlDecided;
     while (*decided < round + 1) {
     }
     __threadfence();
+    // The decision, in one round of loads.
+    volatile const u32 *word = control;
+    u32 stop = word[kControlStop], stage = word[kControlPreviousStage],
+        count = word[kControlPreviousCount],
+        gridSelect = word[kControlGridSelect],
+        gridSort = word[kControlGridSort], records = word[kControlRecords];
+    sh.run.stop = stop;
+    sh.run.stage = stage;
+    sh.run.count = count;
+    sh.run.gridSelect = gridSelect;
+    sh.run.gridSort = gridSort;
+    sh.run.record = records - 1;
   }
   __syncthreads();
 }
@@ -640,29 +696,28 @@ __device__ inline u64 keyCode(const unsigned char *key, u32 bytes, u32 kind,
   return u64(remainder < 0 ? remainder + i64(buckets) : remainder);
 }
 
-// Block 0: orders invocations[0, count) stably by their key codes (an LSD
-// radix sort, one bit per pass, over the bits that max - min spans).
-__device__ inline void sortByKey(const ResidentLayout &L, u32 stage, u32 count,
-                                 Shared &sh) {
-  const u32 *key = at<u32>(L.sortKeys) + 4 * stage;
-  if (!L.sortEnabled || key[0] == 0 || count < 2)
-    return;
-  u32 *from = at<u32>(L.invocations);
-  u32 *to = at<u32>(L.scratch);
-  u64 *codes = at<u64>(L.codes);
-  u64 *codesTo = codes + count;
-  const unsigned char *frames = at<unsigned char>(L.frames) + key[3];
+// The lowest and highest of the block's values (every thread gets them).
+__device__ inline void blockRange(u64 &lowest, u64 &highest, Shared &sh) {
   u32 t = threadIdx.x;
-  // The codes, and their range: per thread, then a tree over the block
-  // (no atomics: 64-bit shared atomics serialize).
-  u64 lowest = ~u64(0), highest = 0;
-  for (u32 i = t; i < count; i += SLUICE_RESIDENT_BLOCK) {
-    u64 code = keyCode(frames + u64(from[i]) * key[2], key[0], key[1],
-                       L.sortBuckets);
-    codes[i] = code;
-    lowest = code < lowest ? code : lowest;
-    highest = code > highest ? code : highest;
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+  for (u32 offset = 16; offset != 0; offset >>= 1) {
+    u64 low = __shfl_xor_sync(0xFFFFFFFFu, lowest, offset);
+    u64 high = __shfl_xor_sync(0xFFFFFFFFu, highest, offset);
+    lowest = low < lowest ? low : lowest;
+    highest = high > highest ? high : highest;
   }
+  if ((t & 31) == 0) {
+    sh.lows[t >> 5] = lowest;
+    sh.highs[t >> 5] = highest;
+  }
+  __syncthreads();
+  lowest = ~u64(0);
+  highest = 0;
+  for (u32 w = 0; w < SLUICE_RESIDENT_BLOCK / 32; ++w) {
+    lowest = sh.lows[w] < lowest ? sh.lows[w] : lowest;
+    highest = sh.highs[w] > highest ? sh.highs[w] : highest;
+  }
+#else
   sh.lows[t] = lowest;
   sh.highs[t] = highest;
   __syncthreads();
@@ -675,11 +730,152 @@ __device__ inline void sortByKey(const ResidentLayout &L, u32 stage, u32 count,
     }
     __syncthreads();
   }
-  u64 low = sh.lows[0];
-  u64 span = sh.highs[0] - low;
+  lowest = sh.lows[0];
+  highest = sh.highs[0];
+#endif
+  __syncthreads(); // lows and highs are free again
+}
+
+// The bits that `span` needs.
+__device__ inline u32 spanBits(u64 span) {
   u32 bits = 0;
   while (bits < 64 && (span >> bits) != 0)
     ++bits;
+  return bits;
+}
+
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+// Block 0, for sortByKey: a dispatch of at most kSortRounds elements per
+// thread whose codes span at most 32 bits, sorted in shared memory. Warp w
+// holds elements [w * 32 * kSortRounds, ...), in rounds of 32 consecutive
+// ones, `code` (relative to the lowest) and `frame` for round r; a pass over
+// 4 bits ranks each element within its warp by (digit, round, lane) with
+// __match_any_sync, a scan over (digit, warp) gives every warp's base per
+// digit, and the elements move to the other half: stable. Only the sorted
+// frames go back to device memory.
+__device__ inline void sortInShared(u32 *invocations, u32 count, u32 bits,
+                                    u32 (&code)[kSortRounds],
+                                    u32 (&frame)[kSortRounds], Shared &sh) {
+  const u32 t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  const u32 warps = SLUICE_RESIDENT_BLOCK / 32;
+  const u32 below = (1u << lane) - 1u;
+  u32 half = 0; // the half the last pass wrote
+  for (u32 shift = 0; shift < bits; shift += 4) {
+    if (t < 16 * warps)
+      sh.digitCounts[t] = 0;
+    __syncthreads();
+    u32 digit[kSortRounds], rank[kSortRounds];
+#pragma unroll
+    for (u32 r = 0; r < kSortRounds; ++r) {
+      u32 e = (warp * kSortRounds + r) * 32 + lane;
+      if (shift != 0 && e < count) {
+        code[r] = sh.sorted.code[half][e];
+        frame[r] = sh.sorted.frame[half][e];
+      }
+      digit[r] = e < count ? (code[r] >> shift) & 15 : 16; // 16: no element
+      u32 peers = __match_any_sync(0xFFFFFFFFu, digit[r]);
+      u32 before = digit[r] < 16 ? sh.digitCounts[digit[r] * warps + warp] : 0;
+      rank[r] = before + __popc(peers & below);
+      __syncwarp();
+      if (digit[r] < 16 && (peers & below) == 0) // the group's lowest lane
+        sh.digitCounts[digit[r] * warps + warp] = before + __popc(peers);
+      __syncwarp();
+    }
+    __syncthreads();
+    u32 total = 0;
+    u32 value = t < 16 * warps ? sh.digitCounts[t] : 0;
+    u32 base = blockScan(value, sh, total); // (digit, warp) order
+    if (t < 16 * warps)
+      sh.digitCounts[t] = base;
+    __syncthreads();
+    u32 to = shift == 0 ? 0 : half ^ 1;
+#pragma unroll
+    for (u32 r = 0; r < kSortRounds; ++r)
+      if (digit[r] < 16) {
+        u32 position = sh.digitCounts[digit[r] * warps + warp] + rank[r];
+        sh.sorted.code[to][position] = code[r];
+        sh.sorted.frame[to][position] = frame[r];
+      }
+    half = to;
+    __syncthreads();
+  }
+  if (bits != 0)
+    for (u32 i = t; i < count; i += SLUICE_RESIDENT_BLOCK)
+      invocations[i] = sh.sorted.frame[half][i];
+  __syncthreads();
+}
+#endif
+
+// Block 0: orders invocations[0, count) stably by their key codes (an LSD
+// radix sort over the bits that max - min spans, 4 per pass): in shared
+// memory where it fits (sortInShared), else through device memory.
+__device__ inline void sortByKey(const ResidentLayout &L, u32 stage, u32 count,
+                                 Shared &sh) {
+  const u32 *key = at<u32>(L.sortKeys) + 4 * stage;
+  if (!L.sortEnabled || sh.sortBytes[stage] == 0 || count < 2)
+    return;
+  const u32 kind = key[1], step = key[2], offset = key[3];
+  const u32 bytes = sh.sortBytes[stage];
+  u32 *from = at<u32>(L.invocations);
+  u32 *to = at<u32>(L.scratch);
+  u64 *codes = at<u64>(L.codes);
+  u64 *codesTo = codes + count;
+  const unsigned char *frames = at<unsigned char>(L.frames) + offset;
+  u32 t = threadIdx.x;
+  u64 lowest = ~u64(0), highest = 0;
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+  if (count <= kSortRounds * SLUICE_RESIDENT_BLOCK) {
+    // Each warp its rounds of 32 consecutive elements (sortInShared).
+    const u32 lane = t & 31, warp = t >> 5;
+    u32 frame[kSortRounds], code[kSortRounds];
+    u64 full[kSortRounds];
+#pragma unroll
+    for (u32 r = 0; r < kSortRounds; ++r) {
+      u32 e = (warp * kSortRounds + r) * 32 + lane;
+      frame[r] = e < count ? from[e] : 0;
+    }
+#pragma unroll
+    for (u32 r = 0; r < kSortRounds; ++r) {
+      u32 e = (warp * kSortRounds + r) * 32 + lane;
+      full[r] = e < count ? keyCode(frames + u64(frame[r]) * step, bytes,
+                                    kind, L.sortBuckets)
+                          : 0;
+      if (e < count) {
+        lowest = full[r] < lowest ? full[r] : lowest;
+        highest = full[r] > highest ? full[r] : highest;
+      }
+    }
+    blockRange(lowest, highest, sh);
+    u32 bits = spanBits(highest - lowest);
+    if (bits <= 32) {
+#pragma unroll
+      for (u32 r = 0; r < kSortRounds; ++r)
+        code[r] = u32(full[r] - lowest);
+      sortInShared(from, count, bits, code, frame, sh);
+      return;
+    }
+    // Wider codes: through device memory, as a larger dispatch.
+#pragma unroll
+    for (u32 r = 0; r < kSortRounds; ++r) {
+      u32 e = (warp * kSortRounds + r) * 32 + lane;
+      if (e < count)
+        codes[e] = full[r];
+    }
+    __syncthreads();
+  } else
+#endif
+  {
+    for (u32 i = t; i < count; i += SLUICE_RESIDENT_BLOCK) {
+      u64 code = keyCode(frames + u64(from[i]) * step, bytes, kind,
+                         L.sortBuckets);
+      codes[i] = code;
+      lowest = code < lowest ? code : lowest;
+      highest = code > highest ? code : highest;
+    }
+    blockRange(lowest, highest, sh);
+  }
+  const u64 low = lowest;
+  const u32 bits = spanBits(highest - lowest);
   u32 per = (count + SLUICE_RESIDENT_BLOCK - 1) / SLUICE_RESIDENT_BLOCK;
   u32 begin = t * per;
   u32 end = begin + per < count ? begin + per : count;
@@ -740,6 +936,8 @@ __device__ inline void loadTables(const ResidentLayout &L, Shared &sh) {
   }
   for (u32 s = t; s <= L.mainStageCount; s += SLUICE_RESIDENT_BLOCK)
     sh.producerBegin[s] = at<u32>(L.producerBegin)[s];
+  for (u32 s = t; s < L.stageCount; s += SLUICE_RESIDENT_BLOCK)
+    sh.sortBytes[s] = at<u32>(L.sortKeys)[4 * s];
   for (u32 s = t; s <= L.stageCount; s += SLUICE_RESIDENT_BLOCK) {
     sh.setOffset[s] = at<u32>(L.setOffset)[s];
     sh.setWords[s] = at<u32>(L.setWords)[s];
@@ -764,38 +962,75 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
   const u32 setWordCount =
       sh.setOffset[L.stageCount] + sh.setWords[L.stageCount];
   const bool cached = setWordCount <= 16 * SLUICE_RESIDENT_BLOCK;
+  static_assert(kResidentMaxStages <= SLUICE_RESIDENT_BLOCK &&
+                    kResidentMaxOwners <= SLUICE_RESIDENT_BLOCK &&
+                    kScalarWords <= SLUICE_RESIDENT_BLOCK,
+                "a thread per stage and per owner");
   u32 *words = cached ? sh.setCache : sets; // the sets, wherever they are now
-  // Everything this iteration reads, in one parallel round of loads.
-  for (u32 s = t; s < L.stageCount; s += SLUICE_RESIDENT_BLOCK) {
-    sh.stageCounts[s] = stageCounts[s];
-    sh.sortBytes[s] = at<u32>(L.sortKeys)[4 * s];
+  // Everything this iteration reads, in one round of loads: each thread
+  // issues all of its loads before it stores any of them (at most one
+  // stage and one owner per thread: kResidentMaxStages, kResidentMaxOwners
+  // <= the block).
+  const u32 stages = L.stageCount, owners = L.ownerCount;
+  const bool stageThread = t < stages, ownerThread = t < owners;
+  u32 stageCount = stageThread ? stageCounts[t] : 0;
+  u32 live = 0, ringTaken = 0;
+  u64 published = 0, released = 0, head = 0, tail = 0;
+  if (ownerThread) {
+    live = at<u32>(L.ownerLive)[t];
+    published = at<u64>(L.ownerPublished)[t];
+    released = at<u64>(L.ownerReleased)[t];
+    ringTaken = u32(at<int>(L.counters)[L.allocBase + t]);
+    head = at<u64>(L.ringPositions)[2 * t];
+    tail = at<u64>(L.ringPositions)[2 * t + 1];
   }
-  for (u32 o = t; o < L.ownerCount; o += SLUICE_RESIDENT_BLOCK) {
-    sh.live[o] = at<u32>(L.ownerLive)[o];
-    sh.ownerPublished[o] = at<u64>(L.ownerPublished)[o];
-    sh.ownerReleased[o] = at<u64>(L.ownerReleased)[o];
-    sh.ringTaken[o] = u32(at<int>(L.counters)[L.allocBase + o]);
-    sh.positions[2 * o] = at<u64>(L.ringPositions)[2 * o];
-    sh.positions[2 * o + 1] = at<u64>(L.ringPositions)[2 * o + 1];
+  u64 scalar = t < kScalarWords ? scalars[t] : 0;
+  u32 records = 0, previous = 0, detail = 0;
+  int fault = 0;
+  if (t == 0) {
+    records = control[kControlRecords];
+    previous = control[kControlPreviousStage];
+    detail = control[kControlDetail];
+    fault = at<int>(L.fault)[0];
   }
-  if (cached)
-    for (u32 w = t; w < setWordCount; w += SLUICE_RESIDENT_BLOCK)
-      sh.setCache[w] = sets[w];
+  constexpr u32 kCacheRounds = 16; // setCache's words per thread
+  u32 cache[kCacheRounds];
+#pragma unroll
+  for (u32 k = 0; k < kCacheRounds; ++k) {
+    u32 w = t + k * SLUICE_RESIDENT_BLOCK;
+    cache[k] = cached && w < setWordCount ? sets[w] : 0;
+  }
+  if (stageThread)
+    sh.stageCounts[t] = stageCount;
+  if (ownerThread) {
+    sh.live[t] = live;
+    sh.ownerPublished[t] = published;
+    sh.ownerReleased[t] = released;
+    sh.ringTaken[t] = ringTaken;
+    sh.positions[2 * t] = head;
+    sh.positions[2 * t + 1] = tail;
+  }
   if (t < kScalarWords)
-    sh.scalars[t] = scalars[t];
-  if (t == kScalarWords) {
-    sh.records = control[kControlRecords];
-    sh.previousStage = control[kControlPreviousStage];
-    sh.detail = control[kControlDetail];
-    sh.fault = at<int>(L.fault)[0];
+    sh.scalars[t] = scalar;
+  if (t == 0) {
+    sh.records = records;
+    sh.previousStage = previous;
+    sh.detail = detail;
+    sh.fault = fault;
+  }
+#pragma unroll
+  for (u32 k = 0; k < kCacheRounds; ++k) {
+    u32 w = t + k * SLUICE_RESIDENT_BLOCK;
+    if (cached && w < setWordCount)
+      sh.setCache[w] = cache[k];
   }
   __syncthreads();
-  u32 records = sh.records;
+  SLUICE_MARK(1);
+  records = sh.records;
   // The snapshot (packCounts's order) of the counts this iteration
   // decides from.
   {
     u64 *snapshot = at<u64>(L.snapshots) + u64(records) * L.snapshotWords;
-    u32 stages = L.stageCount, owners = L.ownerCount;
     for (u32 w = t; w < L.snapshotWords; w += SLUICE_RESIDENT_BLOCK) {
       u64 value;
       if (w < stages)
@@ -812,6 +1047,7 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     }
   }
   __syncthreads(); // the snapshot reads the counts that decide() changes
+  SLUICE_MARK(2);
   if (t == 0) {
     u32 stop = kStopRunning;
     // The dispatch that just ran.
@@ -897,6 +1133,7 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     control[kControlStopReason] = stop;
   }
   __syncthreads();
+  SLUICE_MARK(3);
   if (sh.stop != kStopRunning)
     return;
   u32 stage = sh.stage;
@@ -945,6 +1182,7 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
       __syncthreads(); // setCache becomes the sort's histogram
     }
   }
+  SLUICE_MARK(4);
   if (taken != count) {
     if (t == 0) {
       control[kControlDetail] = taken;
@@ -960,9 +1198,12 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
   bool gridSorts = sorts && (grid || count > kResidentBlockSortLimit);
   if (sorts && !gridSorts)
     sortByKey(L, stage, count, sh);
+  SLUICE_MARK(5);
   if (t == 0) {
     control[kControlGridSort] = gridSorts ? 1 : 0;
     control[kControlGridSelect] = grid ? 1 : 0;
+    sh.run.gridSort = gridSorts ? 1 : 0;
+    sh.run.gridSelect = grid ? 1 : 0;
     if (gridSorts) {
       at<u64>(L.sortRange)[0] = ~u64(0);
       at<u64>(L.sortRange)[1] = 0;
@@ -1003,9 +1244,13 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
   if (t == 0) {
     control[kControlPreviousStage] = stage;
     control[kControlPreviousCount] = count;
+    sh.run.stage = stage;
+    sh.run.count = count;
+    sh.run.record = records;
     at<u64>(L.times)[records * kTimeWords + 1] = clockNanoseconds();
   }
   __syncthreads();
+  SLUICE_MARK(6);
 }
 
 // Every block: orders invocations[0, count) stably by key code, as
@@ -1037,28 +1282,14 @@ __device__ inline void gridSort(const ResidentLayout &L, Shared &sh, u32 stage,
     lowest = code < lowest ? code : lowest;
     highest = code > highest ? code : highest;
   }
-  sh.lows[t] = lowest;
-  sh.highs[t] = highest;
-  __syncthreads();
-  for (u32 half = SLUICE_RESIDENT_BLOCK / 2; half != 0; half >>= 1) {
-    if (t < half) {
-      if (sh.lows[t + half] < sh.lows[t])
-        sh.lows[t] = sh.lows[t + half];
-      if (sh.highs[t + half] > sh.highs[t])
-        sh.highs[t] = sh.highs[t + half];
-    }
-    __syncthreads();
-  }
+  blockRange(lowest, highest, sh);
   if (t == 0) {
-    atomicMin(range, sh.lows[0]);
-    atomicMax(range + 1, sh.highs[0]);
+    atomicMin(range, lowest);
+    atomicMax(range + 1, highest);
   }
   gridBarrier(control);
   u64 low = *(volatile u64 *)range;
-  u64 span = *(volatile u64 *)(range + 1) - low;
-  u32 bits = 0;
-  while (bits < 64 && (span >> bits) != 0)
-    ++bits;
+  u32 bits = spanBits(*(volatile u64 *)(range + 1) - low);
   u32 *histogram = sh.histogram; // [digit * BLOCK + thread]
   u32 *blockHistogram = at<u32>(L.sortHistogram); // [digit * blocks + block]
   for (u32 shift = 0; shift < bits; shift += 4) {
@@ -1144,9 +1375,9 @@ __device__ inline void runAndRoute(const ResidentLayout &L, Shared &sh,
   if (stage < L.mainStageCount)
     for (u32 e = sh.producerBegin[stage]; e < sh.producerBegin[stage + 1]; ++e)
       at<u32>(L.publishedCounts)[u64(i) * L.ownerCount + sh.edgeOwner[e]] = 0;
+  u32 index = at<u32>(L.invocations)[i]; // loaded while the body runs
   sluice_resident_stage(stage, words, i64(count), i64(i));
   u32 next = at<u32>(L.nextStage)[i];
-  u32 index = at<u32>(L.invocations)[i];
   u32 *control = at<u32>(L.control);
   u32 *sets = at<u32>(L.sets);
   if (stage < L.mainStageCount) {
@@ -1228,32 +1459,51 @@ extern "C" __global__ __launch_bounds__(SLUICE_RESIDENT_BLOCK,
 sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
   using namespace sluice_resident;
   __shared__ Shared sh;
-  const ResidentLayout &L = *layout;
+  u32 t = threadIdx.x;
+  static_assert(sizeof(ResidentLayout) % 8 == 0, "the layout's words");
+  for (u32 w = t; w < sizeof(ResidentLayout) / 8; w += SLUICE_RESIDENT_BLOCK)
+    reinterpret_cast<u64 *>(&sh.layout)[w] =
+        reinterpret_cast<const u64 *>(layout)[w];
+  __syncthreads();
+  const ResidentLayout &L = sh.layout;
   u32 *control = at<u32>(L.control);
   volatile u32 *stopWord = control + kControlStop;
-  u32 t = threadIdx.x;
   loadTables(L, sh);
+#ifdef SLUICE_PROFILE
+  if (t < kProfileWords)
+    sh.sums[t] = 0;
+#endif
   for (u32 round = 0;; ++round) {
     if (blockIdx.x == 0) {
       awaitRouted(control, round);
+      SLUICE_MARK(0);
       schedule(L, sh);
-      if (t == 0 && sh.stop != kStopRunning)
-        *stopWord = 1;
-      publishDecided(control, round);
+      if (t == 0) {
+        sh.run.stop = sh.stop != kStopRunning ? 1 : 0;
+        if (sh.run.stop)
+          *stopWord = 1;
+      }
+      publishDecided(control, round); // its __syncthreads: sh.run
+      SLUICE_MARK(7);
     } else {
-      awaitDecided(control, round);
+      awaitDecided(control, round, sh);
     }
-    if (*stopWord)
+    if (sh.run.stop) {
+#ifdef SLUICE_PROFILE
+      if (blockIdx.x == 0 && t < kProfileWords)
+        at<u64>(L.profile)[t] += sh.sums[t]; // every launch adds its own
+#endif
       return;
-    u32 stage = control[kControlPreviousStage];
-    u32 count = control[kControlPreviousCount];
+    }
+    u32 stage = sh.run.stage;
+    u32 count = sh.run.count;
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
-    if (control[kControlGridSelect]) {
+    if (sh.run.gridSelect) {
       gridSelect(L, sh, stage, count);
       gridBarrier(control); // every invocation and window slot in place
     }
 #endif
-    if (control[kControlGridSort])
+    if (sh.run.gridSort)
       gridSort(L, sh, stage, count);
     for (u32 s = t; s < L.stageCount; s += SLUICE_RESIDENT_BLOCK)
       sh.stageAdds[s] = 0;
@@ -1271,13 +1521,14 @@ sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
          i += gridDim.x * SLUICE_RESIDENT_BLOCK)
       runAndRoute(L, sh, stage, count, i);
     __syncthreads();
+    SLUICE_MARK(8);
     // The block's tallies.
     u32 *stageCounts = at<u32>(L.stageCounts);
     u64 *scalars = at<u64>(L.scalars);
     for (u32 s = t; s < L.stageCount; s += SLUICE_RESIDENT_BLOCK)
       if (sh.stageAdds[s])
         atomicAdd(stageCounts + s, sh.stageAdds[s]);
-    u32 record = control[kControlRecords] - 1;
+    u32 record = sh.run.record;
     u64 *deltas = at<u64>(L.deltas) + u64(record) * kDeltaWords;
     for (u32 o = t; o < L.ownerCount; o += SLUICE_RESIDENT_BLOCK) {
       if (sh.ownerLiveAdds[o])
@@ -1301,5 +1552,18 @@ sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
       arriveRouted(control);
     else
       __syncthreads(); // block 0's tallies before its next decision
+    SLUICE_MARK(9);
+#ifdef SLUICE_PROFILE
+    if (blockIdx.x == 0 && t == 0) {
+      for (u32 k = 1; k < 10; ++k)
+        sh.sums[k - 1] += sh.marks[k] - sh.marks[k - 1];
+      if (round != 0) { // the wait for the other blocks' routing
+        sh.sums[9] += sh.marks[0] - sh.lastEnd;
+        sh.sums[kProfileWords - 2] += 1;
+      }
+      sh.sums[kProfileWords - 1] += 1;
+      sh.lastEnd = sh.marks[9];
+    }
+#endif
   }
 }

@@ -103,6 +103,7 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Lay
   uint64_t chunkRanks;
   uint64_t policyStorage, policyStorageBase; // hip only
   uint64_t policyFault;
+  uint64_t profile; // hip only (Vulkan's: push.profile)
 };
 
 // The Vulkan half (ResidentPush in vulkan_device.cpp).

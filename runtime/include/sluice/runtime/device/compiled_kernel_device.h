@@ -279,7 +279,8 @@ struct CompiledKernelStats {
   // iteration (ResidentLaunchResult::form); 0 and empty otherwise.
   uint64_t residentSubmissions = 0;
   std::string residentForm;
-  // SLUICE_VULKAN_PROFILE: the scheduler dispatches' mean cycles per part.
+  // SLUICE_VULKAN_PROFILE: the scheduler dispatches' mean cycles per part;
+  // SLUICE_HIP_PROFILE: the scheduler kernel's block 0's, per iteration.
   std::string residentProfile;
 };
 

@@ -146,7 +146,15 @@ struct ResidentLayout {
   // run stopped at (kPolicyFaultHeader u64 words, then the owner's counts
   // after it, one u64 per stage).
   u64 policyStorage, policyStorageBase, policyFault;
+  // The profiled scheduler's sums (hip, SLUICE_HIP_PROFILE): u64
+  // [kProfileWords], zero when a run starts.
+  u64 profile;
 };
+
+// The profile's words: a cycle sum per part of an iteration, then (at
+// kProfileWords - 2) the waits counted and (at kProfileWords - 1) the
+// iterations that ran every part.
+inline constexpr u32 kProfileWords = 16;
 
 // The policy fault's header words: owner, hook (PolicyHook), the value the
 // hook returned (availability, admission stage; 0 otherwise).
