@@ -224,7 +224,8 @@ Status ResidentScheduler::run(
     return status;
   out = ResidentLaunchResult();
   const uint32_t owners = t.ownerCount;
-  const uint32_t recordCapacity = 4096;
+  const uint32_t recordCapacity = 4096; // a launch's rounds: one record each
+  static_assert(recordCapacity + 1 < decision::kDecisionRoundMask);
   const uint64_t maxInvocations = std::max<uint32_t>(launch.maxInvocations, 1);
 
   // The grid: as many blocks as the device holds at once, at most one per
@@ -342,7 +343,8 @@ Status ResidentScheduler::run(
     reset[decision::kControlStop] = 0;
     reset[decision::kControlBarrierCount] = 0;
     reset[decision::kControlArrived] = 0;
-    reset[decision::kControlDecided] = 0;
+    reset[decision::kControlDecision] = 0;
+    reset[decision::kControlDecision + 1] = 0;
     if (Status status = driver.copyToDevice(device(state.control), reset,
                                             sizeof reset, stream);
         !status.ok())

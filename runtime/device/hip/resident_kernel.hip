@@ -196,13 +196,17 @@ struct Shared {
   union {
     u32 histogram[16 * SLUICE_RESIDENT_BLOCK];
     u32 setCache[16 * SLUICE_RESIDENT_BLOCK];
-    // sortInShared's two halves: codes relative to the lowest, and frames.
+    // sortInShared's elements (codes relative to the lowest, and frames)
+    // and its counts, [digit][warp].
     struct {
-      u32 code[2][kSortRounds * SLUICE_RESIDENT_BLOCK];
-      u32 frame[2][kSortRounds * SLUICE_RESIDENT_BLOCK];
+      u32 code[kSortRounds * SLUICE_RESIDENT_BLOCK];
+      u32 frame[kSortRounds * SLUICE_RESIDENT_BLOCK];
+      u32 counts[16 * (SLUICE_RESIDENT_BLOCK / 32)];
     } sorted;
   };
-  u32 digitCounts[16 * (SLUICE_RESIDENT_BLOCK / 32)]; // [digit][warp]
+  // Block 0: the frames its selection took, for sortInShared (the first
+  // kSortRounds * SLUICE_RESIDENT_BLOCK).
+  u32 selected[kSortRounds * SLUICE_RESIDENT_BLOCK];
   u64 positions[2 * kResidentMaxOwners]; // each owner's ring head and tail
   u32 sortBytes[kResidentMaxStages];     // each stage's sort key size
   u32 scan[SLUICE_RESIDENT_BLOCK];
@@ -330,8 +334,8 @@ __device__ inline u32 takeFromChunk(u32 bits, u32 chunk, u32 base, u32 count,
 // `visit(rank, member)`, and removes them from the set; where `moveTo` is
 // given, the members taken go into that set (of as many words). Returns how
 // many there were (<= count). A set of at most a word per thread: each
-// thread its word's members, from the rank the scan gives it (a loop of at
-// most 32 short steps).
+// thread an equal run of its bits (a power of two, at most a word), whose
+// members it visits from the rank the scan gives it.
 template <typename Visit>
 __device__ inline u32 takeLowest(u32 *words, u32 wordCount, u32 count,
                                  Shared &sh, Visit visit, u32 *moveTo) {
@@ -386,6 +390,31 @@ __device__ inline u32 takeLowest(u32 *words, u32 wordCount, u32 count,
     return total < count ? total : count;
   }
 #endif
+  if (wordCount <= SLUICE_RESIDENT_BLOCK) {
+    u32 span = 1; // bits per thread
+    while (span * SLUICE_RESIDENT_BLOCK < 32 * wordCount)
+      span <<= 1;
+    u32 first = threadIdx.x * span;
+    u32 w = first / 32;
+    u32 mask = span == 32 ? ~0u : ((1u << span) - 1u) << (first % 32);
+    u32 bits = w < wordCount ? words[w] & mask : 0;
+    u32 total = 0;
+    u32 rank = blockScan(__popc(bits), sh, total); // every read is done
+    u32 taken = 0;
+    while (bits && rank < count) {
+      u32 bit = u32(__ffs(int(bits)) - 1);
+      bits &= bits - 1;
+      taken |= 1u << bit;
+      visit(rank++, w * 32 + bit);
+    }
+    if (taken) { // threads of one word: disjoint bits
+      atomicAnd(words + w, ~taken);
+      if (moveTo)
+        atomicOr(moveTo + w, taken);
+    }
+    __syncthreads();
+    return total < count ? total : count;
+  }
   u32 per = (wordCount + SLUICE_RESIDENT_BLOCK - 1) / SLUICE_RESIDENT_BLOCK;
   u32 begin = threadIdx.x * per;
   u32 end = begin + per < wordCount ? begin + per : wordCount;
@@ -436,6 +465,55 @@ __device__ inline void copyWindow(const ResidentLayout &L, Shared &sh,
         target[k0 + j * stride] = value[j];
   }
 }
+
+// The admission window of producer edge `e` for a dispatch of `count`: the
+// free slots from the ring head, at most count * bound and the capacity.
+__device__ inline u32 admissionWindow(const Shared &sh, u32 e, u32 count) {
+  u32 owner = sh.edgeOwner[e];
+  u64 head = sh.positions[2 * owner];
+  u64 tail = sh.positions[2 * owner + 1];
+  u64 window = tail > head ? tail - head : 0;
+  u64 wanted = u64(count) * sh.edgeBound[e];
+  if (wanted < window)
+    window = wanted;
+  if (sh.capacity[owner] < window)
+    window = sh.capacity[owner];
+  return u32(window);
+}
+
+// Block 0: the first kEarlyRounds slots per thread of an admission window
+// (copyWindow's first part), loaded right after the decision so that the
+// loads are in flight while the block selects and sorts; store() writes
+// them with the other kernel arguments.
+constexpr u32 kEarlyRounds = 4;
+struct EarlyWindow {
+  u32 value[kEarlyRounds];
+  u32 window = 0;
+  u32 *target = nullptr;
+
+  __device__ void load(const ResidentLayout &L, const Shared &sh, u32 owner,
+                       u32 start, u32 slots) {
+    const u32 capacity = sh.capacity[owner];
+    const u32 *source = at<u32>(L.freeRing) + sh.ringOffset[owner];
+    window = slots;
+    target = at<u32>(at<u64>(L.windows)[owner]);
+#pragma unroll
+    for (u32 r = 0; r < kEarlyRounds; ++r) {
+      u32 k = threadIdx.x + r * SLUICE_RESIDENT_BLOCK;
+      u32 slot = start + k; // < 2 * capacity
+      value[r] =
+          k < window ? source[slot >= capacity ? slot - capacity : slot] : 0;
+    }
+  }
+  __device__ void store() const {
+#pragma unroll
+    for (u32 r = 0; r < kEarlyRounds; ++r) {
+      u32 k = threadIdx.x + r * SLUICE_RESIDENT_BLOCK;
+      if (k < window)
+        target[k] = value[r];
+    }
+  }
+};
 
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
 // The grid's selection (kControlGridSelect), for sets too large for block
@@ -622,33 +700,38 @@ __device__ inline void arriveRouted(u32 *control) {
 }
 
 // Block 0 has decided iteration `round` (and written the stage's
-// arguments); the other blocks wait for that.
-__device__ inline void publishDecided(u32 *control, u32 round) {
+// arguments): sh.run, one u64 (kControlDecision) after a fence.
+__device__ inline void publishDecided(u32 *control, u32 round, Shared &sh) {
   __syncthreads();
+  static_assert(kResidentMaxStages <= 128, "the stage's 7 bits");
   if (threadIdx.x == 0) {
+    u64 word = u64(round + 1) | u64(sh.run.stop) << 13 |
+               u64(sh.run.gridSelect) << 14 | u64(sh.run.gridSort) << 15 |
+               u64(sh.run.stage & 127) << 16 | u64(sh.run.count) << 32;
     __threadfence();
-    atomicExch(control + kControlDecided, round + 1);
+    atomicExch(reinterpret_cast<unsigned long long *>(control +
+                                                      kControlDecision),
+               (unsigned long long)word);
   }
 }
 
+// The other blocks wait for the decision of iteration `round` and take it
+// from the word they spin on (its record is the round: block 0 writes one
+// record per round it does not stop in).
 __device__ inline void awaitDecided(u32 *control, u32 round, Shared &sh) {
   if (threadIdx.x == 0) {
-    volatile u32 *decided = control + kControlDecided;
-    while (*decided < round + 1) {
-    }
+    volatile u64 *decision =
+        reinterpret_cast<volatile u64 *>(control + kControlDecision);
+    u64 word = *decision;
+    while ((word & kDecisionRoundMask) < round + 1)
+      word = *decision;
     __threadfence();
-    // The decision, in one round of loads.
-    volatile const u32 *word = control;
-    u32 stop = word[kControlStop], stage = word[kControlPreviousStage],
-        count = word[kControlPreviousCount],
-        gridSelect = word[kControlGridSelect],
-        gridSort = word[kControlGridSort], records = word[kControlRecords];
-    sh.run.stop = stop;
-    sh.run.stage = stage;
-    sh.run.count = count;
-    sh.run.gridSelect = gridSelect;
-    sh.run.gridSort = gridSort;
-    sh.run.record = records - 1;
+    sh.run.stop = u32(word >> 13) & 1;
+    sh.run.gridSelect = u32(word >> 14) & 1;
+    sh.run.gridSort = u32(word >> 15) & 1;
+    sh.run.stage = u32(word >> 16) & 127;
+    sh.run.count = u32(word >> 32);
+    sh.run.record = round;
   }
   __syncthreads();
 }
@@ -747,68 +830,71 @@ __device__ inline u32 spanBits(u64 span) {
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
 // Block 0, for sortByKey: a dispatch of at most kSortRounds elements per
 // thread whose codes span at most 32 bits, sorted in shared memory. Warp w
-// holds elements [w * 32 * kSortRounds, ...), in rounds of 32 consecutive
-// ones, `code` (relative to the lowest) and `frame` for round r; a pass over
-// 4 bits ranks each element within its warp by (digit, round, lane) with
-// __match_any_sync, a scan over (digit, warp) gives every warp's base per
-// digit, and the elements move to the other half: stable. Only the sorted
-// frames go back to device memory.
+// holds elements [w * 32 * kSortRounds, ...) in rounds of 32 consecutive
+// ones: `code` (relative to the lowest) and `frame` for round r. A pass
+// over 4 bits ranks each element within its warp by (digit, round, lane)
+// with __match_any_sync; a scan over (digit, warp) gives every warp's base
+// per digit; the elements go to their places, in shared memory (each thread
+// has read its own before any is written) or, in the last pass, as frames
+// straight to `invocations`.
 __device__ inline void sortInShared(u32 *invocations, u32 count, u32 bits,
                                     u32 (&code)[kSortRounds],
                                     u32 (&frame)[kSortRounds], Shared &sh) {
   const u32 t = threadIdx.x, lane = t & 31, warp = t >> 5;
   const u32 warps = SLUICE_RESIDENT_BLOCK / 32;
   const u32 below = (1u << lane) - 1u;
-  u32 half = 0; // the half the last pass wrote
+  u32 *counts = sh.sorted.counts; // [digit][warp]
   for (u32 shift = 0; shift < bits; shift += 4) {
+    const bool last = shift + 4 >= bits;
     if (t < 16 * warps)
-      sh.digitCounts[t] = 0;
-    __syncthreads();
-    u32 digit[kSortRounds], rank[kSortRounds];
+      counts[t] = 0;
+    u32 digit[kSortRounds];
 #pragma unroll
     for (u32 r = 0; r < kSortRounds; ++r) {
       u32 e = (warp * kSortRounds + r) * 32 + lane;
       if (shift != 0 && e < count) {
-        code[r] = sh.sorted.code[half][e];
-        frame[r] = sh.sorted.frame[half][e];
+        code[r] = sh.sorted.code[e];
+        frame[r] = sh.sorted.frame[e];
       }
-      digit[r] = e < count ? (code[r] >> shift) & 15 : 16; // 16: no element
+      digit[r] = e < count ? (code[r] >> shift) & 15 : 16; // 16: none
+    }
+    __syncthreads();
+    u32 rank[kSortRounds];
+#pragma unroll
+    for (u32 r = 0; r < kSortRounds; ++r) {
       u32 peers = __match_any_sync(0xFFFFFFFFu, digit[r]);
-      u32 before = digit[r] < 16 ? sh.digitCounts[digit[r] * warps + warp] : 0;
+      u32 before = digit[r] < 16 ? counts[digit[r] * warps + warp] : 0;
       rank[r] = before + __popc(peers & below);
       __syncwarp();
       if (digit[r] < 16 && (peers & below) == 0) // the group's lowest lane
-        sh.digitCounts[digit[r] * warps + warp] = before + __popc(peers);
+        counts[digit[r] * warps + warp] = before + __popc(peers);
       __syncwarp();
     }
     __syncthreads();
     u32 total = 0;
-    u32 value = t < 16 * warps ? sh.digitCounts[t] : 0;
-    u32 base = blockScan(value, sh, total); // (digit, warp) order
+    u32 base = blockScan(t < 16 * warps ? counts[t] : 0, sh, total);
     if (t < 16 * warps)
-      sh.digitCounts[t] = base;
+      counts[t] = base; // every count was read before blockScan's barrier
     __syncthreads();
-    u32 to = shift == 0 ? 0 : half ^ 1;
 #pragma unroll
     for (u32 r = 0; r < kSortRounds; ++r)
       if (digit[r] < 16) {
-        u32 position = sh.digitCounts[digit[r] * warps + warp] + rank[r];
-        sh.sorted.code[to][position] = code[r];
-        sh.sorted.frame[to][position] = frame[r];
+        u32 position = counts[digit[r] * warps + warp] + rank[r];
+        if (last) {
+          invocations[position] = frame[r];
+        } else {
+          sh.sorted.code[position] = code[r];
+          sh.sorted.frame[position] = frame[r];
+        }
       }
-    half = to;
     __syncthreads();
   }
-  if (bits != 0)
-    for (u32 i = t; i < count; i += SLUICE_RESIDENT_BLOCK)
-      invocations[i] = sh.sorted.frame[half][i];
-  __syncthreads();
 }
 #endif
 
 // Block 0: orders invocations[0, count) stably by their key codes (an LSD
-// radix sort over the bits that max - min spans, 4 per pass): in shared
-// memory where it fits (sortInShared), else through device memory.
+// radix sort over the bits that max - min spans): in shared memory where it
+// fits (sortInShared), else through device memory; 4 bits per pass.
 __device__ inline void sortByKey(const ResidentLayout &L, u32 stage, u32 count,
                                  Shared &sh) {
   const u32 *key = at<u32>(L.sortKeys) + 4 * stage;
@@ -825,14 +911,15 @@ __device__ inline void sortByKey(const ResidentLayout &L, u32 stage, u32 count,
   u64 lowest = ~u64(0), highest = 0;
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
   if (count <= kSortRounds * SLUICE_RESIDENT_BLOCK) {
-    // Each warp its rounds of 32 consecutive elements (sortInShared).
+    // Each warp its rounds of 32 consecutive elements (sortInShared), the
+    // frames from block 0's selection (sh.selected).
     const u32 lane = t & 31, warp = t >> 5;
     u32 frame[kSortRounds], code[kSortRounds];
     u64 full[kSortRounds];
 #pragma unroll
     for (u32 r = 0; r < kSortRounds; ++r) {
       u32 e = (warp * kSortRounds + r) * 32 + lane;
-      frame[r] = e < count ? from[e] : 0;
+      frame[r] = e < count ? sh.selected[e] : 0;
     }
 #pragma unroll
     for (u32 r = 0; r < kSortRounds; ++r) {
@@ -1160,6 +1247,15 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
   if (grid)
     taken = gridSelectRanks(L, sh, stage, count, refilled, firstLane);
 #endif
+  // A producer's first admission window (that of its first edge), early.
+  const bool producer = stage < L.mainStageCount &&
+                        sh.producerBegin[stage] != sh.producerBegin[stage + 1];
+  EarlyWindow early;
+  if (producer && !grid) {
+    u32 e = sh.producerBegin[stage], owner = sh.edgeOwner[e];
+    early.load(L, sh, owner, u32(sh.positions[2 * owner] % sh.capacity[owner]),
+               admissionWindow(sh, e, count));
+  }
   if (!grid) {
     // Refill: the lowest free frames take the next lanes, in lane order,
     // and join the entry stage.
@@ -1175,7 +1271,12 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     u32 *invocations = at<u32>(L.invocations);
     taken = takeLowest(
         words + sh.setOffset[stage], sh.setWords[stage], count, sh,
-        [&](u32 rank, u32 frame) { invocations[rank] = frame; }, nullptr);
+        [&](u32 rank, u32 frame) {
+          invocations[rank] = frame;
+          if (rank < kSortRounds * SLUICE_RESIDENT_BLOCK)
+            sh.selected[rank] = frame; // for sortByKey
+        },
+        nullptr);
     if (cached) { // the sets back to device memory, for the routing
       for (u32 w = t; w < setWordCount; w += SLUICE_RESIDENT_BLOCK)
         sets[w] = sh.setCache[w];
@@ -1221,22 +1322,20 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
   for (u32 o = t; o < L.ownerCount; o += SLUICE_RESIDENT_BLOCK)
     allocLimits[o] = 0;
   __syncthreads();
-  if (main && sh.producerBegin[stage] != sh.producerBegin[stage + 1]) {
+  if (producer) {
     for (u32 e = sh.producerBegin[stage]; e < sh.producerBegin[stage + 1];
          ++e) {
       u32 owner = sh.edgeOwner[e];
-      u32 capacity = sh.capacity[owner];
-      u64 head = sh.positions[2 * owner];
-      u64 tail = sh.positions[2 * owner + 1];
-      u64 window = tail > head ? tail - head : 0;
-      u64 wanted = u64(count) * sh.edgeBound[e];
-      if (wanted < window)
-        window = wanted;
-      if (capacity < window)
-        window = capacity;
-      if (!grid) // else the grid copies it (gridSelect)
-        copyWindow(L, sh, owner, u32(head % capacity), u32(window), t,
-                   SLUICE_RESIDENT_BLOCK);
+      u32 window = admissionWindow(sh, e, count);
+      u32 start = u32(sh.positions[2 * owner] % sh.capacity[owner]);
+      u32 first = t; // the window's slots this thread copies
+      if (grid) // the grid copies it (gridSelect)
+        first = window;
+      else if (e == sh.producerBegin[stage]) {
+        early.store();
+        first = t + kEarlyRounds * SLUICE_RESIDENT_BLOCK;
+      }
+      copyWindow(L, sh, owner, start, window, first, SLUICE_RESIDENT_BLOCK);
       if (t == 0)
         allocLimits[owner] = int(window);
     }
@@ -1467,7 +1566,6 @@ sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
   __syncthreads();
   const ResidentLayout &L = sh.layout;
   u32 *control = at<u32>(L.control);
-  volatile u32 *stopWord = control + kControlStop;
   loadTables(L, sh);
 #ifdef SLUICE_PROFILE
   if (t < kProfileWords)
@@ -1478,12 +1576,9 @@ sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
       awaitRouted(control, round);
       SLUICE_MARK(0);
       schedule(L, sh);
-      if (t == 0) {
+      if (t == 0)
         sh.run.stop = sh.stop != kStopRunning ? 1 : 0;
-        if (sh.run.stop)
-          *stopWord = 1;
-      }
-      publishDecided(control, round); // its __syncthreads: sh.run
+      publishDecided(control, round, sh); // its __syncthreads: sh.run
       SLUICE_MARK(7);
     } else {
       awaitDecided(control, round, sh);

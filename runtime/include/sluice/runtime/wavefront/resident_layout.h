@@ -45,17 +45,21 @@ enum ControlWord : u32 {
   // dispatch's outcomes itself (its routing dispatch ran no workgroups).
   kControlRouteInScheduler = 10,
   // hip: the blocks other than block 0 that have routed (a running count
-  // over the launch's iterations), and the iterations block 0 has decided:
-  // the two halves of an iteration's hand-over, cheaper than two grid
-  // barriers.
+  // over the launch's iterations); with kControlDecision, the two halves of
+  // an iteration's hand-over, cheaper than two grid barriers.
   kControlArrived = 11,
-  kControlDecided = 12,
   // hip: 1 when every block takes the refill and the selection of this
   // dispatch for its share of the sets' 32-word chunks (sets too large for
   // block 0's shared copy); the ranks come from block 0 in chunkRanks.
   kControlGridSelect = 13,
+  // hip: the decision block 0 published last, one u64 (words 14 and 15)
+  // that the other blocks spin on and then have whole: the launch's round
+  // + 1 (kDecisionRoundMask), the stop, grid-select and grid-sort flags
+  // (bits 13-15), the stage (bits 16-22) and the count (bits 32-63).
+  kControlDecision = 14,
   kControlWords = 16
 };
+inline constexpr u32 kDecisionRoundMask = 0x1FFF; // rounds per launch < it
 
 // 64-bit scalars.
 enum ScalarWord : u32 {
