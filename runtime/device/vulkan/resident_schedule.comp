@@ -106,10 +106,51 @@ uint blockScan(uint value, out uint total) {
 // first + wordCount), ascending, out of the set, and returns how many there
 // were. A selection writes member k to out_[k]; a refill writes lane
 // firstLane + k to out_[member k] (the lane ids) and moves the members into
-// the set at `moveTo`. Each subgroup takes a contiguous range of 32-word
-// chunks (takeFromWords, 32 / size runs each).
+// the set at `moveTo`. A set of at most a word per invocation: each
+// invocation an equal run of its bits (a power of two, at most a word),
+// whose members it visits from the rank the scan gives it. A larger one:
+// each subgroup takes a contiguous range of 32-word chunks (takeFromWords,
+// 32 / size runs each).
 uint takeLowest(uint first, uint wordCount, uint count, U32s out_, bool refill,
                 uint64_t firstLane, uint moveTo) {
+  if (wordCount <= BLOCK) {
+    uint span = 1; // bits per invocation
+    while (span * BLOCK < 32 * wordCount)
+      span <<= 1;
+    uint firstBit = gl_LocalInvocationID.x * span;
+    uint w = firstBit / 32;
+    uint mask = span == 32 ? ~0u : ((1u << span) - 1u) << (firstBit % 32);
+    uint bits = w < wordCount ? setWord(first + w) & mask : 0;
+    uint total;
+    uint rank = blockScan(bitCount(bits), total);
+    if (!cached_)
+      sync(); // every read of the device memory words is done
+    uint taken = 0;
+    while (bits != 0 && rank < count) {
+      uint bit = findLSB(bits);
+      bits &= bits - 1;
+      taken |= 1u << bit;
+      uint member = w * 32 + bit;
+      if (refill)
+        out_.v[member] = uint(firstLane + rank);
+      else
+        out_.v[rank] = member;
+      ++rank;
+    }
+    if (taken != 0) { // invocations of one word: disjoint bits
+      if (cached_) {
+        atomicAnd(pool_[first + w], ~taken);
+        if (refill)
+          atomicOr(pool_[moveTo + w], taken);
+      } else {
+        atomicAnd(sets.v[first + w], ~taken);
+        if (refill)
+          atomicOr(sets.v[moveTo + w], taken);
+      }
+    }
+    sync();
+    return min(total, count);
+  }
   uint size = chunkLanes();
   uint lane = gl_SubgroupInvocationID;
   bool taking = lane < size;
