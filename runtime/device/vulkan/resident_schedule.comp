@@ -11,6 +11,7 @@
 #extension GL_GOOGLE_include_directive : require
 #include "resident_common.glsl"
 #include "resident_chunks.glsl"
+#extension GL_KHR_shader_subgroup_ballot : require
 #ifdef SLUICE_PROFILE
 // SLUICE_VULKAN_PROFILE=1 (vulkan_device.cpp): invocation 0 reads the
 // subgroup clock at the ends of the dispatch's eight parts and adds each
@@ -604,8 +605,146 @@ uint64_t keyCode(uint64_t address, uint bytes, uint kind, uint buckets) {
   return uint64_t(remainder < 0 ? remainder + int64_t(buckets) : remainder);
 }
 
+// The lowest and highest of the workgroup's values (every invocation gets
+// them).
+void workgroupRange(inout uint64_t lowest, inout uint64_t highest) {
+  uint t = gl_LocalInvocationID.x;
+  lows_[t] = lowest;
+  highs_[t] = highest;
+  sync();
+  for (uint halfway = BLOCK / 2; halfway != 0; halfway >>= 1) {
+    if (t < halfway) {
+      lows_[t] = min(lows_[t], lows_[t + halfway]);
+      highs_[t] = max(highs_[t], highs_[t + halfway]);
+    }
+    barrier();
+  }
+  lowest = lows_[0];
+  highest = highs_[0];
+  barrier(); // lows_ and highs_ are free again
+}
+
+uint spanBits(uint64_t span) {
+  uint bits = 0;
+  while (bits < 64 && (span >> bits) != 0)
+    ++bits;
+  return bits;
+}
+
+uint ballotCount(uvec4 mask) {
+  return bitCount(mask.x) + bitCount(mask.y) + bitCount(mask.z) +
+         bitCount(mask.w);
+}
+
+// sortByKey for a dispatch of at most SORT_ROUNDS elements per invocation
+// whose codes span at most 32 bits, in shared memory (pool_: the codes
+// relative to the lowest, the frames, then the counts per digit and
+// subgroup); false, having changed nothing, when the codes span more.
+// Subgroup g holds elements [g * SORT_ROUNDS * size, ...) in rounds of
+// `size` consecutive ones. A pass over 4 bits ranks each element within its
+// subgroup by (digit, round, lane): the lanes with its digit are the AND of
+// four ballots (a multisplit); a scan over (digit, subgroup) gives each
+// subgroup's base per digit; the elements go to their places in pool_ (each
+// invocation has read its own before any is written) or, in the last pass,
+// as frames straight to the invocations.
+#define SORT_ROUNDS 4
+#define SORT_LIMIT (SORT_ROUNDS * BLOCK)
+bool sortInShared(Layout L, uint count, uint keyBytes, uint kind, uint step,
+                  uint64_t frames) {
+  uint t = gl_LocalInvocationID.x;
+  uint size = gl_SubgroupSize, lane = gl_SubgroupInvocationID;
+  uint group = gl_SubgroupID, groups = gl_NumSubgroups;
+  U32s invocations = U32s(L.invocations);
+  uint frame_[SORT_ROUNDS], code_[SORT_ROUNDS], digit_[SORT_ROUNDS],
+      rank_[SORT_ROUNDS];
+  uint64_t full_[SORT_ROUNDS];
+  uint64_t lowest = ~uint64_t(0), highest = 0;
+  [[unroll]] for (uint r = 0; r < SORT_ROUNDS; ++r) {
+    uint e = (group * SORT_ROUNDS + r) * size + lane;
+    frame_[r] = e < count ? invocations.v[e] : 0;
+  }
+  [[unroll]] for (uint r = 0; r < SORT_ROUNDS; ++r) {
+    uint e = (group * SORT_ROUNDS + r) * size + lane;
+    full_[r] = e < count ? keyCode(frames + uint64_t(frame_[r]) * step,
+                                   keyBytes, kind, L.sortBuckets)
+                         : 0;
+    if (e < count) {
+      lowest = min(lowest, full_[r]);
+      highest = max(highest, full_[r]);
+    }
+  }
+  workgroupRange(lowest, highest);
+  uint bits = spanBits(highest - lowest);
+  if (bits > 32)
+    return false;
+  [[unroll]] for (uint r = 0; r < SORT_ROUNDS; ++r)
+    code_[r] = uint(full_[r] - lowest);
+  const uint counts = 2 * SORT_LIMIT, entries = 16 * groups;
+  for (uint shift = 0; shift < bits; shift += 4) {
+    bool last = shift + 4 >= bits;
+    for (uint k = t; k < entries; k += BLOCK)
+      pool_[counts + k] = 0;
+    [[unroll]] for (uint r = 0; r < SORT_ROUNDS; ++r) {
+      uint e = (group * SORT_ROUNDS + r) * size + lane;
+      if (shift != 0 && e < count) {
+        code_[r] = pool_[e];
+        frame_[r] = pool_[SORT_LIMIT + e];
+      }
+      digit_[r] = e < count ? (code_[r] >> shift) & 15 : 16; // 16: none
+    }
+    barrier();
+    [[unroll]] for (uint r = 0; r < SORT_ROUNDS; ++r) {
+      bool valid = digit_[r] < 16;
+      uvec4 peers = subgroupBallot(valid);
+      for (uint b = 0; b < 4; ++b) {
+        bool set = ((digit_[r] >> b) & 1) != 0;
+        uvec4 with = subgroupBallot(valid && set);
+        peers &= set ? with : ~with;
+      }
+      uint below = ballotCount(peers & gl_SubgroupLtMask);
+      uint slot = counts + (valid ? digit_[r] : 0) * groups + group;
+      uint before = valid ? pool_[slot] : 0;
+      rank_[r] = before + below;
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
+      if (valid && below == 0) // the lowest lane with the digit
+        pool_[slot] = before + ballotCount(peers);
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
+    }
+    barrier();
+    uint per = (entries + BLOCK - 1) / BLOCK;
+    uint begin = min(t * per, entries), end = min(begin + per, entries);
+    uint sum = 0;
+    for (uint k = begin; k < end; ++k)
+      sum += pool_[counts + k];
+    uint total;
+    uint running = blockScan(sum, total);
+    for (uint k = begin; k < end; ++k) {
+      uint c = pool_[counts + k];
+      pool_[counts + k] = running;
+      running += c;
+    }
+    barrier();
+    [[unroll]] for (uint r = 0; r < SORT_ROUNDS; ++r)
+      if (digit_[r] < 16) {
+        uint position = pool_[counts + digit_[r] * groups + group] + rank_[r];
+        if (last) {
+          invocations.v[position] = frame_[r];
+        } else {
+          pool_[position] = code_[r];
+          pool_[SORT_LIMIT + position] = frame_[r];
+        }
+      }
+    sync();
+  }
+  return true;
+}
+
 // Orders invocations[0, count) stably by key code: an LSD radix sort over
-// 4-bit digits of (code - lowest), the bits the range spans. The first loop
+// 4-bit digits of (code - lowest), the bits the range spans; in shared
+// memory where it fits (sortInShared), else through device memory. There the
+// first loop
 // copies the frames into scratch as it reads them, so that an odd number of
 // passes can start from the copy and every sort ends in invocations (no
 // copy back).
@@ -617,6 +756,10 @@ void sortByKey(Layout L, uint stage, uint count) {
   U64s codes = U64s(L.codes), codesTo = U64s(L.codes + 8 * uint64_t(count));
   uint64_t frames = L.frames + column;
   uint t = gl_LocalInvocationID.x;
+  if (count <= SORT_LIMIT && gl_NumSubgroups * gl_SubgroupSize == BLOCK &&
+      2 * SORT_LIMIT + 16 * gl_NumSubgroups <= POOL_WORDS &&
+      sortInShared(L, count, keyBytes, kind, step, frames))
+    return;
   uint64_t lowest = ~uint64_t(0), highest = 0;
   // Eight invocations at a time: their frames, then their keys, then the
   // codes (the loads of one round in flight together: one workgroup sorts).
@@ -644,21 +787,9 @@ void sortByKey(Layout L, uint stage, uint count) {
       }
     }
   }
-  lows_[t] = lowest;
-  highs_[t] = highest;
-  sync();
-  for (uint halfway = BLOCK / 2; halfway != 0; halfway >>= 1) {
-    if (t < halfway) {
-      lows_[t] = min(lows_[t], lows_[t + halfway]);
-      highs_[t] = max(highs_[t], highs_[t + halfway]);
-    }
-    barrier();
-  }
-  uint64_t low = lows_[0];
-  uint64_t span = highs_[0] - low;
-  uint bits = 0;
-  while (bits < 64 && (span >> bits) != 0)
-    ++bits;
+  workgroupRange(lowest, highest);
+  uint64_t low = lowest;
+  uint bits = spanBits(highest - lowest);
   uint per = (count + BLOCK - 1) / BLOCK;
   uint begin = min(t * per, count);
   uint end = min(begin + per, count);

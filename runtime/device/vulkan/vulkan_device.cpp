@@ -235,13 +235,13 @@ public:
           label() + " '" + context->info().name +
               "' lacks shaderInt64, shaderFloat64 or 64-bit buffer atomics, "
               "which the device placement's shaders use");
-    if (!context->info().computeSubgroupShuffles)
+    if (!context->info().computeSubgroupOperations)
       return Status::error(
           ErrorKind::Unsupported,
           label() + " '" + context->info().name +
-              "' lacks the basic, arithmetic or shuffle subgroup operations "
-              "in compute shaders, which the device placement's scheduler "
-              "uses");
+              "' lacks the basic, arithmetic, ballot or shuffle subgroup "
+              "operations in compute shaders, which the device placement's "
+              "scheduler uses");
     return Status::success();
 #endif
   }

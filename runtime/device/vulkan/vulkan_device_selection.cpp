@@ -297,8 +297,9 @@ DeviceInfo describeDevice(ContextState &state, VkPhysicalDevice physical,
     state.fn.vkGetPhysicalDeviceProperties2(physical, &props2);
     const VkSubgroupFeatureFlags needed = VK_SUBGROUP_FEATURE_BASIC_BIT |
                                           VK_SUBGROUP_FEATURE_ARITHMETIC_BIT |
+                                          VK_SUBGROUP_FEATURE_BALLOT_BIT |
                                           VK_SUBGROUP_FEATURE_SHUFFLE_BIT;
-    info.computeSubgroupShuffles =
+    info.computeSubgroupOperations =
         (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
         (subgroup.supportedOperations & needed) == needed;
     if (driverKnown) {

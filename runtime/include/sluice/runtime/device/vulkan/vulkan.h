@@ -71,8 +71,8 @@ struct DeviceInfo {
   // which is then enabled too): 64-bit integer atomics on storage buffers.
   bool shaderBufferInt64Atomics = false;
   // VkPhysicalDeviceSubgroupProperties (core in 1.1): compute shaders have
-  // the basic, arithmetic and shuffle subgroup operations.
-  bool computeSubgroupShuffles = false;
+  // the basic, arithmetic, ballot and shuffle subgroup operations.
+  bool computeSubgroupOperations = false;
   // Small types: shaderInt16 (core), shaderFloat16 and shaderInt8
   // (VkPhysicalDeviceShaderFloat16Int8Features: core in 1.2, else
   // VK_KHR_shader_float16_int8), the 16-bit storage bits (core in 1.1) and
