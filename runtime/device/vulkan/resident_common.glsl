@@ -185,24 +185,41 @@ void copyWindow(Layout L, uint owner, uint start, uint window, uint first,
 
 // The program's tables into shared memory, in one round of loads (the
 // sizes come with the push constants); the caller meets the workgroup
-// before reading them.
+// before reading them. At most one owner, stage and edge per invocation
+// (MAX_OWNERS, MAX_STAGES + 1 and MAX_EDGES are at most BLOCK): each
+// invocation issues all of its loads before it stores any.
 void loadTables(Layout L) {
   uint t = gl_LocalInvocationID.x;
-  for (uint o = t; o < L.ownerCount; o += BLOCK) {
-    capacity_[o] = R32s(L.ownerCapacity).v[o];
-    stageBase_[o] = R32s(L.ownerStageBase).v[o];
-    ownerStages_[o] = R32s(L.ownerStageCount).v[o];
-    publishBase_[o] = R32s(L.ownerPublishBase).v[o];
-    ringOffset_[o] = R32s(L.ringOffset).v[o];
+  bool owner = t < L.ownerCount, main = t <= L.mainStageCount,
+       stage = t <= L.stageCount, edge = t < push.edgeCount;
+  uint capacity = 0, base = 0, stages = 0, publish = 0, ring = 0;
+  if (owner) {
+    capacity = R32s(L.ownerCapacity).v[t];
+    base = R32s(L.ownerStageBase).v[t];
+    stages = R32s(L.ownerStageCount).v[t];
+    publish = R32s(L.ownerPublishBase).v[t];
+    ring = R32s(L.ringOffset).v[t];
   }
-  for (uint s = t; s <= L.mainStageCount; s += BLOCK)
-    producerBegin_[s] = R32s(L.producerBegin).v[s];
-  for (uint s = t; s <= L.stageCount; s += BLOCK) {
-    setOffset_[s] = R32s(L.setOffset).v[s];
-    setWords_[s] = R32s(L.setWords).v[s];
+  uint begin = main ? R32s(L.producerBegin).v[t] : 0;
+  uint offset = stage ? R32s(L.setOffset).v[t] : 0;
+  uint words = stage ? R32s(L.setWords).v[t] : 0;
+  uint edgeOwner = edge ? R32s(L.edgeOwner).v[t] : 0;
+  uint edgeBound = edge ? R32s(L.edgeBound).v[t] : 0;
+  if (owner) {
+    capacity_[t] = capacity;
+    stageBase_[t] = base;
+    ownerStages_[t] = stages;
+    publishBase_[t] = publish;
+    ringOffset_[t] = ring;
   }
-  for (uint e = t; e < push.edgeCount; e += BLOCK) {
-    edgeOwner_[e] = R32s(L.edgeOwner).v[e];
-    edgeBound_[e] = R32s(L.edgeBound).v[e];
+  if (main)
+    producerBegin_[t] = begin;
+  if (stage) {
+    setOffset_[t] = offset;
+    setWords_[t] = words;
+  }
+  if (edge) {
+    edgeOwner_[t] = edgeOwner;
+    edgeBound_[t] = edgeBound;
   }
 }

@@ -971,37 +971,70 @@ void main() {
   loadTables(L);
   U32s stageCounts = U32s(L.stageCounts);
   U64s scalars = U64s(L.scalars);
-  for (uint s = t; s < L.stageCount; s += BLOCK) {
-    stageCounts_[s] = R32s(L.stageCounts).v[s];
-    sortBytes_[s] = R32s(L.sortKeys).v[4 * s];
+  // At most one stage and one owner per invocation, every load before any
+  // store (as loadTables).
+  bool stageHere = t < L.stageCount, ownerHere = t < L.ownerCount;
+  uint stageCount = stageHere ? R32s(L.stageCounts).v[t] : 0;
+  uint sortBytes = stageHere ? R32s(L.sortKeys).v[4 * t] : 0;
+  uint live = 0, ringTaken = 0;
+  uint64_t published = 0, released = 0, head = 0, tail = 0;
+  if (ownerHere) {
+    live = R32s(L.ownerLive).v[t];
+    published = R64s(L.ownerPublished).v[t];
+    released = R64s(L.ownerReleased).v[t];
+    ringTaken = R32s(L.counters).v[L.allocBase + t];
+    head = R64s(L.ringPositions).v[2 * t];
+    tail = R64s(L.ringPositions).v[2 * t + 1];
   }
-  for (uint o = t; o < L.ownerCount; o += BLOCK) {
-    live_[o] = R32s(L.ownerLive).v[o];
-    published_[o] = R64s(L.ownerPublished).v[o];
-    released_[o] = R64s(L.ownerReleased).v[o];
-    ringTaken_[o] = R32s(L.counters).v[L.allocBase + o];
-    positions_[2 * o] = R64s(L.ringPositions).v[2 * o];
-    positions_[2 * o + 1] = R64s(L.ringPositions).v[2 * o + 1];
-  }
-  if (t < 4)
-    scalars_[t] = R64s(L.scalars).v[t];
+  uint64_t scalar = t < 4 ? R64s(L.scalars).v[t] : 0;
+  uint words_[6];
+  int fault = 0;
   if (t == 4) {
-    R32s words = R32s(L.control);
-    records_ = words.v[CONTROL_RECORDS];
-    previousStage_ = words.v[CONTROL_PREVIOUS_STAGE];
-    detail_ = words.v[CONTROL_DETAIL];
-    fault_ = int(R32s(L.fault).v[0]);
-    stopped_ = words.v[CONTROL_STOP];
-    routeHere_ = words.v[CONTROL_ROUTE_IN_SCHEDULER];
-    routedStage_ = words.v[CONTROL_PREVIOUS_STAGE];
-    routedCount_ = words.v[CONTROL_PREVIOUS_COUNT];
+    R32s control_ = R32s(L.control);
+    words_[0] = control_.v[CONTROL_RECORDS];
+    words_[1] = control_.v[CONTROL_PREVIOUS_STAGE];
+    words_[2] = control_.v[CONTROL_DETAIL];
+    words_[3] = control_.v[CONTROL_STOP];
+    words_[4] = control_.v[CONTROL_ROUTE_IN_SCHEDULER];
+    words_[5] = control_.v[CONTROL_PREVIOUS_COUNT];
+    fault = int(R32s(L.fault).v[0]);
   }
   bool cached = push.setWordCount <= POOL_WORDS;
-  if (t == 0)
+  uint cache_[16]; // pool_'s words per invocation (POOL_WORDS / BLOCK)
+  [[unroll]] for (uint k = 0; k < 16; ++k) {
+    uint w = t + k * BLOCK;
+    cache_[k] = cached && w < push.setWordCount ? R32s(L.sets).v[w] : 0;
+  }
+  if (stageHere) {
+    stageCounts_[t] = stageCount;
+    sortBytes_[t] = sortBytes;
+  }
+  if (ownerHere) {
+    live_[t] = live;
+    published_[t] = published;
+    released_[t] = released;
+    ringTaken_[t] = ringTaken;
+    positions_[2 * t] = head;
+    positions_[2 * t + 1] = tail;
+  }
+  if (t < 4)
+    scalars_[t] = scalar;
+  if (t == 4) {
+    records_ = words_[0];
+    previousStage_ = words_[1];
+    detail_ = words_[2];
+    stopped_ = words_[3];
+    routeHere_ = words_[4];
+    routedStage_ = words_[1];
+    routedCount_ = words_[5];
+    fault_ = fault;
     cached_ = cached;
-  if (cached)
-    for (uint w = t; w < push.setWordCount; w += BLOCK)
-      pool_[w] = R32s(L.sets).v[w];
+  }
+  [[unroll]] for (uint k = 0; k < 16; ++k) {
+    uint w = t + k * BLOCK;
+    if (cached && w < push.setWordCount)
+      pool_[w] = cache_[k];
+  }
   barrier();
   MARK(1)
   if (stopped_ != 0) {
