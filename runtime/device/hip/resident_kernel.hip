@@ -142,6 +142,19 @@ struct DevicePolicy {
 };
 #endif
 
+// The hand-overs' fences: an acquire-release fence at device scope after a
+// relaxed read of the flag (acquire) and before a relaxed write of it
+// (release), the block's barrier before it covering the other threads'
+// writes. CUDA's __threadfence() is a sequentially consistent fence, more
+// than a hand-over needs and slower.
+__device__ inline void handOverFence() {
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+  asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#else
+  __threadfence();
+#endif
+}
+
 // Every block of the (cooperatively launched, hence co-resident) grid
 // arrives; the last one opens the next generation.
 __device__ inline void gridBarrier(u32 *control) {
@@ -685,7 +698,7 @@ __device__ inline void awaitRouted(u32 *control, u32 round) {
     const u32 expected = (gridDim.x - 1) * round;
     while (*arrived < expected) {
     }
-    __threadfence();
+    handOverFence();
   }
   __syncthreads();
 }
@@ -694,7 +707,7 @@ __device__ inline void awaitRouted(u32 *control, u32 round) {
 __device__ inline void arriveRouted(u32 *control) {
   __syncthreads();
   if (threadIdx.x == 0) {
-    __threadfence();
+    handOverFence();
     atomicAdd(control + kControlArrived, 1u);
   }
 }
@@ -708,7 +721,7 @@ __device__ inline void publishDecided(u32 *control, u32 round, Shared &sh) {
     u64 word = u64(round + 1) | u64(sh.run.stop) << 13 |
                u64(sh.run.gridSelect) << 14 | u64(sh.run.gridSort) << 15 |
                u64(sh.run.stage & 127) << 16 | u64(sh.run.count) << 32;
-    __threadfence();
+    handOverFence();
     atomicExch(reinterpret_cast<unsigned long long *>(control +
                                                       kControlDecision),
                (unsigned long long)word);
@@ -725,7 +738,7 @@ __device__ inline void awaitDecided(u32 *control, u32 round, Shared &sh) {
     u64 word = *decision;
     while ((word & kDecisionRoundMask) < round + 1)
       word = *decision;
-    __threadfence();
+    handOverFence();
     sh.run.stop = u32(word >> 13) & 1;
     sh.run.gridSelect = u32(word >> 14) & 1;
     sh.run.gridSort = u32(word >> 15) & 1;
