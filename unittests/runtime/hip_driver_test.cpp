@@ -559,6 +559,30 @@ TEST(HipResident, TheSchedulerCompilesWithAnOwnerPolicy) {
 #endif
 }
 
+// SLUICE_HIP_PROFILE's line: each part's sum over the iterations that ran
+// every part, the wait's over the waits counted (one fewer per launch).
+TEST(HipResident, TheProfileLineGivesEachPartsMean) {
+  uint64_t sums[decision::kProfileWords] = {};
+  for (uint64_t k = 0; k < 9; ++k)
+    sums[k] = (k + 1) * 1000 + 7; // 4 iterations: mean (k + 1) * 250 + 1
+  sums[9] = 3 * 600;              // 3 waits of 600 cycles
+  sums[decision::kProfileWords - 2] = 3;
+  sums[decision::kProfileWords - 1] = 4;
+  EXPECT_EQ(hip::residentProfileLine(sums),
+            "scheduler profile: 4 iterations ran every part; block 0's mean "
+            "clock cycles: loads 251, snapshot 501, decision 751, "
+            "refill+select 1001, sort 1251, arguments 1501, publish 1751, "
+            "stage (block 0's share) 2001, tallies 2251, waiting for the "
+            "other blocks 600");
+  // No iteration ran every part (the run stopped in the first): zeros.
+  uint64_t none[decision::kProfileWords] = {};
+  none[0] = 123;
+  EXPECT_EQ(hip::residentProfileLine(none).find("loads 0, "),
+            std::string("scheduler profile: 0 iterations ran every part; "
+                        "block 0's mean clock cycles: ")
+                .size());
+}
+
 TEST(HipResident, APolicyHookNeedsItsFunction) {
   const std::array<std::string, 4> hooks = {"", "", "", "missing_hook"};
   std::string text;

@@ -42,14 +42,15 @@ bool profileRequested() {
   return setting && std::string_view(setting) == "1";
 }
 
-// resident_kernel.hip's parts, in order (SLUICE_MARK(0) .. SLUICE_MARK(9),
-// then the wait from MARK(9) to the next iteration's MARK(0)).
-std::string profileLine(const u64 *sums) {
+} // namespace
+
+std::string residentProfileLine(const uint64_t *sums) {
   static constexpr const char *kParts[] = {
-      "loads",   "snapshot", "decision", "refill+select", "sort",
-      "arguments", "publish", "stage (block 0's share)", "tallies"};
-  u64 complete = sums[decision::kProfileWords - 1];
-  u64 waits = sums[decision::kProfileWords - 2];
+      "loads",     "snapshot", "decision",
+      "refill+select", "sort", "arguments",
+      "publish",   "stage (block 0's share)", "tallies"};
+  uint64_t complete = sums[decision::kProfileWords - 1];
+  uint64_t waits = sums[decision::kProfileWords - 2];
   std::string line = "scheduler profile: " + std::to_string(complete) +
                      " iterations ran every part; block 0's mean clock "
                      "cycles:";
@@ -60,8 +61,6 @@ std::string profileLine(const u64 *sums) {
           std::to_string(waits ? sums[std::size(kParts)] / waits : 0);
   return line;
 }
-
-} // namespace
 
 std::string residentSchedulerSource(const std::string &programSource,
                                     std::span<const std::string> bodies,
@@ -360,14 +359,14 @@ Status ResidentScheduler::run(
     out.allocHeads[o] = head;
   }
   if (profiled_) {
-    u64 sums[decision::kProfileWords];
+    uint64_t sums[decision::kProfileWords];
     if (Status status = driver.copyToHost(sums, device(state.profile),
                                           sizeof sums, stream);
         !status.ok())
       return status;
     if (Status status = driver.synchronize(stream); !status.ok())
       return status;
-    out.profile = profileLine(sums);
+    out.profile = residentProfileLine(sums);
   }
   return driver.synchronize(stream);
 }

@@ -53,6 +53,13 @@ Status policyHookSource(const std::string &programSource,
                         std::string &out);
 inline constexpr const char *kPolicyCallSymbol = "sluice_policy_call";
 
+// SLUICE_HIP_PROFILE's summary line from ResidentLayout::profile's
+// kProfileWords sums: the mean cycles of each of resident_kernel.hip's parts
+// (SLUICE_MARK(0) .. SLUICE_MARK(9)) over the iterations that ran every part,
+// and of the wait from MARK(9) to the next iteration's MARK(0) over the
+// waits counted.
+std::string residentProfileLine(const uint64_t *sums);
+
 class ResidentScheduler {
 public:
   ResidentScheduler() = default;
