@@ -358,17 +358,17 @@ Status ResidentScheduler::run(
       return status;
     out.allocHeads[o] = head;
   }
-  if (profiled_) {
-    uint64_t sums[decision::kProfileWords];
+  uint64_t sums[decision::kProfileWords] = {};
+  if (profiled_)
     if (Status status = driver.copyToHost(sums, device(state.profile),
                                           sizeof sums, stream);
         !status.ok())
       return status;
-    if (Status status = driver.synchronize(stream); !status.ok())
-      return status;
+  if (Status status = driver.synchronize(stream); !status.ok())
+    return status;
+  if (profiled_)
     out.profile = residentProfileLine(sums);
-  }
-  return driver.synchronize(stream);
+  return Status::success();
 }
 
 } // namespace sluice::runtime::hip
