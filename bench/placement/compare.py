@@ -16,7 +16,12 @@ the GPU share of the host placement's wall; the device placement's speed-up.
 Where a backend has no device placement the run says so and falls back to
 the host placement (its line shows the reason).
 
+The host placement's stage-kernel time varies from run to run (on the H200
+by about 15%), and the overhead with it: --rounds N measures both placements
+N times, alternating, and adds each backend's median row.
+
   python3 bench/placement/compare.py [AOT] [--backends hip,vulkan] [--repeat 5]
+                                     [--rounds 3] [--no-pathtracer]
 """
 import argparse
 import os
@@ -40,6 +45,9 @@ def main():
     ap.add_argument("aot", nargs="?", default=".aot")
     ap.add_argument("--backends", default="hip,vulkan")
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="host and device placement this many times, alternating; "
+                         "each backend's median row too")
     ap.add_argument("--no-pathtracer", action="store_true")
     opts = ap.parse_args()
     aot = os.path.abspath(opts.aot)
@@ -48,7 +56,8 @@ def main():
         [os.path.join(aot, "lib"), "/usr/local/cuda/lib64", "/usr/local/nvidia/lib64",
          env.get("LD_LIBRARY_PATH", "")])
     rows = []
-    for backend in opts.backends.split(","):
+    for backend, round_ in [(b, r) for r in range(max(opts.rounds, 1))
+                            for b in opts.backends.split(",")]:
         results = {}
         for placement in ("host", "device"):
             cmd = [os.path.join(aot, "sluice-run-artifact"), os.path.join(aot, "shadow_pool.sluice"),
@@ -60,8 +69,9 @@ def main():
             gpu = number(r"([0-9.]+) ms of (?:GPU|device) time", out)
             where = (re.findall(r"scheduler placement: (.*)", out) or ["?"])[0]
             results[placement] = (rc, wall, iterations, gpu, where)
-            print("shadow pool %s %s: exit %d, %s ms wall, %s iterations, %s ms device time; placement %s"
-                  % (backend, placement, rc, wall, iterations, gpu, where))
+            print("shadow pool %s %s (round %d): exit %d, %s ms wall, %s iterations, %s ms device "
+                  "time; placement %s" % (backend, placement, round_ + 1, rc, wall, iterations, gpu,
+                                          where))
             if rc != 0:
                 print("\n".join(out.splitlines()[-8:]))
         (hrc, hwall, hit, hgpu, _), (drc, dwall, dit, dgpu, dwhere) = results["host"], results["device"]
@@ -71,11 +81,22 @@ def main():
         print("\n| backend | iterations | host: µs/iter | host: overhead µs/iter | host: GPU share "
               "| device: µs/iter | device: overhead µs/iter | speed-up | device placement |")
         print("|---|---|---|---|---|---|---|---|---|")
-        for backend, hwall, dwall, hit, dit, hgpu, dwhere in rows:
-            print("| %s | %d | %.2f | %.2f | %.0f%% | %.2f | %.2f | %.2fx | %s |" % (
-                backend, hit, hwall * 1e3 / hit, (hwall - hgpu) * 1e3 / hit,
-                100.0 * hgpu / hwall, dwall * 1e3 / dit, (dwall - hgpu) * 1e3 / dit,
-                hwall / dwall, dwhere))
+
+        def cells(backend, hwall, dwall, hit, dit, hgpu, dwhere):
+            return (backend, hit, hwall * 1e3 / hit, (hwall - hgpu) * 1e3 / hit,
+                    100.0 * hgpu / hwall, dwall * 1e3 / dit, (dwall - hgpu) * 1e3 / dit,
+                    hwall / dwall, dwhere)
+        line = "| %s | %d | %.2f | %.2f | %.0f%% | %.2f | %.2f | %.2fx | %s |"
+        for row in rows:
+            print(line % cells(*row))
+        if opts.rounds > 1:
+            for backend in opts.backends.split(","):
+                mine = [cells(*row) for row in rows if row[0] == backend]
+                if mine:
+                    median = [sorted(column)[len(column) // 2] for column in zip(*mine)]
+                    median[0] = backend + " (median of %d)" % len(mine)
+                    median[8] = mine[0][8]
+                    print(line % tuple(median))
     if opts.no_pathtracer:
         return 0
     # Where the device placement's time goes (its trace: "plan" is block 0
