@@ -11,9 +11,10 @@
 //   routeSetBit(L, first, index)   a member into the set at word `first`
 //   routeRelease(L, owner, index)  a released slot into the owner's free
 //                                  ring, counted in releasedAdds_
-void route(Layout L, uint stage, uint i) {
-  uint next = R32s(L.nextStage).v[i];
-  uint index = R32s(L.invocations).v[i];
+// `next` and `index` are invocation i's outcome and frame or slot (route()
+// loads them; a caller that routes several invocations per thread loads
+// them all first).
+void routeLoaded(Layout L, uint stage, uint i, uint next, uint index) {
   if (stage < L.mainStageCount) {
     atomicAdd(orderAdds_, (i + 1u) * index);
     if (!(next == FINISHED || next < L.mainStageCount)) {
@@ -60,4 +61,8 @@ void route(Layout L, uint stage, uint i) {
     routeSetBit(L, setOffset_[stageBase_[owner] + next], index);
     atomicAdd(stageAdds_[stageBase_[owner] + next], 1u);
   }
+}
+
+void route(Layout L, uint stage, uint i) {
+  routeLoaded(L, stage, i, R32s(L.nextStage).v[i], R32s(L.invocations).v[i]);
 }

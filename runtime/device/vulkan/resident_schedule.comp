@@ -888,7 +888,20 @@ void routePrevious(Layout L) {
     orderAdds_ = 0;
   }
   barrier();
-  for (uint i = t; i < count; i += BLOCK)
+  // At most ROUTE_IN_SCHEDULER_LIMIT invocations (main() defers no
+  // more): every outcome and frame this invocation routes, loaded at once,
+  // then routed in order.
+  const uint rounds = ROUTE_IN_SCHEDULER_LIMIT / BLOCK;
+  uint next_[rounds], index_[rounds];
+  [[unroll]] for (uint k = 0; k < rounds; ++k) {
+    uint i = t + k * BLOCK;
+    next_[k] = i < count ? R32s(L.nextStage).v[i] : 0;
+    index_[k] = i < count ? R32s(L.invocations).v[i] : 0;
+  }
+  [[unroll]] for (uint k = 0; k < rounds; ++k)
+    if (t + k * BLOCK < count)
+      routeLoaded(L, stage, t + k * BLOCK, next_[k], index_[k]);
+  for (uint i = t + rounds * BLOCK; i < count; i += BLOCK)
     route(L, stage, i);
   sync();
   for (uint s = t; s < L.stageCount; s += BLOCK)
