@@ -12,8 +12,8 @@
 //            heads), take a snapshot, decision::decide, refill the lowest
 //            free frames, select the lowest waiting frames or slots, sort
 //            them by key, prepare the stage's kernel arguments; publish
-//            the decision
-//   the other blocks: wait for the decision
+//            the decision (one 64-bit word: round, flags, stage, count)
+//   the other blocks: wait for that word
 //   every block: the stage's body over the invocations, each thread routing
 //            its invocation's outcome into the bit sets at once (per-block
 //            tallies, one global atomic per counter and block); every block
@@ -22,7 +22,9 @@
 // (two one-sided hand-overs rather than two grid barriers: the blocks never
 // wait for each other, only block 0 for the rest and the rest for block 0)
 // until a verdict, a fault or a full record buffer; the host then reads the
-// log. State stays on the device between launches.
+// log. State stays on the device between launches. Every block keeps the
+// layout and the program's tables in shared memory; SLUICE_PROFILE times
+// block 0's parts of an iteration (SLUICE_MARK).
 
 #define SLUICE_RESIDENT_BLOCK 256
 // The blocks per multiprocessor the compiler plans registers for (1: as
