@@ -339,7 +339,6 @@ Status ResidentScheduler::run(
     std::memcpy(reset, words, sizeof reset);
     reset[decision::kControlRecords] = 0;
     reset[decision::kControlStopReason] = decision::kStopRunning;
-    reset[decision::kControlStop] = 0;
     reset[decision::kControlBarrierCount] = 0;
     reset[decision::kControlArrived] = 0;
     reset[decision::kControlDecision] = 0;

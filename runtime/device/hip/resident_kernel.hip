@@ -181,15 +181,19 @@ __device__ inline void gridBarrier(u32 *control) {
 // Block 0's sort in shared memory: dispatches of at most kSortRounds
 // elements per thread (sortInShared).
 constexpr u32 kSortRounds = 4;
+// Block 0's shared copy of the sets (setCache) shares the histogram's words.
+static_assert(kResidentSharedSetWords % SLUICE_RESIDENT_BLOCK == 0 &&
+                  kResidentSharedSetWords <= 16 * SLUICE_RESIDENT_BLOCK,
+              "the set cache's words");
 
 struct Shared {
   // The layout, copied once per block: every field read is a shared load,
   // not a global one that each fence (the hand-overs') sends back to L2.
   ResidentLayout layout;
   // The iteration every block runs: block 0's decision, which the other
-  // blocks read from the control words at once after the hand-over.
+  // blocks take from the decision word they spin on (kControlDecision).
   struct {
-    u32 stop, stage, count, gridSelect, gridSort, record;
+    u32 stop, stage, count, gridSelect, gridSort;
   } run;
   // The program's tables, loaded once per block (constant for the run).
   u32 capacity[kResidentMaxOwners], stageBase[kResidentMaxOwners],
@@ -210,7 +214,7 @@ struct Shared {
   // selection work in shared memory and the words go back once.
   union {
     u32 histogram[16 * SLUICE_RESIDENT_BLOCK];
-    u32 setCache[16 * SLUICE_RESIDENT_BLOCK];
+    u32 setCache[kResidentSharedSetWords];
     // sortInShared's elements (codes relative to the lowest, and frames)
     // and its counts, [digit][warp].
     struct {
@@ -240,7 +244,7 @@ struct Shared {
   u32 finished;
   u32 order; // the main stage's order digest (orderTerm)
 #ifdef SLUICE_PROFILE
-  // Block 0's clock at the ends of the iteration's parts (kProfileParts),
+  // Block 0's clock at the ends of the iteration's parts (SLUICE_MARK),
   // the end of the last iteration, and the sums (ResidentLayout::profile).
   u64 marks[10], lastEnd, sums[kProfileWords];
 #endif
@@ -531,7 +535,8 @@ struct EarlyWindow {
 };
 
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
-// The grid's selection (kControlGridSelect), for sets too large for block
+// The grid's selection (the decision's grid-select flag), for sets too
+// large for block
 // 0's shared copy. Block 0 counts the members of every 32-word chunk and
 // writes each chunk's first rank; then every warp of the grid takes whole
 // chunks (takeFromChunk), the refill's and the selection's, before a grid
@@ -731,8 +736,7 @@ __device__ inline void publishDecided(u32 *control, u32 round, Shared &sh) {
 }
 
 // The other blocks wait for the decision of iteration `round` and take it
-// from the word they spin on (its record is the round: block 0 writes one
-// record per round it does not stop in).
+// from the word they spin on.
 __device__ inline void awaitDecided(u32 *control, u32 round, Shared &sh) {
   if (threadIdx.x == 0) {
     volatile u64 *decision =
@@ -746,7 +750,6 @@ __device__ inline void awaitDecided(u32 *control, u32 round, Shared &sh) {
     sh.run.gridSort = u32(word >> 15) & 1;
     sh.run.stage = u32(word >> 16) & 127;
     sh.run.count = u32(word >> 32);
-    sh.run.record = round;
   }
   __syncthreads();
 }
@@ -1063,7 +1066,7 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
   u32 *sets = at<u32>(L.sets);
   const u32 setWordCount =
       sh.setOffset[L.stageCount] + sh.setWords[L.stageCount];
-  const bool cached = setWordCount <= 16 * SLUICE_RESIDENT_BLOCK;
+  const bool cached = setWordCount <= kResidentSharedSetWords;
   static_assert(kResidentMaxStages <= SLUICE_RESIDENT_BLOCK &&
                     kResidentMaxOwners <= SLUICE_RESIDENT_BLOCK &&
                     kScalarWords <= SLUICE_RESIDENT_BLOCK,
@@ -1095,7 +1098,7 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     detail = control[kControlDetail];
     fault = at<int>(L.fault)[0];
   }
-  constexpr u32 kCacheRounds = 16; // setCache's words per thread
+  constexpr u32 kCacheRounds = kResidentSharedSetWords / SLUICE_RESIDENT_BLOCK;
   u32 cache[kCacheRounds];
 #pragma unroll
   for (u32 k = 0; k < kCacheRounds; ++k) {
@@ -1256,8 +1259,8 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     u32 freeChunks = (sh.setWords[L.stageCount] + 31) / 32;
     u32 stageChunks = (sh.setWords[stage] + 31) / 32;
     grid = !cached && gridDim.x > 1 &&
-           freeChunks <= 16 * SLUICE_RESIDENT_BLOCK && // counts in setCache
-           stageChunks <= 16 * SLUICE_RESIDENT_BLOCK;
+           freeChunks <= kResidentSharedSetWords && // counts in setCache
+           stageChunks <= kResidentSharedSetWords;
   }
   if (grid)
     taken = gridSelectRanks(L, sh, stage, count, refilled, firstLane);
@@ -1316,8 +1319,6 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
     sortByKey(L, stage, count, sh);
   SLUICE_MARK(5);
   if (t == 0) {
-    control[kControlGridSort] = gridSorts ? 1 : 0;
-    control[kControlGridSelect] = grid ? 1 : 0;
     sh.run.gridSort = gridSorts ? 1 : 0;
     sh.run.gridSelect = grid ? 1 : 0;
     if (gridSorts) {
@@ -1357,10 +1358,8 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
   }
   if (t == 0) {
     control[kControlPreviousStage] = stage;
-    control[kControlPreviousCount] = count;
     sh.run.stage = stage;
     sh.run.count = count;
-    sh.run.record = records;
     at<u64>(L.times)[records * kTimeWords + 1] = clockNanoseconds();
   }
   __syncthreads();
@@ -1638,7 +1637,7 @@ sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
     for (u32 s = t; s < L.stageCount; s += SLUICE_RESIDENT_BLOCK)
       if (sh.stageAdds[s])
         atomicAdd(stageCounts + s, sh.stageAdds[s]);
-    u32 record = sh.run.record;
+    u32 record = round; // block 0 writes one record per round it runs
     u64 *deltas = at<u64>(L.deltas) + u64(record) * kDeltaWords;
     for (u32 o = t; o < L.ownerCount; o += SLUICE_RESIDENT_BLOCK) {
       if (sh.ownerLiveAdds[o])

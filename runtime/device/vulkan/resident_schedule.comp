@@ -743,11 +743,10 @@ bool sortInShared(Layout L, uint count, uint keyBytes, uint kind, uint step,
 
 // Orders invocations[0, count) stably by key code: an LSD radix sort over
 // 4-bit digits of (code - lowest), the bits the range spans; in shared
-// memory where it fits (sortInShared), else through device memory. There the
-// first loop
-// copies the frames into scratch as it reads them, so that an odd number of
-// passes can start from the copy and every sort ends in invocations (no
-// copy back).
+// memory where it fits (sortInShared), else through device memory. There
+// the first loop copies the frames into scratch as it reads them, so that
+// an odd number of passes can start from the copy and every sort ends in
+// invocations (no copy back).
 void sortByKey(Layout L, uint stage, uint count) {
   R32s keys = R32s(L.sortKeys);
   uint keyBytes = keys.v[4 * stage], kind = keys.v[4 * stage + 1],
@@ -1013,8 +1012,8 @@ void main() {
     fault = int(R32s(L.fault).v[0]);
   }
   bool cached = push.setWordCount <= POOL_WORDS;
-  uint cache_[16]; // pool_'s words per invocation (POOL_WORDS / BLOCK)
-  [[unroll]] for (uint k = 0; k < 16; ++k) {
+  uint cache_[POOL_WORDS / BLOCK]; // pool_'s words per invocation
+  [[unroll]] for (uint k = 0; k < POOL_WORDS / BLOCK; ++k) {
     uint w = t + k * BLOCK;
     cache_[k] = cached && w < push.setWordCount ? R32s(L.sets).v[w] : 0;
   }
@@ -1043,7 +1042,7 @@ void main() {
     fault_ = fault;
     cached_ = cached;
   }
-  [[unroll]] for (uint k = 0; k < 16; ++k) {
+  [[unroll]] for (uint k = 0; k < POOL_WORDS / BLOCK; ++k) {
     uint w = t + k * BLOCK;
     if (cached && w < push.setWordCount)
       pool_[w] = cache_[k];

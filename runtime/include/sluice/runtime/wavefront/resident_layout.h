@@ -38,9 +38,8 @@ enum ControlWord : u32 {
   kControlBarrierCount = 4,
   kControlBarrierGeneration = 5,
   kControlPreviousStage = 6, // the dispatch awaiting its end (kNone: none)
-  kControlPreviousCount = 7,
-  kControlStop = 8,          // every block leaves the loop
-  kControlGridSort = 9,      // 1: the whole grid sorts this dispatch
+  kControlPreviousCount = 7, // Vulkan
+  kControlStop = 8,          // Vulkan: the batch's later dispatches do nothing
   // Vulkan: 1 when the next scheduler dispatch routes the previous stage
   // dispatch's outcomes itself (its routing dispatch ran no workgroups).
   kControlRouteInScheduler = 10,
@@ -48,14 +47,14 @@ enum ControlWord : u32 {
   // over the launch's iterations); with kControlDecision, the two halves of
   // an iteration's hand-over, cheaper than two grid barriers.
   kControlArrived = 11,
-  // hip: 1 when every block takes the refill and the selection of this
-  // dispatch for its share of the sets' 32-word chunks (sets too large for
-  // block 0's shared copy); the ranks come from block 0 in chunkRanks.
-  kControlGridSelect = 13,
   // hip: the decision block 0 published last, one u64 (words 14 and 15)
   // that the other blocks spin on and then have whole: the launch's round
-  // + 1 (kDecisionRoundMask), the stop, grid-select and grid-sort flags
-  // (bits 13-15), the stage (bits 16-22) and the count (bits 32-63).
+  // + 1 (kDecisionRoundMask), the stop flag (bit 13), the grid-select flag
+  // (bit 14: every block takes the refill and the selection of this
+  // dispatch for its share of the sets' 32-word chunks, sets too large for
+  // block 0's shared copy, from the ranks block 0 writes in chunkRanks), the
+  // grid-sort flag (bit 15: the whole grid sorts this dispatch), the stage
+  // (bits 16-22) and the count (bits 32-63).
   kControlDecision = 14,
   kControlWords = 16
 };
@@ -92,7 +91,8 @@ inline constexpr u32 kResidentMaxOwners = 16;
 inline constexpr u32 kResidentMaxEdges = 256;
 // The sets' words the schedulers keep in shared memory for an iteration
 // when all the sets fit (16 per thread of a 256-thread block); larger sets
-// are refilled and selected by the grid (kControlGridSelect).
+// are refilled and selected by the grid (hip: the decision's grid-select
+// flag, kControlDecision).
 inline constexpr u32 kResidentSharedSetWords = 4096;
 // Dispatches of more invocations than this are sorted by the whole grid.
 inline constexpr u32 kResidentBlockSortLimit = 4096;
