@@ -965,6 +965,7 @@ Status CompiledKernelDevice::runResident(const ResidentRun &run,
   ResidentLaunch launch;
   launch.tables = &tables.tables;
   launch.sorting = run.sorting;
+  launch.times = run.times;
   for (const OwnerDesc &owner : router.program->owners) {
     launch.policyStorage.push_back(owner.policy.storageWords);
     uint32_t hooks = 0;

@@ -33,6 +33,7 @@ struct ResidentLaunch {
   std::vector<uint32_t> sortKeys;
   FrameSorting sorting;
   uint32_t maxInvocations = 0;
+  bool times = true; // ResidentRun::times
   // Per owner: the words of its policy's storage (OwnerPolicy::storageWords)
   // and its compiled hooks (bit h: PolicyHook h; 0: no policy).
   std::vector<uint32_t> policyStorage, policyHooks;

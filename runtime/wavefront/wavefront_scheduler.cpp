@@ -372,6 +372,7 @@ void WavefrontScheduler::runOnDevice() {
   run.partialAdmission = options_.partialAdmission;
   run.maxIterations = options_.maxIterations;
   run.sorting = options_.sorting;
+  run.times = trace_ != nullptr;
   ResidentLog log;
   if (Status status = device_.runResident(run, log); !status.ok()) {
     fail(std::move(status));

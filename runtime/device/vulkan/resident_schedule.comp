@@ -67,7 +67,8 @@ shared uint finished_, routedBad_, orderAdds_;
 // A dispatch of at most this many invocations is routed by the next
 // scheduler dispatch, one workgroup, in shared memory, instead of a routing
 // dispatch of its own (one dispatch and one barrier fewer per iteration).
-#define ROUTE_IN_SCHEDULER_LIMIT (8 * BLOCK)
+// resident_layout.h's kResidentRouteInSchedulerLimit.
+#define ROUTE_IN_SCHEDULER_LIMIT 2048
 
 uint setWord(uint w) { return cached_ ? pool_[w] : sets.v[w]; }
 void putSetWord(uint w, uint value) {

@@ -587,11 +587,24 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   // One iteration: decide, the chosen stage (through the switch, or the
   // stage kernels with every grid but the chosen one empty), route; each
   // after the one before.
+  // When every dispatch the run can make is small enough for the next
+  // scheduler dispatch to route it (the shader defers it then, all but the
+  // batch's last: the host reads the log at the batch's end), the routing
+  // dispatch and its barrier are recorded for the last iteration only.
+  uint32_t largestDispatch = t.framePool;
+  for (uint32_t o = 0; o < t.ownerCount; ++o)
+    largestDispatch = std::max(largestDispatch, t.ownerCapacity[o]);
+  const bool routedByScheduler =
+      batch > 1 && !gridSelects &&
+      largestDispatch <= decision::kResidentRouteInSchedulerLimit;
   // Three timestamps per iteration, the record's times: the decision began,
   // the stage began, the stage and its routing ended (as on hip, where the
-  // stage kernel routes). SLUICE_VULKAN_RESIDENT_TIMESTAMPS=0 records none
-  // (what they cost; the records' times are then 0).
-  const bool stamped = !turnedOff("SLUICE_VULKAN_RESIDENT_TIMESTAMPS");
+  // stage kernel routes). They cost about 3 µs per iteration on the H200, so
+  // they are recorded only when the run wants the times (a trace), and
+  // SLUICE_VULKAN_RESIDENT_TIMESTAMPS=0 records none even then (the records'
+  // times are then 0).
+  const bool stamped =
+      launch.times && !turnedOff("SLUICE_VULKAN_RESIDENT_TIMESTAMPS");
   std::unique_ptr<vk::Recording> recording;
   if (Status status =
           context->createRecording(recording, stamped ? 3 * batch : 0);
@@ -634,9 +647,11 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
         recording->dispatchIndirect(*kernels[s], stageBindings, {}, *grids,
                                     12 * uint64_t(s));
     recording->barrier();
-    recording->dispatchIndirect(*routeKernel, {}, pushBytes, *grids,
-                                routeGrid);
-    recording->barrier();
+    if (!routedByScheduler || i + 1 == batch) {
+      recording->dispatchIndirect(*routeKernel, {}, pushBytes, *grids,
+                                  routeGrid);
+      recording->barrier();
+    }
     stamp();
   }
   // The batch's log (records, snapshots, deltas, times, control: one
@@ -660,6 +675,8 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
              (switchRefused.empty() ? ""
                                     : " (no stage switch: " + switchRefused + ")") +
              ", " + std::to_string(batch) + " iterations per submission" +
+             (routedByScheduler ? ", routed by the next scheduler dispatch"
+                                : "") +
              (gridSelects ? ", unsorted dispatches selected by the select "
                             "shader (bit sets of " +
                                 std::to_string(state.setWordCount) +

@@ -50,6 +50,10 @@ struct ResidentRun {
   bool partialAdmission = true;
   uint64_t maxIterations = 0; // 0: unbounded
   FrameSorting sorting;
+  // Whether the records' times are wanted (the trace's): a device whose
+  // clock reads cost time per iteration (Vulkan's timestamp queries) leaves
+  // them 0 when not.
+  bool times = true;
 };
 
 // What a device placement leaves for the host: per iteration the decision

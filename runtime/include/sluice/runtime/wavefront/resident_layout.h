@@ -96,6 +96,12 @@ inline constexpr u32 kResidentMaxEdges = 256;
 inline constexpr u32 kResidentSharedSetWords = 4096;
 // Dispatches of more invocations than this are sorted by the whole grid.
 inline constexpr u32 kResidentBlockSortLimit = 4096;
+// Vulkan: a dispatch of at most this many invocations, with the sets in the
+// scheduler's shared copy, is routed by the next scheduler dispatch
+// (resident_schedule.comp's ROUTE_IN_SCHEDULER_LIMIT). When every dispatch
+// a run can make is that small, the recording leaves out the routing
+// dispatch of every iteration but a batch's last.
+inline constexpr u32 kResidentRouteInSchedulerLimit = 2048;
 // The grid's selection (sets too large for the scheduler's shared copy):
 // chunkRanks starts with these words: refilled, the first lane (low, high),
 // the free set's and the stage's chunk counts (32 words each); then the
