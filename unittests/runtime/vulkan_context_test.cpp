@@ -549,6 +549,43 @@ TEST_F(VulkanTest, RecordingIsSubmittedAgainWithIndirectGrids) {
         << "slot " << i;
 }
 
+// Two recordings in flight run in submission order: the second's dispatch
+// reads what the first's fill wrote, and its result is what the host finds
+// after both waits; each is then submitted again.
+TEST_F(VulkanTest, RecordingsInFlightRunInSubmissionOrder) {
+  auto triple = kernel("triple_plus_one", 2);
+  const size_t n = 64 * 4;
+  auto a = buffer(n * 4), b = buffer(n * 4), c = buffer(n * 4);
+  std::vector<uint32_t> input = randomWords(n, 11);
+  std::memcpy(a->data(), input.data(), n * 4);
+  std::unique_ptr<Recording> first, second;
+  ASSERT_TRUE(context->createRecording(first).ok());
+  ASSERT_TRUE(context->createRecording(second).ok());
+  Buffer *ab[] = {a.get(), b.get()}, *ac[] = {a.get(), c.get()};
+  first->dispatch(*triple, ab, {}, uint32_t(n / 64));
+  first->fill(*a, 8, n * 4 - 8, 7); // after the dispatch read a
+  ASSERT_TRUE(first->finish().ok());
+  second->dispatch(*triple, ac, {}, uint32_t(n / 64));
+  ASSERT_TRUE(second->finish().ok());
+  ASSERT_TRUE(first->submit().ok());
+  ASSERT_TRUE(second->submit().ok());
+  EXPECT_TRUE(first->inFlight());
+  EXPECT_EQ(first->submit().message(),
+            "a recording submitted again before its wait()");
+  ASSERT_TRUE(first->wait().ok());
+  ASSERT_TRUE(second->wait().ok());
+  EXPECT_FALSE(second->inFlight());
+  for (size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(words(*b)[i], input[i] * 3u + 1u) << "at " << i;
+    uint32_t filled = i < 2 ? input[i] : 7u;
+    ASSERT_EQ(words(*a)[i], filled) << "at " << i;
+    ASSERT_EQ(words(*c)[i], filled * 3u + 1u) << "at " << i;
+  }
+  EXPECT_EQ(second->wait().message(),
+            "a recording waited for without a submission");
+  ASSERT_TRUE(second->submitAndWait().ok()); // reusable after its wait
+}
+
 // Recording misuse is reported, never recorded.
 TEST_F(VulkanTest, RecordingErrors) {
   auto count = kernel("count_workgroups", 1);
@@ -577,6 +614,12 @@ TEST_F(VulkanTest, RecordingErrors) {
             "kernel 'count_workgroups': indirect arguments at byte 8 of a "
             "buffer of 16");
   EXPECT_FALSE(late->submitAndWait().ok());
+  std::unique_ptr<Recording> filling;
+  ASSERT_TRUE(context->createRecording(filling).ok());
+  filling->fill(*grids, 4, 16, 0); // 4 + 16 > 16
+  EXPECT_EQ(filling->finish().message(),
+            "a recorded fill of 16 bytes at byte 4 of a buffer of 16 (both "
+            "must be multiples of 4, inside it)");
   std::unique_ptr<Recording> stamped;
   ASSERT_TRUE(context->createRecording(stamped, 1).ok());
   stamped->timestamp();

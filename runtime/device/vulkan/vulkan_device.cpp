@@ -412,6 +412,12 @@ uint32_t residentBatch() {
   return value >= 1 && value <= 4096 ? uint32_t(value) : 64;
 }
 
+// Batches queued at once (SLUICE_VULKAN_RESIDENT_IN_FLIGHT, 1 or 2).
+uint32_t residentBatchesInFlight() {
+  const char *text = std::getenv("SLUICE_VULKAN_RESIDENT_IN_FLIGHT");
+  return text && std::string_view(text) == "1" ? 1 : 2;
+}
+
 // SLUICE_VULKAN_PROFILE=1 on a device with the subgroup clock: the
 // scheduler dispatches of a device-placement run add up the cycles of their
 // parts, and the run prints the average of each (docs/runtime.md).
@@ -605,69 +611,85 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   // times are then 0).
   const bool stamped =
       launch.times && !turnedOff("SLUICE_VULKAN_RESIDENT_TIMESTAMPS");
-  std::unique_ptr<vk::Recording> recording;
-  if (Status status =
-          context->createRecording(recording, stamped ? 3 * batch : 0);
-      !status.ok())
-    return status;
-  auto stamp = [&] {
-    if (stamped)
-      recording->timestamp();
-  };
-  for (uint32_t i = 0; i < batch; ++i) {
-    stamp();
-    recording->dispatch(schedule, {}, pushBytes, 1);
-    recording->barrier();
-    // A decision that waits for a hook call resumes after the owner's
-    // policy kernel made it (each phase runs nothing once it has decided).
-    for (uint32_t phase = 0; phase < policyCalls; ++phase) {
-      for (uint32_t o = 0; o < t.ownerCount; ++o)
-        if (policyStorage[o]) {
-          vk::Buffer *policyBindings[] = {exchange.get(), policyStorage[o].get(),
-                                          policyCounts.get()};
-          recording->dispatchIndirect(*residentPolicyKernels[o],
-                                      policyBindings, {}, *grids,
-                                      policyGrid + 12 * uint64_t(o));
-        }
-      recording->barrier();
-      recording->dispatch(schedule, {}, resumeBytes, 1);
-      recording->barrier();
-    }
-    if (gridSelects) { // the scheduler gives it zero groups when it selects
-      recording->dispatchIndirect(*selectKernel, {}, pushBytes, *grids,
-                                  selectGrid);
-      recording->barrier();
-    }
-    stamp();
-    if (useSwitch)
-      recording->dispatchIndirect(*switchKernel, stageBindings, {}, *grids,
-                                  switchGrid);
-    else
-      for (uint32_t s = 0; s < t.stageCount; ++s)
-        recording->dispatchIndirect(*kernels[s], stageBindings, {}, *grids,
-                                    12 * uint64_t(s));
-    recording->barrier();
-    if (!routedByScheduler || i + 1 == batch) {
-      recording->dispatchIndirect(*routeKernel, {}, pushBytes, *grids,
-                                  routeGrid);
-      recording->barrier();
-    }
-    stamp();
-  }
   // The batch's log (records, snapshots, deltas, times, control: one
   // range of the state) into host-cached memory: the host reads it there,
   // not word by word across the bus from the device-local state.
   const uint64_t logBegin = state.records,
                  logBytes = state.control + decision::kControlWords * 4 -
                             state.records;
-  std::unique_ptr<vk::Buffer> logCopy;
-  if (Status status =
-          context->createBuffer(logBytes, vk::Placement::Host, logCopy);
-      !status.ok())
-    return status;
-  recording->copy(*stateBuffer, logBegin, *logCopy, 0, logBytes);
-  if (Status status = recording->finish(); !status.ok())
-    return status;
+  // Two recordings in flight (SLUICE_VULKAN_RESIDENT_IN_FLIGHT, default 2):
+  // the device runs one batch while the host reads the other's log, so it
+  // never waits for the host between batches. Each ends by resetting the
+  // log's record count and stop reason for the batch behind it (the host
+  // writes nothing between batches); after a stop, the batch behind it runs
+  // no iteration (every scheduler dispatch sees the stop word).
+  const uint32_t inFlight = residentBatchesInFlight();
+  std::unique_ptr<vk::Recording> recordings[2];
+  std::unique_ptr<vk::Buffer> logCopies[2];
+  for (uint32_t k = 0; k < inFlight; ++k) {
+    if (Status status = context->createRecording(recordings[k],
+                                                 stamped ? 3 * batch : 0);
+        !status.ok())
+      return status;
+    if (Status status = context->createBuffer(logBytes, vk::Placement::Host,
+                                              logCopies[k]);
+        !status.ok())
+      return status;
+    vk::Recording &recording = *recordings[k];
+    auto stamp = [&] {
+      if (stamped)
+        recording.timestamp();
+    };
+    for (uint32_t i = 0; i < batch; ++i) {
+      stamp();
+      recording.dispatch(schedule, {}, pushBytes, 1);
+      recording.barrier();
+      // A decision that waits for a hook call resumes after the owner's
+      // policy kernel made it (each phase runs nothing once it has decided).
+      for (uint32_t phase = 0; phase < policyCalls; ++phase) {
+        for (uint32_t o = 0; o < t.ownerCount; ++o)
+          if (policyStorage[o]) {
+            vk::Buffer *policyBindings[] = {
+                exchange.get(), policyStorage[o].get(), policyCounts.get()};
+            recording.dispatchIndirect(*residentPolicyKernels[o],
+                                       policyBindings, {}, *grids,
+                                       policyGrid + 12 * uint64_t(o));
+          }
+        recording.barrier();
+        recording.dispatch(schedule, {}, resumeBytes, 1);
+        recording.barrier();
+      }
+      if (gridSelects) { // the scheduler gives it zero groups when it selects
+        recording.dispatchIndirect(*selectKernel, {}, pushBytes, *grids,
+                                   selectGrid);
+        recording.barrier();
+      }
+      stamp();
+      if (useSwitch)
+        recording.dispatchIndirect(*switchKernel, stageBindings, {}, *grids,
+                                   switchGrid);
+      else
+        for (uint32_t s = 0; s < t.stageCount; ++s)
+          recording.dispatchIndirect(*kernels[s], stageBindings, {}, *grids,
+                                     12 * uint64_t(s));
+      recording.barrier();
+      if (!routedByScheduler || i + 1 == batch) {
+        recording.dispatchIndirect(*routeKernel, {}, pushBytes, *grids,
+                                   routeGrid);
+        recording.barrier();
+      }
+      stamp();
+    }
+    recording.copy(*stateBuffer, logBegin, *logCopies[k], 0, logBytes);
+    static_assert(decision::kControlStopReason ==
+                      decision::kControlRecords + 1,
+                  "one fill resets both words");
+    recording.fill(*stateBuffer,
+                   state.control + decision::kControlRecords * 4, 8,
+                   decision::kStopRunning);
+    if (Status status = recording.finish(); !status.ok())
+      return status;
+  }
 
   out.form = std::string(useSwitch ? "a stage switch dispatch"
                                    : "a dispatch per stage kernel") +
@@ -675,6 +697,8 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
              (switchRefused.empty() ? ""
                                     : " (no stage switch: " + switchRefused + ")") +
              ", " + std::to_string(batch) + " iterations per submission" +
+             (inFlight > 1 ? ", " + std::to_string(inFlight) + " in flight"
+                           : "") +
              (routedByScheduler ? ", routed by the next scheduler dispatch"
                                 : "") +
              (gridSelects ? ", unsorted dispatches selected by the select "
@@ -689,33 +713,42 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   using decision::u32;
   ResidentLog &log = out.log;
   uint64_t firstTime = 0;
-  // The host writes the device's control words, and reads the log's copy.
-  auto *control = reinterpret_cast<u32 *>(mapped + state.control);
-  auto *copied = static_cast<unsigned char *>(logCopy->data()) - logBegin;
-  auto *logControl = reinterpret_cast<const u32 *>(copied + state.control);
-  auto *times = reinterpret_cast<uint64_t *>(copied + state.times);
   const auto begun = std::chrono::steady_clock::now();
+  auto sinceBegun = [&] {
+    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                        std::chrono::steady_clock::now() - begun)
+                        .count());
+  };
+  // The device clock counts from each submission's start: a batch is placed
+  // on the run's time line at its submission, or at the end of the batch
+  // before it when it was queued behind that one.
+  uint64_t submittedAt[2] = {0, 0}, previousEnd = 0;
+  for (uint32_t k = 0; k < inFlight; ++k) {
+    submittedAt[k] = sinceBegun();
+    if (Status status = recordings[k]->submit(); !status.ok())
+      return Status::error(status.kind(),
+                           "the scheduler batch failed: " + status.message());
+  }
   std::vector<uint64_t> stamps;
-  for (;;) {
+  for (uint32_t k = 0;; k = (k + 1) % inFlight) {
     double ns = 0;
-    // The device clock counts from each submission's start: the host's clock
-    // at the submission places the batch on one time line.
-    const uint64_t submitted = uint64_t(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(
-            std::chrono::steady_clock::now() - begun)
-            .count());
-    if (Status status = recording->submitAndWait(&ns, &stamps); !status.ok())
+    if (Status status = recordings[k]->wait(&ns, &stamps); !status.ok())
       return Status::error(status.kind(),
                            "the scheduler batch failed: " + status.message());
     out.gpuNanoseconds += ns;
     ++out.launches;
+    const uint64_t placed = std::max(submittedAt[k], previousEnd);
+    previousEnd = placed + uint64_t(ns);
+    auto *copied = static_cast<unsigned char *>(logCopies[k]->data()) - logBegin;
+    auto *logControl = reinterpret_cast<const u32 *>(copied + state.control);
+    auto *times = reinterpret_cast<uint64_t *>(copied + state.times);
     u32 n = logControl[decision::kControlRecords];
     u32 stop = logControl[decision::kControlStopReason];
     // Record r is the batch's iteration r (every iteration before the stop
     // records one).
     if (stamps.size() >= uint64_t(n) * decision::kTimeWords)
       for (uint64_t w = 0; w < uint64_t(n) * decision::kTimeWords; ++w)
-        times[w] = submitted + stamps[w];
+        times[w] = placed + stamps[w];
     appendResidentBatch(
         log, n, reinterpret_cast<const decision::Record *>(copied + state.records),
         reinterpret_cast<const uint64_t *>(copied + state.snapshots),
@@ -736,11 +769,19 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
           out.policyFault.assign(fault, fault + state.policyFaultWords);
         }
       }
+      // The batch queued behind this one saw the stop and ran nothing.
+      for (uint32_t other = 0; other < inFlight; ++other)
+        if (recordings[other]->inFlight())
+          if (Status status = recordings[other]->wait(); !status.ok())
+            return Status::error(status.kind(), "the scheduler batch failed: " +
+                                                    status.message());
       break;
     }
-    // The next batch: the same state, a fresh log.
-    control[decision::kControlRecords] = 0;
-    control[decision::kControlStopReason] = decision::kStopRunning;
+    // The next batch: the same state, the log this one's end reset.
+    submittedAt[k] = sinceBegun();
+    if (Status status = recordings[k]->submit(); !status.ok())
+      return Status::error(status.kind(),
+                           "the scheduler batch failed: " + status.message());
   }
   if (profile) {
     // resident_schedule.comp's parts, in order (MARK(0) .. MARK(8)).

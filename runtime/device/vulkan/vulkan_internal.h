@@ -89,6 +89,7 @@ namespace detail {
   X(vkCmdPushConstants)                                                        \
   X(vkCmdPipelineBarrier)                                                      \
   X(vkCmdCopyBuffer)                                                           \
+  X(vkCmdFillBuffer)                                                           \
   X(vkCmdDispatchBase)                                                          \
   X(vkCmdDispatchIndirect)
 

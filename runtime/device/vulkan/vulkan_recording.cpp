@@ -32,6 +32,7 @@ struct Recording::State {
   };
   std::vector<Set> sets;
   bool finished = false;
+  bool inFlight = false; // submitted, not yet waited for
   bool broken = false; // a wait failed: the buffer may still be in flight
   Status error;
 
@@ -40,6 +41,10 @@ struct Recording::State {
       return;
     const Functions &fn = context->fn;
     VkDevice device = context->device;
+    // Destroyed while queued (a caller's error path): let it finish first.
+    if (inFlight &&
+        fn.vkWaitForFences(device, 1, &fence, VK_TRUE, UINT64_MAX) != VK_SUCCESS)
+      return; // leaked rather than freed under a running command buffer
     for (VkDescriptorPool p : descriptorPools)
       fn.vkDestroyDescriptorPool(device, p, nullptr);
     if (queries != VK_NULL_HANDLE)
@@ -340,13 +345,50 @@ Status Recording::finish() {
   return r.error;
 }
 
+void Recording::fill(const Buffer &buffer, uint64_t offset, uint64_t bytes,
+                     uint32_t value) {
+  State &r = *state_;
+  if (!r.error.ok() || r.finished)
+    return;
+  if (offset % 4 != 0 || bytes % 4 != 0 || bytes == 0 ||
+      offset > buffer.size() || bytes > buffer.size() - offset) {
+    r.error = Status::error(ErrorKind::InvalidArgument,
+                            "a recorded fill of " + std::to_string(bytes) +
+                                " bytes at byte " + std::to_string(offset) +
+                                " of a buffer of " +
+                                std::to_string(buffer.size()) +
+                                " (both must be multiples of 4, inside it)");
+    return;
+  }
+  // After the commands before it (a copy's reads among them)...
+  r.memoryBarrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                      VK_PIPELINE_STAGE_TRANSFER_BIT,
+                  VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT);
+  r.context->fn.vkCmdFillBuffer(r.commands, toHandle<VkBuffer>(buffer.buffer_),
+                                offset, bytes, value);
+  // ...and before those after it.
+  r.memoryBarrier(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                      VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT |
+                      VK_PIPELINE_STAGE_TRANSFER_BIT,
+                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT |
+                      VK_ACCESS_INDIRECT_COMMAND_READ_BIT |
+                      VK_ACCESS_TRANSFER_READ_BIT |
+                      VK_ACCESS_TRANSFER_WRITE_BIT);
+}
+
+bool Recording::inFlight() const { return state_->inFlight; }
+
 Status Recording::submitAndWait(double *gpuNanoseconds,
                                 std::vector<uint64_t> *timestamps) {
+  if (Status status = submit(); !status.ok())
+    return status;
+  return wait(gpuNanoseconds, timestamps);
+}
+
+Status Recording::submit() {
   State &r = *state_;
-  if (gpuNanoseconds)
-    *gpuNanoseconds = 0;
-  if (timestamps)
-    timestamps->clear();
   if (!r.finished)
     return Status::error(ErrorKind::InvalidState,
                          "a recording submitted before finish()");
@@ -355,6 +397,9 @@ Status Recording::submitAndWait(double *gpuNanoseconds,
   if (r.broken)
     return Status::error(ErrorKind::DeviceError,
                          "the recording is unusable after a failed wait");
+  if (r.inFlight)
+    return Status::error(ErrorKind::InvalidState,
+                         "a recording submitted again before its wait()");
   ContextState &context = *r.context;
   const Functions &fn = context.fn;
   VkSubmitInfo submit{};
@@ -368,11 +413,29 @@ Status Recording::submitAndWait(double *gpuNanoseconds,
   }
   if (result != VK_SUCCESS)
     return vkError("vkQueueSubmit", result);
-  result = fn.vkWaitForFences(context.device, 1, &r.fence, VK_TRUE, UINT64_MAX);
+  r.inFlight = true;
+  return Status::success();
+}
+
+Status Recording::wait(double *gpuNanoseconds,
+                       std::vector<uint64_t> *timestamps) {
+  State &r = *state_;
+  if (gpuNanoseconds)
+    *gpuNanoseconds = 0;
+  if (timestamps)
+    timestamps->clear();
+  if (!r.inFlight)
+    return Status::error(ErrorKind::InvalidState,
+                         "a recording waited for without a submission");
+  ContextState &context = *r.context;
+  const Functions &fn = context.fn;
+  VkResult result =
+      fn.vkWaitForFences(context.device, 1, &r.fence, VK_TRUE, UINT64_MAX);
   if (result != VK_SUCCESS) {
     r.broken = true;
     return vkError("vkWaitForFences", result);
   }
+  r.inFlight = false;
   fn.vkResetFences(context.device, 1, &r.fence);
   if (r.queries != VK_NULL_HANDLE && (gpuNanoseconds || timestamps)) {
     std::vector<uint64_t> ticks(2 + r.timestamps);

@@ -266,19 +266,35 @@ public:
   void copy(const Buffer &source, uint64_t sourceOffset,
             const Buffer &destination, uint64_t destinationOffset,
             uint64_t bytes);
+  // Sets `bytes` (a multiple of 4) of `buffer` at `offset` (4-aligned) to
+  // the word `value` (vkCmdFillBuffer), after every command recorded before
+  // it and before every command after it, in this recording or a later
+  // submission: what resets a batch's log for the batch queued behind it.
+  void fill(const Buffer &buffer, uint64_t offset, uint64_t bytes,
+            uint32_t value);
   // Records a timestamp query, written once every command recorded before it
   // has completed (at most the `timestamps` createRecording() allowed; none
-  // where the queue has no timestamps). submitAndWait() returns them.
+  // where the queue has no timestamps). wait() returns them.
   void timestamp();
-  // Ends the recording; then submitAndWait() any number of times.
+  // Ends the recording; then submit() and wait() any number of times.
   Status finish();
-  // Runs the recording once and waits for it (host writes before it are
-  // visible to it, its writes to the host after). `gpuNanoseconds`: the time
-  // between a timestamp at its start and one at its end (0 when the queue has
-  // no timestamps). `timestamps`: those of timestamp(), in nanoseconds of
-  // the device clock (empty when the queue has no timestamps).
+  // Queues the recording once (host writes before it are visible to it). It
+  // runs after every submission queued before it on the context's queue, so
+  // two recordings may be in flight at once, each submitted again after its
+  // wait(); a recording already in flight is an error.
+  Status submit();
+  // Waits for the submission (its writes are visible to the host after).
+  // `gpuNanoseconds`: the time between a timestamp at its start and one at
+  // its end (0 when the queue has no timestamps). `timestamps`: those of
+  // timestamp(), in nanoseconds of the device clock from its start (empty
+  // when the queue has no timestamps). Without a submission in flight, an
+  // error.
+  Status wait(double *gpuNanoseconds = nullptr,
+              std::vector<uint64_t> *timestamps = nullptr);
+  // submit(), then wait().
   Status submitAndWait(double *gpuNanoseconds = nullptr,
                        std::vector<uint64_t> *timestamps = nullptr);
+  bool inFlight() const;
 
 private:
   friend class Context;
