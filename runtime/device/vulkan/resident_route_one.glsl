@@ -14,6 +14,24 @@
 // `next` and `index` are invocation i's outcome and frame or slot (route()
 // loads them; a caller that routes several invocations per thread loads
 // them all first).
+// The items invocation i of a main stage published on edge e, into their
+// owner's first stage.
+void routePublished(Layout L, uint i, uint e) {
+  uint owner = edgeOwner_[e];
+  uint published = R32s(L.publishedCounts).v[i * L.ownerCount + owner];
+  published = min(published, edgeBound_[e]); // the kernel recorded a fault
+  uint base = stageBase_[owner];
+  R32s slots = R32s(L.publishedSlots);
+  for (uint k = 0; k < published; ++k)
+    routeSetBit(L, setOffset_[base],
+                slots.v[i * L.publishStride + publishBase_[owner] + k]);
+  if (published != 0) {
+    atomicAdd(stageAdds_[base], published);
+    atomicAdd(liveAdds_[owner], int(published));
+    atomicAdd(publishedAdds_[owner], published);
+  }
+}
+
 void routeLoaded(Layout L, uint stage, uint i, uint next, uint index) {
   if (stage < L.mainStageCount) {
     atomicAdd(orderAdds_, (i + 1u) * index);
@@ -28,22 +46,8 @@ void routeLoaded(Layout L, uint stage, uint i, uint next, uint index) {
       routeSetBit(L, setOffset_[next], index);
       atomicAdd(stageAdds_[next], 1u);
     }
-    R32s publishedCounts = R32s(L.publishedCounts);
-    R32s slots = R32s(L.publishedSlots);
-    for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e) {
-      uint owner = edgeOwner_[e];
-      uint published = publishedCounts.v[i * L.ownerCount + owner];
-      published = min(published, edgeBound_[e]); // the kernel recorded a fault
-      uint base = stageBase_[owner];
-      for (uint k = 0; k < published; ++k)
-        routeSetBit(L, setOffset_[base],
-               slots.v[i * L.publishStride + publishBase_[owner] + k]);
-      if (published != 0) {
-        atomicAdd(stageAdds_[base], published);
-        atomicAdd(liveAdds_[owner], int(published));
-        atomicAdd(publishedAdds_[owner], published);
-      }
-    }
+    for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e)
+      routePublished(L, i, e);
     return;
   }
   // An item of an owner's stage.
