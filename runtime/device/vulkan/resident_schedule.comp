@@ -629,7 +629,7 @@ void workgroupRange(inout uint64_t lowest, inout uint64_t highest) {
     lows_[gl_SubgroupID] = lowest;
     highs_[gl_SubgroupID] = highest;
   }
-  barrier();
+  sync();
   for (uint g = 0; g < gl_NumSubgroups; ++g) {
     lowest = min(lowest, lows_[g]);
     highest = max(highest, highs_[g]);
@@ -879,30 +879,6 @@ void routeRelease(Layout L, uint owner, uint index) {
 
 #include "resident_route_one.glsl"
 
-// The first slots of a main stage invocation's first edge that routePrevious
-// loads with its outcome (the shadow pool's bound is 2; routePrevious picks
-// them by name, so it stays 2).
-#define ROUTE_LOADED_SLOTS 2u
-
-// Adds `amount` to stageAdds_[target] for every invocation of the subgroup
-// whose target is not NONE: one shared atomic per distinct target. In
-// uniform control flow.
-void tallyStage(uint target, uint amount) {
-  bool pending = target != NONE;
-  for (;;) {
-    uvec4 waiting = subgroupBallot(pending);
-    if (waiting == uvec4(0))
-      break;
-    uint lane = subgroupBallotFindLSB(waiting);
-    uint value = subgroupShuffle(target, lane);
-    bool mine = pending && target == value;
-    uint n = subgroupBallotBitCount(subgroupBallot(mine));
-    if (subgroupElect())
-      atomicAdd(stageAdds_[value], n * amount);
-    pending = pending && !mine;
-  }
-}
-
 // Routes the previous dispatch into the shared counts and writes back what
 // nothing later in this dispatch writes: the owners' totals, the ring tails,
 // the record's deltas, a bad outcome. The stage counts, the scalars and the
@@ -925,111 +901,18 @@ void routePrevious(Layout L) {
   }
   barrier();
   // At most ROUTE_IN_SCHEDULER_LIMIT invocations (main() defers no
-  // more): every outcome and frame this invocation routes, and for a main
-  // stage the first edge's published count and first slots, loaded at once;
-  // then routed in order, with the tallies added per subgroup (one shared
-  // atomic per subgroup and value instead of one per invocation).
+  // more): every outcome and frame this invocation routes, loaded at once,
+  // then routed in order.
   const uint rounds = ROUTE_IN_SCHEDULER_LIMIT / BLOCK;
-  const bool mainStage = stage < L.mainStageCount;
-  const uint e0 = mainStage ? producerBegin_[stage] : 0;
-  const uint edges = mainStage ? producerBegin_[stage + 1] - e0 : 0;
-  const uint owner0 = edges != 0 ? edgeOwner_[e0] : 0;
-  const uint bound0 = edges != 0 ? edgeBound_[e0] : 0;
-  const uint slotBase0 = edges != 0 ? publishBase_[owner0] : 0;
-  R32s publishedCounts = R32s(L.publishedCounts);
-  R32s slots = R32s(L.publishedSlots);
-  uint next_[rounds], index_[rounds], publishedCount_[rounds];
-  uint slot_[rounds * ROUTE_LOADED_SLOTS];
+  uint next_[rounds], index_[rounds];
   [[unroll]] for (uint k = 0; k < rounds; ++k) {
     uint i = t + k * BLOCK;
-    bool here = i < count;
-    next_[k] = here ? R32s(L.nextStage).v[i] : 0;
-    index_[k] = here ? R32s(L.invocations).v[i] : 0;
-    publishedCount_[k] =
-        here && edges != 0 ? publishedCounts.v[i * L.ownerCount + owner0] : 0;
-    [[unroll]] for (uint j = 0; j < ROUTE_LOADED_SLOTS; ++j)
-      slot_[k * ROUTE_LOADED_SLOTS + j] =
-          here && j < bound0 ? slots.v[i * L.publishStride + slotBase0 + j] : 0;
+    next_[k] = i < count ? R32s(L.nextStage).v[i] : 0;
+    index_[k] = i < count ? R32s(L.invocations).v[i] : 0;
   }
-  if (mainStage) {
-    uint order = 0, finished = 0, published = 0;
-    [[unroll]] for (uint k = 0; k < rounds; ++k) {
-      uint i = t + k * BLOCK, next = next_[k], index = index_[k];
-      uint target = NONE;
-      if (i < count) {
-        order += (i + 1u) * index;
-        if (!(next == FINISHED || next < L.mainStageCount)) {
-          routeBad(L, i);
-        } else {
-          if (next == FINISHED) {
-            setBit(setOffset_[L.stageCount], index);
-            ++finished;
-          } else {
-            setBit(setOffset_[next], index);
-            target = next;
-          }
-          if (edges != 0) {
-            // min(): the kernel recorded a fault when it published more.
-            uint n = min(publishedCount_[k], bound0), first = stageBase_[owner0];
-            for (uint j = 0; j < n; ++j)
-              setBit(setOffset_[first],
-                     j == 0   ? slot_[k * ROUTE_LOADED_SLOTS]
-                     : j == 1 ? slot_[k * ROUTE_LOADED_SLOTS + 1]
-                              : slots.v[i * L.publishStride + slotBase0 + j]);
-            published += n;
-          }
-          for (uint e = e0 + 1; e < e0 + edges; ++e)
-            routePublished(L, i, e);
-        }
-      }
-      tallyStage(target, 1u);
-    }
-    order = subgroupAdd(order);
-    finished = subgroupAdd(finished);
-    published = subgroupAdd(published);
-    if (subgroupElect()) {
-      atomicAdd(orderAdds_, order);
-      atomicAdd(finished_, finished);
-      if (published != 0) {
-        atomicAdd(stageAdds_[stageBase_[owner0]], published);
-        atomicAdd(liveAdds_[owner0], int(published));
-        atomicAdd(publishedAdds_[owner0], published);
-      }
-    }
-  } else {
-    // An owner's stage: items move on or are released into the free ring,
-    // each subgroup's releases at consecutive positions.
-    uint owner = 0;
-    while (owner + 1 < L.ownerCount && stageBase_[owner + 1] <= stage)
-      ++owner;
-    uint releases = 0;
-    [[unroll]] for (uint k = 0; k < rounds; ++k) {
-      uint i = t + k * BLOCK, next = next_[k];
-      bool here = i < count;
-      if (here && !(next == FINISHED || next < ownerStages_[owner])) {
-        routeBad(L, i);
-        here = false;
-      }
-      bool release = here && next == FINISHED;
-      uint target = here && !release ? stageBase_[owner] + next : NONE;
-      if (target != NONE)
-        setBit(setOffset_[target], index_[k]);
-      tallyStage(target, 1u);
-      uint rank = subgroupExclusiveAdd(release ? 1u : 0u);
-      uint total = subgroupAdd(release ? 1u : 0u);
-      uint base = 0;
-      if (subgroupElect() && total != 0)
-        base = atomicAdd(releasedAdds_[owner], total);
-      base = subgroupBroadcastFirst(base);
-      if (release)
-        U32s(L.freeRing).v[ringOffset_[owner] +
-                           uint((positions_[2 * owner + 1] + base + rank) %
-                                capacity_[owner])] = index_[k];
-      releases += total;
-    }
-    if (gl_SubgroupInvocationID == 0 && releases != 0)
-      atomicAdd(liveAdds_[owner], -int(releases));
-  }
+  [[unroll]] for (uint k = 0; k < rounds; ++k)
+    if (t + k * BLOCK < count)
+      routeLoaded(L, stage, t + k * BLOCK, next_[k], index_[k]);
   for (uint i = t + rounds * BLOCK; i < count; i += BLOCK)
     route(L, stage, i);
   sync();
