@@ -13,7 +13,8 @@
 # SLUICE_VULKAN_PROFILE=1: the scheduler dispatch's), then, from the device
 # placement's trace (--trace), the mean iteration period and its split into
 # "plan" (the decision to the stage's arguments) and the stage with its
-# routing. SLUICE_PROFILE_LANES (default 262144) and SLUICE_PROFILE_SIZE
+# routing; and the path tracer's trace split per stage (stages.py).
+# SLUICE_PROFILE_LANES (default 262144) and SLUICE_PROFILE_SIZE
 # (the path tracer's width and height, default 512) shrink the runs for a
 # smoke test on a small device.
 set -uo pipefail
@@ -67,4 +68,11 @@ for backend in $backends; do
     echo "$label: exit $rc, $(grep -o -E '^Mrays/s: [0-9.]+' <<< "$out"); $(grep -o -E 'scheduler (dispatch )?profile: .*' <<< "$out" | head -1)"
     [ $rc -eq 0 ] || tail -3 <<< "$out"
   done
+  # Where the path tracer's wall goes, stage by stage (unsorted, from a
+  # trace: on Vulkan its timestamps slow the run down).
+  label="path tracer $backend, ${size}x${size}x64, frame pool 65536, sort off"
+  "$aot/sluice-render" --artifact "$aot/pathtracer.sluice" --scene "$aot/scenes/cornell-box.json" \
+    --backend $backend --width $size --height $size --spp 64 --frame-pool 65536 \
+    --scheduler-placement device --sort off --trace "$scratch/trace.json" > /dev/null 2>&1 &&
+    python3 "$(dirname "$0")/stages.py" "$scratch/trace.json" "$label, trace"
 done

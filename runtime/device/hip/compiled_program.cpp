@@ -42,6 +42,9 @@ public:
                   stats.sortNanoseconds * 1e-6, stats.sortedDispatches,
                   stats.sortKeyBytes);
     std::string summary = line;
+    if (!stats.residentForm.empty())
+      summary += "; device placement: " + stats.residentForm + ", " +
+                 std::to_string(stats.residentSubmissions) + " launches";
     if (!stats.residentProfile.empty()) // SLUICE_HIP_PROFILE
       summary += "; " + stats.residentProfile;
     return summary;

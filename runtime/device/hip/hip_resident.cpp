@@ -260,6 +260,10 @@ Status ResidentScheduler::run(
 
   uint32_t grid[3] = {gridBlocks_, 1, 1};
   uint32_t block[3] = {kResidentBlockThreads, 1, 1};
+  out.form = "one cooperative kernel of " + std::to_string(gridBlocks_) +
+             " blocks of " + std::to_string(kResidentBlockThreads) +
+             " threads (" + std::to_string(blocksPerMultiprocessor_) +
+             " per multiprocessor fit at once)";
   u64 layoutAddress = device(state.layoutOffset);
   void *kernelParameters[] = {&layoutAddress};
 
