@@ -141,6 +141,15 @@ def main():
         configs.append((["--scheduler-placement", "device", "--sort", "on", "--sort-buckets", "1"],
                         "wavefront, device placement, sort on into 1 bucket"))
         configs.append((["--schedule", "state-machine", "--pass-spp", "64"], "megakernel (state machine)"))
+        # Warm-up: the driver compiles the pipelines of both schedules and
+        # placements (and the device placement's shaders) once, not inside
+        # the first timed render (on the H200 that cost the first Vulkan
+        # render, the device placement sorted, about 20%).
+        for extra in (["--scheduler-placement", "device", "--sort", "on"],
+                      ["--schedule", "state-machine"]):
+            run([os.path.join(aot, "sluice-render"), "--artifact", os.path.join(aot, "pathtracer.sluice"),
+                 "--scene", os.path.join(aot, "scenes", "cornell-box.json"), "--backend", backend,
+                 "--width", "16", "--height", "16", "--spp", "1"] + extra, env)
         for extra, what in configs:
             cmd = [os.path.join(aot, "sluice-render"), "--artifact", os.path.join(aot, "pathtracer.sluice"),
                    "--scene", os.path.join(aot, "scenes", "cornell-box.json"), "--backend", backend,
