@@ -723,18 +723,20 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   // on the run's time line at its submission, or at the end of the batch
   // before it when it was queued behind that one.
   uint64_t submittedAt[2] = {0, 0}, previousEnd = 0;
+  auto batchFailed = [](const Status &status) {
+    return Status::error(status.kind(),
+                         "the scheduler batch failed: " + status.message());
+  };
   for (uint32_t k = 0; k < inFlight; ++k) {
     submittedAt[k] = sinceBegun();
     if (Status status = recordings[k]->submit(); !status.ok())
-      return Status::error(status.kind(),
-                           "the scheduler batch failed: " + status.message());
+      return batchFailed(status);
   }
   std::vector<uint64_t> stamps;
   for (uint32_t k = 0;; k = (k + 1) % inFlight) {
     double ns = 0;
     if (Status status = recordings[k]->wait(&ns, &stamps); !status.ok())
-      return Status::error(status.kind(),
-                           "the scheduler batch failed: " + status.message());
+      return batchFailed(status);
     out.gpuNanoseconds += ns;
     ++out.launches;
     const uint64_t placed = std::max(submittedAt[k], previousEnd);
@@ -773,15 +775,13 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
       for (uint32_t other = 0; other < inFlight; ++other)
         if (recordings[other]->inFlight())
           if (Status status = recordings[other]->wait(); !status.ok())
-            return Status::error(status.kind(), "the scheduler batch failed: " +
-                                                    status.message());
+            return batchFailed(status);
       break;
     }
     // The next batch: the same state, the log this one's end reset.
     submittedAt[k] = sinceBegun();
     if (Status status = recordings[k]->submit(); !status.ok())
-      return Status::error(status.kind(),
-                           "the scheduler batch failed: " + status.message());
+      return batchFailed(status);
   }
   if (profile) {
     // resident_schedule.comp's parts, in order (MARK(0) .. MARK(8)).
