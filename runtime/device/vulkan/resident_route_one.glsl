@@ -11,9 +11,7 @@
 //   routeSetBit(L, first, index)   a member into the set at word `first`
 //   routeRelease(L, owner, index)  a released slot into the owner's free
 //                                  ring, counted in releasedAdds_
-// `next` and `index` are invocation i's outcome and frame or slot (route()
-// loads them; a caller that routes several invocations per thread loads
-// them all first).
+
 // The items invocation i of a main stage published on edge e, into their
 // owner's first stage.
 void routePublished(Layout L, uint i, uint e) {
@@ -32,6 +30,9 @@ void routePublished(Layout L, uint i, uint e) {
   }
 }
 
+// Invocation i: `next` and `index` are its outcome and frame or slot
+// (route() loads them; a caller that routes several invocations per thread
+// loads them all first).
 void routeLoaded(Layout L, uint stage, uint i, uint next, uint index) {
   if (stage < L.mainStageCount) {
     atomicAdd(orderAdds_, (i + 1u) * index);

@@ -597,12 +597,10 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   // scheduler dispatch to route it (the shader defers it then, all but the
   // batch's last: the host reads the log at the batch's end), the routing
   // dispatch and its barrier are recorded for the last iteration only.
-  uint32_t largestDispatch = t.framePool;
-  for (uint32_t o = 0; o < t.ownerCount; ++o)
-    largestDispatch = std::max(largestDispatch, t.ownerCapacity[o]);
+  // (launch.maxInvocations: the frame pool or the largest owner capacity.)
   const bool routedByScheduler =
       batch > 1 && !gridSelects &&
-      largestDispatch <= decision::kResidentRouteInSchedulerLimit;
+      launch.maxInvocations <= decision::kResidentRouteInSchedulerLimit;
   // Three timestamps per iteration, the record's times: the decision began,
   // the stage began, the stage and its routing ended (as on hip, where the
   // stage kernel routes). They cost about 3 µs per iteration on the H200, so
