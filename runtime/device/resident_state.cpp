@@ -50,9 +50,7 @@ Status checkResidentLimits(const decision::Tables &t) {
           std::to_string(edgeCount));
 }
 
-void buildResidentState(const ResidentLaunch &launch,
-                        std::span<const uint64_t> parameters,
-                        uint32_t gridBlocks, uint32_t recordCapacity,
+void buildResidentState(const ResidentLaunch &launch, uint32_t gridBlocks, uint32_t recordCapacity,
                         ResidentState &out) {
   const decision::Tables &t = *launch.tables;
   const GpuKernelLayout &layout = *launch.layout;
@@ -118,8 +116,6 @@ void buildResidentState(const ResidentLaunch &launch,
   }
   L.ringPositions = image.array(std::span<const u64>(positions));
   out.positions = L.ringPositions;
-  std::vector<u64> parameterWords(parameters.begin(), parameters.end());
-  L.kernelWords = image.array(std::span<const u64>(parameterWords));
   L.windows = image.place(owners * 8); // located later
   L.sortKeys = image.array(std::span<const u32>(launch.sortKeys));
   L.scratch = image.place(2 * maxInvocations * 4);
@@ -181,7 +177,6 @@ void buildResidentState(const ResidentLaunch &launch,
   L.snapshotWords = out.snapshotWords;
   L.sortEnabled = launch.sorting.enabled ? 1 : 0;
   L.sortBuckets = launch.sorting.buckets;
-  L.parameterCount = u32(parameters.size());
 }
 
 void locateResidentState(
@@ -194,7 +189,7 @@ void locateResidentState(
         &L.producerBegin, &L.edgeOwner, &L.edgeBound, &L.ownerPublishBase,
         &L.stageCounts, &L.ownerLive, &L.ownerPublished, &L.ownerReleased,
         &L.scalars, &L.sets, &L.setOffset, &L.setWords, &L.freeRing,
-        &L.ringOffset, &L.ringPositions, &L.kernelWords, &L.windows,
+        &L.ringOffset, &L.ringPositions, &L.windows,
         &L.sortKeys, &L.scratch, &L.codes, &L.sortRange, &L.sortHistogram,
         &L.chunkRanks, &L.records, &L.snapshots, &L.deltas, &L.times,
         &L.control, &L.policyStorage, &L.policyStorageBase, &L.policyFault,

@@ -39,12 +39,10 @@ struct ResidentState {
 // naming both when the program exceeds them).
 Status checkResidentLimits(const decision::Tables &t);
 
-// The state of `launch`: `parameters` are the stage kernels' parameter
-// words (HIP; empty elsewhere), `gridBlocks` sizes the grid sort's
-// histogram, `recordCapacity` the log of one batch.
-void buildResidentState(const ResidentLaunch &launch,
-                        std::span<const uint64_t> parameters,
-                        uint32_t gridBlocks, uint32_t recordCapacity,
+// The state of `launch`: `gridBlocks` sizes the grid sort's histogram,
+// `recordCapacity` the log of one batch. (The hip kernel takes the stage
+// kernels' parameter words as a kernel parameter, not from the state.)
+void buildResidentState(const ResidentLaunch &launch, uint32_t gridBlocks, uint32_t recordCapacity,
                         ResidentState &out);
 
 // Fills the layout's addresses from the state buffer's device address

@@ -611,6 +611,18 @@ TEST(HipResident, TheProfileLineGivesEachPartsMean) {
                 .size());
 }
 
+// The scheduler kernel takes the layout's address (8 bytes) and the words
+// by value: 4,096 bytes of parameters hold 511 words.
+TEST(HipResident, TheWordsMustFitTheKernelsParameters) {
+  EXPECT_TRUE(hip::checkResidentParameterWords(511).ok());
+  Status status = hip::checkResidentParameterWords(512);
+  EXPECT_EQ(status.kind(), ErrorKind::Unsupported);
+  EXPECT_EQ(status.message(),
+            "the device placement passes the stage kernels' 512 parameter "
+            "words to its kernel by value, and at most 511 fit in a kernel's "
+            "4,096 bytes of parameters (run with --scheduler-placement=host)");
+}
+
 TEST(HipResident, APolicyHookNeedsItsFunction) {
   const std::array<std::string, 4> hooks = {"", "", "", "missing_hook"};
   std::string text;

@@ -70,25 +70,37 @@ std::string residentSchedulerSource(const std::string &programSource,
   text += withoutSluiceIncludes(kResident_decision);
   text += "\n// ---- resident_layout.h ----\n";
   text += withoutSluiceIncludes(kResident_layout);
-  text += "\n__device__ void sluice_resident_stage(unsigned int stage, "
-          "const unsigned long long *words, long long count, long long "
-          "invocation);\n";
+  text += "\n#define SLUICE_RESIDENT_WORDS " +
+          std::to_string(std::max<size_t>(parameterCount, 1)) + "\n";
   text += "\n// ---- resident_kernel.hip ----\n";
   text += kResident_kernel;
   text += "\n// The stages' bodies, by global stage.\n"
-          "__device__ void sluice_resident_stage(unsigned int stage, "
-          "const unsigned long long *words, long long count, long long "
-          "invocation) {\n"
+          "__device__ __forceinline__ void sluice_resident_stage(unsigned int "
+          "stage, const sluice_resident::Words &words, long long count, long "
+          "long invocation) {\n"
           "  using sluice_resident::Word;\n"
           "  switch (stage) {\n";
   for (size_t s = 0; s < bodies.size(); ++s) {
     text += "  case " + std::to_string(s) + ":\n    " + bodies[s] + "(count";
     for (size_t p = 1; p < parameterCount; ++p)
-      text += ", Word{words[" + std::to_string(p) + "]}";
+      text += ", Word{words.w[" + std::to_string(p) + "]}";
     text += ", invocation);\n    return;\n";
   }
   text += "  }\n}\n";
   return text;
+}
+
+Status checkResidentParameterWords(size_t parameterCount) {
+  if (parameterCount <= kResidentMaxParameterWords)
+    return Status::success();
+  return Status::error(
+      ErrorKind::Unsupported,
+      "the device placement passes the stage kernels' " +
+          std::to_string(parameterCount) +
+          " parameter words to its kernel by value, and at most " +
+          std::to_string(kResidentMaxParameterWords) +
+          " fit in a kernel's 4,096 bytes of parameters (run with "
+          "--scheduler-placement=host)");
 }
 
 Status stageBodySymbol(const std::string &programSource,
@@ -173,6 +185,9 @@ Status ResidentScheduler::prepare(Driver &driver,
   };
   if (Status support = driver.cooperativeSupport(); !support.ok())
     return fail(support);
+  if (Status fits = checkResidentParameterWords(parameterCount); !fits.ok())
+    return fail(fits);
+  parameterCount_ = std::max<size_t>(parameterCount, 1);
   std::vector<std::string> bodies;
   for (const std::string &symbol : symbols) {
     std::string body;
@@ -236,7 +251,7 @@ Status ResidentScheduler::run(
   gridBlocks_ = uint32_t(std::max<uint64_t>(1, std::min(perGrid, wanted)));
 
   ResidentState state;
-  buildResidentState(launch, parameters, gridBlocks_, recordCapacity, state);
+  buildResidentState(launch, gridBlocks_, recordCapacity, state);
   if (state_ && stateBytes_ < state.bytes.size()) {
     driver.release(state_);
     state_ = 0;
@@ -265,7 +280,15 @@ Status ResidentScheduler::run(
              " threads (" + std::to_string(blocksPerMultiprocessor_) +
              " per multiprocessor fit at once)";
   u64 layoutAddress = device(state.layoutOffset);
-  void *kernelParameters[] = {&layoutAddress};
+  if (parameters.size() > parameterCount_)
+    return Status::error(ErrorKind::InvalidState,
+                         "the device placement's kernel was built for " +
+                             std::to_string(parameterCount_) +
+                             " parameter words, and the run has " +
+                             std::to_string(parameters.size()));
+  std::vector<u64> words(parameterCount_, 0);
+  std::copy(parameters.begin(), parameters.end(), words.begin());
+  void *kernelParameters[] = {&layoutAddress, words.data()};
 
   ResidentLog &log = out.log;
   uint64_t firstTime = 0;

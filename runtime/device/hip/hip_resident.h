@@ -25,6 +25,12 @@ namespace sluice::runtime::hip {
 
 // Threads per block of the scheduler kernel (resident_kernel.hip).
 inline constexpr uint32_t kResidentBlockThreads = 256;
+// The scheduler kernel takes the layout's address and the stage kernels'
+// parameter words by value (resident_kernel.hip's Words): together within
+// the 4,096 bytes of parameters every CUDA and HIP device takes.
+inline constexpr size_t kResidentMaxParameterWords = 4096 / 8 - 1;
+// Unsupported, with the numbers, when `parameterCount` words do not fit.
+Status checkResidentParameterWords(size_t parameterCount);
 
 // The source NVRTC / hiprtc compiles: the program's source, decision.h,
 // resident_layout.h, the scheduler kernel, and a generated
@@ -93,6 +99,7 @@ private:
   DevicePointer state_ = 0;
   uint64_t stateBytes_ = 0;
   uint32_t gridBlocks_ = 0;
+  size_t parameterCount_ = 0; // the kernel's Words
   bool profiled_ = false; // built with SLUICE_PROFILE (SLUICE_HIP_PROFILE=1)
 };
 

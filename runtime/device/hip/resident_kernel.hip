@@ -38,6 +38,19 @@ namespace sluice_resident {
 using namespace sluice::decision;
 typedef long long i64;
 
+// The stage kernels' parameter words (pointers and uniforms), passed by
+// value as the kernel's second parameter. A kernel parameter lives in the
+// constant bank, so each use in a body is an operand of its instruction;
+// loaded from global memory, every pointer a body uses took two registers
+// through the whole body (the path tracer's shade: 122 registers, 2 blocks
+// per multiprocessor; docs/runtime.md).
+#ifndef SLUICE_RESIDENT_WORDS
+#error "the runtime defines SLUICE_RESIDENT_WORDS, the stage kernels' words"
+#endif
+struct Words {
+  u64 w[SLUICE_RESIDENT_WORDS];
+};
+
 // Converts a parameter word to whatever the body's parameter type is: a
 // pointer of any element type, or an integer.
 struct Word {
@@ -47,6 +60,15 @@ struct Word {
   }
   __device__ operator i64() const { return i64(v); }
 };
+
+} // namespace sluice_resident
+
+// The generated switch over the stages' bodies (hip_resident.cpp).
+__device__ void sluice_resident_stage(unsigned int stage,
+                                      const sluice_resident::Words &words,
+                                      long long count, long long invocation);
+
+namespace sluice_resident {
 
 __device__ inline u64 clockNanoseconds() {
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
@@ -1482,8 +1504,8 @@ __device__ inline void gridSort(const ResidentLayout &L, Shared &sh, u32 stage,
 
 // Every thread: the body of invocation i, then its outcome into the sets.
 __device__ inline void runAndRoute(const ResidentLayout &L, Shared &sh,
-                                   u32 stage, u32 count, u32 i) {
-  const u64 *words = at<u64>(L.kernelWords);
+                                   const Words &words, u32 stage, u32 count,
+                                   u32 i) {
   at<u32>(L.nextStage)[i] = 0xFFFFFFFEu; // SLUICE_KERNEL_UNDECIDED
   if (stage < L.mainStageCount)
     for (u32 e = sh.producerBegin[stage]; e < sh.producerBegin[stage + 1]; ++e)
@@ -1569,7 +1591,8 @@ __device__ inline void runAndRoute(const ResidentLayout &L, Shared &sh,
 
 extern "C" __global__ __launch_bounds__(SLUICE_RESIDENT_BLOCK,
                                          SLUICE_RESIDENT_MIN_BLOCKS) void
-sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
+sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout,
+                          const sluice_resident::Words words) {
   using namespace sluice_resident;
   __shared__ Shared sh;
   u32 t = threadIdx.x;
@@ -1628,7 +1651,7 @@ sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout) {
     __syncthreads();
     for (u32 i = blockIdx.x * SLUICE_RESIDENT_BLOCK + t; i < count;
          i += gridDim.x * SLUICE_RESIDENT_BLOCK)
-      runAndRoute(L, sh, stage, count, i);
+      runAndRoute(L, sh, words, stage, count, i);
     __syncthreads();
     SLUICE_MARK(8);
     // The block's tallies.

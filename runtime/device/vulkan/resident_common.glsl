@@ -84,7 +84,6 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Lay
   uint64_t scalars;
   uint64_t sets, setOffset, setWords;
   uint64_t freeRing, ringOffset, ringPositions;
-  uint64_t kernelWords;
   uint64_t invocations, laneIds, nextStage, counters, publishedSlots,
       publishedCounts, allocLimits, fault;
   uint64_t windows;
@@ -99,7 +98,6 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Lay
       partialAdmission;
   uint counterCount, allocBase, publishStride, recordCapacity, snapshotWords;
   uint sortEnabled, sortBuckets;
-  uint parameterCount;
   uint64_t chunkRanks;
   uint64_t policyStorage, policyStorageBase; // hip only
   uint64_t policyFault;

@@ -484,7 +484,7 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
 
   const uint32_t batch = residentBatch();
   ResidentState state;
-  buildResidentState(launch, {}, 1, batch, state);
+  buildResidentState(launch, 1, batch, state);
   std::unique_ptr<vk::Buffer> stateBuffer, grids, countWord;
   if (Status status = context->createBuffer(
           state.bytes.size(), vk::Placement::Device, stateBuffer);

@@ -125,9 +125,7 @@ struct ResidentLayout {
   // Per owner: its free ring (ringOffset[o] into freeRing, capacity
   // entries) and its positions, u64 [allocHead, freeTail] per owner.
   u64 freeRing, ringOffset, ringPositions;
-  // The stage kernels' parameters (u64 words, the HIP parameter ABI) and the
-  // kernel argument buffers the scheduler fills or reads.
-  u64 kernelWords;
+  // The kernel argument buffers the scheduler fills or reads.
   u64 invocations, laneIds, nextStage, counters, publishedSlots,
       publishedCounts, allocLimits, fault;
   u64 windows; // u64 per owner: the address of its admission window
@@ -149,7 +147,6 @@ struct ResidentLayout {
       partialAdmission;
   u32 counterCount, allocBase, publishStride, recordCapacity, snapshotWords;
   u32 sortEnabled, sortBuckets; // buckets 0: full key codes
-  u32 parameterCount;
   u64 chunkRanks; // u32[kGridSelectHeader + free chunks + largest set's + 2]
   // Owner policies (hip): i64 storage words, per owner from
   // policyStorageBase[o] (u32), zero when a run starts; and the hook call a
