@@ -49,6 +49,15 @@ def main():
                     help="host and device placement this many times, alternating; "
                          "each backend's median row too")
     ap.add_argument("--no-pathtracer", action="store_true")
+    ap.add_argument("--no-shadow-pool", action="store_true",
+                    help="the path tracer only")
+    ap.add_argument("--pt-frame-pool", type=int, default=65536,
+                    help="the path tracer's frame pool (default 65536)")
+    ap.add_argument("--pt-texture-octaves", type=int, default=0,
+                    help="0: the plain scene; N: the heavy-shading variant")
+    ap.add_argument("--pt-partitions", default="1024,65536",
+                    help="comma-separated --sort-partition values, each a sorted "
+                         "device-placement render beside the others")
     opts = ap.parse_args()
     aot = os.path.abspath(opts.aot)
     env = dict(os.environ)
@@ -56,8 +65,9 @@ def main():
         [os.path.join(aot, "lib"), "/usr/local/cuda/lib64", "/usr/local/nvidia/lib64",
          env.get("LD_LIBRARY_PATH", "")])
     rows = []
+    shadow_backends = [] if opts.no_shadow_pool else opts.backends.split(",")
     for backend, round_ in [(b, r) for r in range(max(opts.rounds, 1))
-                            for b in opts.backends.split(",")]:
+                            for b in shadow_backends]:
         results = {}
         for placement in ("host", "device"):
             cmd = [os.path.join(aot, "sluice-run-artifact"), os.path.join(aot, "shadow_pool.sluice"),
@@ -103,7 +113,7 @@ def main():
     # deciding and routing, a stage event the dispatch with both barriers),
     # and a large dispatch (frame pool 65,536: the grid sorts) against the
     # host placement's iteration log.
-    for backend in opts.backends.split(","):
+    for backend in shadow_backends:
         trace = os.path.join(aot, "placement-%s.json" % backend)
         rc, out = run([os.path.join(aot, "sluice-run-artifact"), os.path.join(aot, "shadow_pool.sluice"),
                        "--backend=" + backend, "--lanes=262144", "--frame-pool=1024",
@@ -140,6 +150,14 @@ def main():
         # sorting work: what the sort costs, apart from what the order does.
         configs.append((["--scheduler-placement", "device", "--sort", "on", "--sort-buckets", "1"],
                         "wavefront, device placement, sort on into 1 bucket"))
+        # Sort partitions: every run of P frames of a dispatch sorted on its
+        # own, so that a run's frames stay close in memory.
+        partitions = [int(p) for p in opts.pt_partitions.split(",") if p]
+        for partition in partitions:
+            configs.append((["--scheduler-placement", "device", "--sort", "on",
+                             "--sort-partition", str(partition),
+                             "--film", os.path.join(aot, "film-%s-part%d.npy" % (backend, partition))],
+                            "wavefront, device placement, sort on in partitions of %d" % partition))
         configs.append((["--schedule", "state-machine", "--pass-spp", "64"], "megakernel (state machine)"))
         # Warm-up: the driver compiles the pipelines of both schedules and
         # placements (and the device placement's shaders) once, not inside
@@ -153,8 +171,9 @@ def main():
         for extra, what in configs:
             cmd = [os.path.join(aot, "sluice-render"), "--artifact", os.path.join(aot, "pathtracer.sluice"),
                    "--scene", os.path.join(aot, "scenes", "cornell-box.json"), "--backend", backend,
-                   "--width", "512", "--height", "512", "--spp", "64", "--frame-pool", "65536",
-                   "--stats"] + extra
+                   "--width", "512", "--height", "512", "--spp", "64",
+                   "--frame-pool", str(opts.pt_frame_pool),
+                   "--texture-octaves", str(opts.pt_texture_octaves), "--stats"] + extra
             rc, out = run(cmd, env)
             mrays = number(r"^Mrays/s:\s*([0-9.]+)", out)
             where = (re.findall(r"scheduler placement: (.*)", out) or [""])[0]
@@ -172,8 +191,10 @@ def main():
                 backend, s, "equal" if host and host == device else "DIFFER"))
         films = {(p, s): read(os.path.join(aot, "film-%s-%s-%s.npy" % (backend, p, s)))
                  for p in ("host", "device") for s in ("on", "off")}
+        for partition in partitions:
+            films[("part", partition)] = read(os.path.join(aot, "film-%s-part%d.npy" % (backend, partition)))
         first = films[("host", "on")]
-        print("path tracer %s films: %s" % (backend, "all four byte-identical" if first and all(
+        print("path tracer %s films: %s" % (backend, "all %d byte-identical" % len(films) if first and all(
             f == first for f in films.values()) else "DIFFER"))
     return 0
 

@@ -90,6 +90,9 @@ void printUsage(std::FILE *out) {
       "                       key (default on; wavefront only)\n"
       "  --sort-buckets N     0 (default): by the key's value; N >= 1: by the\n"
       "                       bucket key mod N\n"
+      "  --sort-partition N   sort every run of N consecutive frames of a\n"
+      "                       dispatch on its own (default 1024); 0: the\n"
+      "                       whole dispatch as one run\n"
       "  --texture-octaves N  octaves of the procedural texture on diffuse\n"
       "                       surfaces (docs/pathtracer.md section 9; default\n"
       "                       0: the plain scene)\n"
@@ -174,6 +177,7 @@ int parseArguments(int argc, char **argv, Options &options) {
       {"--workers", nullptr, &options.run.workers},
       {"--frame-pool", nullptr, &options.run.framePool},
       {"--sort-buckets", nullptr, &options.run.sortBuckets},
+      {"--sort-partition", nullptr, &options.run.sortPartition},
       {"--texture-octaves", nullptr, &options.textureOctaves},
   };
   for (int i = 1; i < argc; ++i) {
@@ -396,6 +400,7 @@ int main(int argc, char **argv) {
   run.workers = load.workers;
   run.sorting.enabled = options.run.sort == "on";
   run.sorting.buckets = options.run.sortBuckets;
+  run.sorting.partition = options.run.sortPartition;
   run.placement = options.run.placement == "device"
                       ? rt::SchedulerPlacement::Device
                       : rt::SchedulerPlacement::Host;

@@ -128,4 +128,16 @@ void sortFramesByCode(std::span<uint32_t> frames, std::span<uint64_t> codes,
     code += low;
 }
 
+void sortFramesInPartitions(std::span<uint32_t> frames,
+                            std::span<uint64_t> codes, uint32_t partition,
+                            FrameSortScratch &scratch) {
+  size_t count = frames.size();
+  size_t run = partition == 0 ? count : partition;
+  for (size_t begin = 0; begin < count; begin += run) {
+    size_t length = std::min(run, count - begin);
+    sortFramesByCode(frames.subspan(begin, length),
+                     codes.subspan(begin, length), scratch);
+  }
+}
+
 } // namespace sluice::runtime

@@ -485,8 +485,9 @@ Status HostRouter::sortByKey(uint32_t stage, uint32_t count) {
             ? sortKeyBucket(key, keySize, desc.sortKeyKind, sorting_.buckets)
             : sortKeyCode(key, keySize, desc.sortKeyKind);
   }
-  sortFramesByCode({invocations.data(), count}, {sortCodes_.data(), count},
-                   sortScratch_);
+  sortFramesInPartitions({invocations.data(), count},
+                         {sortCodes_.data(), count}, sorting_.partition,
+                         sortScratch_);
   ++sortStats.dispatches;
   sortStats.keyBytes += keyBytes;
   sortStats.nanoseconds += std::chrono::duration<double, std::nano>(

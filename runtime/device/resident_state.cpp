@@ -177,6 +177,7 @@ void buildResidentState(const ResidentLaunch &launch, uint32_t gridBlocks, uint3
   L.snapshotWords = out.snapshotWords;
   L.sortEnabled = launch.sorting.enabled ? 1 : 0;
   L.sortBuckets = launch.sorting.buckets;
+  L.sortPartition = launch.sorting.partition;
 }
 
 void locateResidentState(

@@ -140,6 +140,7 @@ int runArtifact(const Artifact &artifact, const ArtifactRunOptions &options) {
                                                 : SchedulerPlacement::Host;
   run.sorting.enabled = options.sort == "on";
   run.sorting.buckets = options.sortBuckets;
+  run.sorting.partition = options.sortPartition;
   RunReport report;
   double best = 0;
   // Every run starts from the bound values.

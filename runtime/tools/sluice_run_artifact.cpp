@@ -58,6 +58,10 @@ void printUsage(std::FILE *out) {
       "                          with a sort_by key by that key (default on)\n"
       "  --sort-buckets=N        0 (default): by the key's value; N >= 1: by\n"
       "                          the bucket key mod N\n"
+      "  --sort-partition=N      sort every run of N consecutive frames of a\n"
+      "                          dispatch on its own (default 1024: frames stay\n"
+      "                          close in memory, runs sort in parallel); 0:\n"
+      "                          the whole dispatch as one run\n"
       "  --stats                 print the per-stage table\n"
       "  --trace=FILE            Chrome trace of the wavefront iterations\n"
       "  --scheduler-placement=P host (default) | device: where the\n"
@@ -243,7 +247,8 @@ int main(int argc, char **argv) {
              parseCount(arg, "--frame-pool", options.framePool, bad) ||
              parseCount(arg, "--repeat", options.repeat, bad) ||
              parseCount(arg, "--workers", options.workers, bad) ||
-             parseCount(arg, "--sort-buckets", options.sortBuckets, bad)) {
+             parseCount(arg, "--sort-buckets", options.sortBuckets, bad) ||
+             parseCount(arg, "--sort-partition", options.sortPartition, bad)) {
       if (bad)
         return usageError(std::string("bad number in '") + arg + "'");
       options.workersGiven |= !std::strncmp(arg, "--workers=", 10);

@@ -11,6 +11,7 @@
 #include "sluice/Pipelines/Run.h"
 #include "sluice/runtime/device/backend.h"
 #include "sluice/runtime/exit_codes.h"
+#include "sluice/runtime/wavefront/program.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -77,6 +78,12 @@ static cl::opt<unsigned> waveSortBuckets(
     "sort-buckets",
     cl::desc("Wave programs: 0 (default) sorts by the key's value; N >= 1 by the bucket key mod N"),
     cl::init(0), cl::cat(runCategory));
+static cl::opt<unsigned> waveSortPartition(
+    "sort-partition",
+    cl::desc("Wave programs: N >= 1 sorts every run of N consecutive frames (ascending) of a "
+             "dispatch on its own, so they stay close in memory and sort in parallel (default "
+             "1024); 0 sorts the whole dispatch as one run"),
+    cl::init(sluice::runtime::kDefaultSortPartition), cl::cat(runCategory));
 static cl::list<std::string> waveCapacities(
     "capacity", cl::desc("Wave programs: NAME=N overrides the capacity of pool.owner @NAME"),
     cl::cat(runCategory));
@@ -194,6 +201,7 @@ int main(int argc, char **argv) {
   options.run.iterationLogPath = waveIterationLog;
   options.run.sort = waveSort;
   options.run.sortBuckets = waveSortBuckets;
+  options.run.sortPartition = waveSortPartition;
   for (auto [option, list, into] :
        {std::tuple{"--bind", &waveBind, &options.run.bindings.files},
         std::tuple{"--set", &waveSet, &options.run.bindings.uniforms},

@@ -125,6 +125,44 @@ TEST(FrameOrder, RadixSortIsStableForEveryKeySpan) {
   }
 }
 
+// FrameSorting::partition: runs of P consecutive entries, each sorted on its
+// own. The expected order is computed without the radix sort: positions
+// ordered by (position / P, key, position).
+TEST(FrameOrder, PartitionsSortEveryRunOfConsecutiveFramesOnItsOwn) {
+  std::mt19937_64 random(31);
+  FrameSortScratch scratch;
+  for (uint32_t partition : {0u, 1u, 2u, 7u, 32u, 1000u, 1024u, 5000u}) {
+    for (uint32_t count : {1u, 2u, 33u, 1000u, 4097u}) {
+      // An ascending frame list with gaps, as a dispatch takes them.
+      std::vector<uint32_t> frames(count);
+      uint32_t next = 0;
+      for (uint32_t &frame : frames)
+        frame = next += 1 + uint32_t(random() % 3);
+      std::vector<uint64_t> keys(count);
+      for (uint64_t &key : keys)
+        key = random() % 5; // a few materials
+      std::vector<uint32_t> positions(count);
+      std::iota(positions.begin(), positions.end(), 0);
+      uint64_t run = partition == 0 ? count : partition;
+      std::sort(positions.begin(), positions.end(),
+                [&](uint32_t a, uint32_t b) {
+                  if (a / run != b / run)
+                    return a / run < b / run;
+                  return keys[a] != keys[b] ? keys[a] < keys[b] : a < b;
+                });
+      std::vector<uint32_t> expected(count);
+      for (uint32_t i = 0; i < count; ++i)
+        expected[i] = frames[positions[i]];
+      std::vector<uint64_t> codes = keys;
+      sortFramesInPartitions(frames, codes, partition, scratch);
+      EXPECT_EQ(frames, expected)
+          << "partition " << partition << ", " << count << " frames";
+      for (uint32_t i = 0; i < count; ++i)
+        EXPECT_EQ(codes[i], keys[positions[i]]) << "codes travel with frames";
+    }
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // The router on discrete memory: the keys come from a device copy
 //===----------------------------------------------------------------------===//

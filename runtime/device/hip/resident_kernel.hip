@@ -932,34 +932,38 @@ __device__ inline void sortInShared(u32 *invocations, u32 count, u32 bits,
 }
 #endif
 
-// Block 0: orders invocations[0, count) stably by their key codes (an LSD
-// radix sort over the bits that max - min spans): in shared memory where it
-// fits (sortInShared), else through device memory; 4 bits per pass.
-__device__ inline void sortByKey(const ResidentLayout &L, u32 stage, u32 count,
+// One block: orders invocations[first, first + count) stably by their key
+// codes (an LSD radix sort over the bits that max - min spans): in shared
+// memory where it fits (sortInShared), else through device memory (codes
+// and scratch at the same offsets; `total`: the dispatch's count); 4 bits
+// per pass. `selected`: the frames in shared memory (block 0's selection)
+// or null (read from invocations).
+__device__ inline void sortByKey(const ResidentLayout &L, u32 stage, u32 first,
+                                 u32 count, u32 total, const u32 *selected,
                                  Shared &sh) {
   const u32 *key = at<u32>(L.sortKeys) + 4 * stage;
   if (!L.sortEnabled || sh.sortBytes[stage] == 0 || count < 2)
     return;
   const u32 kind = key[1], step = key[2], offset = key[3];
   const u32 bytes = sh.sortBytes[stage];
-  u32 *from = at<u32>(L.invocations);
-  u32 *to = at<u32>(L.scratch);
-  u64 *codes = at<u64>(L.codes);
-  u64 *codesTo = codes + count;
+  u32 *invocations = at<u32>(L.invocations) + first;
+  u32 *from = invocations;
+  u32 *to = at<u32>(L.scratch) + first;
+  u64 *codes = at<u64>(L.codes) + first;
+  u64 *codesTo = at<u64>(L.codes) + total + first;
   const unsigned char *frames = at<unsigned char>(L.frames) + offset;
   u32 t = threadIdx.x;
   u64 lowest = ~u64(0), highest = 0;
 #if defined(__CUDACC_RTC__) || defined(__CUDACC__)
   if (count <= kSortRounds * SLUICE_RESIDENT_BLOCK) {
-    // Each warp its rounds of 32 consecutive elements (sortInShared), the
-    // frames from block 0's selection (sh.selected).
+    // Each warp its rounds of 32 consecutive elements (sortInShared).
     const u32 lane = t & 31, warp = t >> 5;
     u32 frame[kSortRounds], code[kSortRounds];
     u64 full[kSortRounds];
 #pragma unroll
     for (u32 r = 0; r < kSortRounds; ++r) {
       u32 e = (warp * kSortRounds + r) * 32 + lane;
-      frame[r] = e < count ? sh.selected[e] : 0;
+      frame[r] = e >= count ? 0 : selected ? selected[e] : invocations[e];
     }
 #pragma unroll
     for (u32 r = 0; r < kSortRounds; ++r) {
@@ -1040,9 +1044,9 @@ __device__ inline void sortByKey(const ResidentLayout &L, u32 stage, u32 count,
     codes = codesTo;
     codesTo = swapCodes;
   }
-  if (from != at<u32>(L.invocations)) {
+  if (from != invocations) {
     for (u32 i = t; i < count; i += SLUICE_RESIDENT_BLOCK)
-      at<u32>(L.invocations)[i] = from[i];
+      invocations[i] = from[i];
   }
   __syncthreads();
 }
@@ -1336,9 +1340,11 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
   bool main = stage < L.mainStageCount;
   bool sorts = main && L.sortEnabled && sh.sortBytes[stage] != 0 && count >= 2;
   // The grid sorts a large dispatch, and every dispatch it selects.
-  bool gridSorts = sorts && (grid || count > kResidentBlockSortLimit);
+  // (and a partitioned one of more than one run: every block its runs).
+  bool gridSorts = sorts && (grid || count > kResidentBlockSortLimit ||
+                             (L.sortPartition != 0 && count > L.sortPartition));
   if (sorts && !gridSorts)
-    sortByKey(L, stage, count, sh);
+    sortByKey(L, stage, 0, count, count, sh.selected, sh);
   SLUICE_MARK(5);
   if (t == 0) {
     sh.run.gridSort = gridSorts ? 1 : 0;
@@ -1396,6 +1402,19 @@ __device__ inline void gridSort(const ResidentLayout &L, Shared &sh, u32 stage,
                                 u32 count) {
   const u32 *key = at<u32>(L.sortKeys) + 4 * stage;
   u32 *control = at<u32>(L.control);
+  if (L.sortPartition != 0 && count > L.sortPartition) {
+    // FrameSorting::partition: block b sorts runs b, b + blocks, ... on its
+    // own (no grid barrier between passes), then the grid meets.
+    const u32 run = L.sortPartition;
+    const u32 runs = (count + run - 1) / run;
+    for (u32 r = blockIdx.x; r < runs; r += gridDim.x) {
+      u32 first = r * run;
+      sortByKey(L, stage, first, count - first < run ? count - first : run,
+                count, nullptr, sh);
+    }
+    gridBarrier(control);
+    return;
+  }
   u32 t = threadIdx.x, b = blockIdx.x, blocks = gridDim.x;
   u32 tile = (count + blocks - 1) / blocks;
   u32 tileBegin = b * tile < count ? b * tile : count;

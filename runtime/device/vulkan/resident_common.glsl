@@ -98,6 +98,7 @@ layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Lay
       partialAdmission;
   uint counterCount, allocBase, publishStride, recordCapacity, snapshotWords;
   uint sortEnabled, sortBuckets;
+  uint sortPartition;
   uint64_t chunkRanks;
   uint64_t policyStorage, policyStorageBase; // hip only
   uint64_t policyFault;

@@ -21,6 +21,7 @@
 #include "sluice_generated/resident_schedule.spv.h"
 #include "sluice_generated/resident_schedule_profiled.spv.h"
 #include "sluice_generated/resident_select.spv.h"
+#include "sluice_generated/resident_sort.spv.h"
 #endif
 
 namespace sluice::runtime {
@@ -288,6 +289,7 @@ public:
   // The device placement's shaders and the program's stage switch, created
   // at its first run.
   std::unique_ptr<vk::Kernel> scheduleKernel, routeKernel, selectKernel,
+      sortKernel,
       switchKernel, profiledScheduleKernel;
   // Per owner: its policy kernel, for the device placement (null: none).
   std::vector<std::unique_ptr<vk::Kernel>> residentPolicyKernels;
@@ -458,6 +460,8 @@ Status VulkanPrimitives::createResidentKernels() {
       return status;
   if (Status status = shader(k_resident_select, selectKernel); !status.ok())
     return status;
+  if (Status status = shader(k_resident_sort, sortKernel); !status.ok())
+    return status;
   if (!useStageSwitch() || switchKernel)
     return Status::success();
   // The stage kernels' bindings, which the switch shares.
@@ -494,11 +498,23 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   // without sorting is selected by the select shader's workgroups.
   const bool gridSelects =
       state.setWordCount > decision::kResidentSharedSetWords;
+  // A run whose main-stage dispatches (at most the frame pool) can hold
+  // more than one run of FrameSorting::partition frames has a sort dispatch
+  // after the selection: such a dispatch is sorted a run per workgroup
+  // (resident_sort.comp; the scheduler sorts one run itself and gives it
+  // zero groups). Other runs do without its dispatch and barrier.
+  bool keyed = false; // launch.sortKeys: 4 words per main stage, bytes first
+  for (size_t k = 0; k < launch.sortKeys.size(); k += 4)
+    keyed |= launch.sortKeys[k] != 0;
+  const bool sortDispatches = keyed && launch.sorting.enabled &&
+                              launch.sorting.partition != 0 &&
+                              t.framePool > launch.sorting.partition;
   // The grids: per stage kernel, the routing shader's, the stage switch's,
-  // the select shader's, then per owner its policy kernel's.
+  // the select shader's, the sort shader's, then per owner its policy
+  // kernel's.
   const uint64_t routeGrid = 12 * uint64_t(t.stageCount),
                  switchGrid = routeGrid + 12, selectGrid = switchGrid + 12,
-                 policyGrid = selectGrid + 12;
+                 sortGrid = selectGrid + 12, policyGrid = sortGrid + 12;
   if (Status status = context->createBuffer(
           policyGrid + 12 * uint64_t(t.ownerCount), vk::Placement::Device,
           grids);
@@ -662,6 +678,11 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
                                    selectGrid);
         recording.barrier();
       }
+      if (sortDispatches) {
+        recording.dispatchIndirect(*sortKernel, {}, pushBytes, *grids,
+                                   sortGrid);
+        recording.barrier();
+      }
       stamp();
       if (useSwitch)
         recording.dispatchIndirect(*switchKernel, stageBindings, {}, *grids,
@@ -699,11 +720,16 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
                            : "") +
              (routedByScheduler ? ", routed by the next scheduler dispatch"
                                 : "") +
-             (gridSelects ? ", unsorted dispatches selected by the select "
-                            "shader (bit sets of " +
+             (gridSelects ? std::string(sortDispatches ? ", " : ", unsorted ") +
+                                "dispatches selected by the select "
+                                "shader (bit sets of " +
                                 std::to_string(state.setWordCount) +
                                 " words)"
                           : "") +
+             (sortDispatches ? ", sorted in partitions of " +
+                                   std::to_string(launch.sorting.partition) +
+                                   " frames by the sort shader"
+                             : "") +
              (policyCalls ? ", up to " + std::to_string(policyCalls) +
                                 " policy hook calls per iteration between "
                                 "phases of the scheduler dispatch"

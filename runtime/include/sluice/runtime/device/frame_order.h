@@ -44,6 +44,12 @@ struct FrameSortScratch {
 void sortFramesByCode(std::span<uint32_t> frames, std::span<uint64_t> codes,
                       FrameSortScratch &scratch);
 
+// sortFramesByCode over every run of `partition` consecutive entries on its
+// own (FrameSorting::partition; 0: the whole span is one run).
+void sortFramesInPartitions(std::span<uint32_t> frames,
+                            std::span<uint64_t> codes, uint32_t partition,
+                            FrameSortScratch &scratch);
+
 } // namespace sluice::runtime
 
 #endif // SLUICE_RUNTIME_DEVICE_FRAME_ORDER_H

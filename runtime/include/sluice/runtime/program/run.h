@@ -28,6 +28,7 @@ struct ArtifactRunOptions {
   bool partialAdmission = true;
   std::string sort = "on";  // on | off: coherence sorting (RunOptions::sorting)
   uint32_t sortBuckets = 0; // 0: by key value; N >= 1: by key mod N
+  uint32_t sortPartition = kDefaultSortPartition; // 0: one run per dispatch
   bool stats = false;
   uint32_t repeat = 1; // runs; the fastest wall time goes to stderr
   std::string tracePath;

@@ -147,6 +147,7 @@ struct ResidentLayout {
       partialAdmission;
   u32 counterCount, allocBase, publishStride, recordCapacity, snapshotWords;
   u32 sortEnabled, sortBuckets; // buckets 0: full key codes
+  u32 sortPartition;            // FrameSorting::partition (0: one run)
   u64 chunkRanks; // u32[kGridSelectHeader + free chunks + largest set's + 2]
   // Owner policies (hip): i64 storage words, per owner from
   // policyStorageBase[o] (u32), zero when a run starts; and the hook call a
