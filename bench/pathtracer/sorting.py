@@ -3,10 +3,11 @@
 by side in one run, on each backend, for the plain scene and the
 heavy-shading variant (docs/pathtracer.md section 9).
 
-Runs the files bench/vulkan/aot.sh packs (sluice-render, pathtracer.sluice,
-and pathtracer-material.sluice: the same program sorted by the material id
-instead of the material's kind) at 512 x 512 x 64 in one pass with the
-scheduler on the device, and alternates the configurations --rounds times
+Runs the files bench/vulkan/aot.sh packs (sluice-render, pathtracer.sluice)
+at 512 x 512 x 64 in one pass with the scheduler on the device: unsorted,
+sorted in the default partitions of 1,024 frames, sorted as one run per
+dispatch, in the partitions of --partitions, and sorted into one bucket (the
+sorting work without its order). It alternates the configurations --rounds times
 so that drift of the machine falls on each of them alike. Prints the median
 Mrays/s of every configuration, each sorted configuration's ratio to the
 unsorted one of the same scene, backend and frame pool, and whether the
@@ -66,18 +67,16 @@ def main():
     # (label, artifact, extra options); sorting's default partition is
     # 1,024 frames (FrameSorting, kDefaultSortPartition).
     configs = [("unsorted", "pathtracer.sluice", ["--sort", "off"]),
-               ("sorted by kind", "pathtracer.sluice", ["--sort", "on"]),
-               ("by kind, one run per dispatch", "pathtracer.sluice",
+               ("sorted", "pathtracer.sluice", ["--sort", "on"]),
+               ("sorted, one run per dispatch", "pathtracer.sluice",
                 ["--sort", "on", "--sort-partition", "0"])]
     for partition in [int(p) for p in opts.partitions.split(",") if p]:
-        configs.append(("by kind, partitions of %d" % partition, "pathtracer.sluice",
+        configs.append(("sorted in partitions of %d" % partition, "pathtracer.sluice",
                         ["--sort", "on", "--sort-partition", str(partition)]))
     # One bucket: the same sorting work, the frame order unchanged (the
     # sort's own cost, apart from what the order does).
     configs.append(("sorted into 1 bucket", "pathtracer.sluice",
                     ["--sort", "on", "--sort-buckets", "1"]))
-    if os.path.exists(os.path.join(aot, "pathtracer-material.sluice")):
-        configs.append(("sorted by material id", "pathtracer-material.sluice", ["--sort", "on"]))
     print("path tracer %dx%dx%d, one pass, device placement; median of %d rounds (Mrays/s)"
           % (size[0], size[1], size[2], opts.rounds))
     for backend in opts.backends.split(","):

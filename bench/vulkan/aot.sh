@@ -58,13 +58,6 @@ cp "$root/bench/pathtracer/h200.sh" "$out/pathtracer-h200.sh"
 # libpng (the device machine may lack it).
 cp "$bin/sluice-render" "$build/examples/pathtracer/pathtracer.sluice" "$bin/compare-images" "$out/"
 cp -r "$root/examples/pathtracer/scenes" "$out/"
-# The same program sorted by the material id instead of the material's kind
-# (bench/pathtracer/sorting.py compares the two keys).
-sed 's/sort_by %shading : i32/sort_by %material : i32/' \
-  "$root/examples/pathtracer/pathtracer.mlir" > "$out/pathtracer-material.mlir"
-grep -q 'sort_by %material : i32' "$out/pathtracer-material.mlir"
-"$bin/sluice-translate" --sluice-to-artifact --sluice-backends=$backends \
-  --sluice-layout=soa "$out/pathtracer-material.mlir" -o "$out/pathtracer-material.sluice"
 cp "$root/bench/pathtracer/sorting.py" "$out/pathtracer-sorting.py"
 mkdir -p "$out/lib"
 cp -L "$(ldd "$bin/sluice-render" | awk '/libpng/ {print $3}')" "$out/lib/"

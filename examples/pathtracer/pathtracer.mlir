@@ -8,8 +8,8 @@
 //                32-entry private stack, memref.alloca) and tests every
 //                sphere; it finds the nearest hit with 0.01 < t < 1e30, its
 //                point, geometric normal and material. A miss ends the lane.
-//   "shade"      (sort_by the material's kind, so that invocations of one
-//                shading code path run together) adds the emission seen by a camera or
+//   "shade"      (sort_by the material, so that invocations of one material
+//                kind run together) adds the emission seen by a camera or
 //                specular ray, picks one light for next-event estimation and
 //                publishes at most one shadow ray into @shadow, samples the
 //                next direction (diffuse: cosine hemisphere in the basis of
@@ -178,17 +178,12 @@ wave.coroutine @path(%lane: i32)
           : (f32, f32, f32, f32, f32, f32, i32, i32, f32, memref<?xf32>,
              memref<?xi32>, memref<?xf32>, memref<?xi32>)
           -> (f32, f32, f32, f32, f32, f32, i32)
-      // The key is the material's kind, the branch "shade" takes: the five
-      // diffuse materials of the benchmark scene run one code path, so they
-      // stay one run (ascending frames) instead of five sparser ones.
-      %mi = arith.index_cast %material : i32 to index
-      %shading = memref.load %mat_kind[%mi] : memref<?xi32>
-      wave.suspend "shade" sort_by %shading : i32
+      wave.suspend "shade" sort_by %material : i32
       %s:15 = func.call @shade(%hx, %hy, %hz, %nx, %ny, %nz, %material,
-          %shading, %dx, %dy, %dz, %tr, %tg, %tb, %bounce, %specular, %pixel,
-          %sample, %seed, %texture_octaves, %mat_data, %lights, %film)
-          : (f32, f32, f32, f32, f32, f32, i32, i32, f32, f32, f32, f32, f32,
-             f32, i32, i32, i32, i32, i32, i32, memref<?xf32>,
+          %dx, %dy, %dz, %tr, %tg, %tb, %bounce, %specular, %pixel, %sample,
+          %seed, %texture_octaves, %mat_kind, %mat_data, %lights, %film)
+          : (f32, f32, f32, f32, f32, f32, i32, f32, f32, f32, f32, f32, f32,
+             i32, i32, i32, i32, i32, i32, memref<?xi32>, memref<?xf32>,
              memref<?xf32>, memref<?xi64>)
           -> (f32, f32, f32, f32, f32, f32, i32,
               i1, f32, f32, f32, f32, f32, f32, f32)
@@ -239,19 +234,17 @@ wave.coroutine @path(%lane: i32)
 // Shading (section 4, steps 1 to 6)
 //===----------------------------------------------------------------------===//
 
-// Shades the hit at p with geometric normal ng and material m (of `kind`, its
-// mat_kind entry) for the ray of
+// Shades the hit at p with geometric normal ng and material m for the ray of
 // direction d and throughput T at `bounce`: adds the emission (step 1) and
 // returns the next direction (normalised), the throughput before roulette,
 // the new specular flag (i32: 1 true), then the NEE shadow ray of a diffuse
 // hit for the caller to publish: (publish?, C rgb, direction, t_max). With
 // `octaves` > 0 a diffuse albedo is modulated by the texture (section 9).
 func.func private @shade(%hx: f32, %hy: f32, %hz: f32, %gx: f32, %gy: f32,
-                         %gz: f32, %material: i32, %kind: i32, %dx: f32,
-                         %dy: f32, %dz: f32, %tr: f32, %tg: f32, %tb: f32,
-                         %bounce: i32, %specular: i32, %pixel: i32,
-                         %sample: i32, %seed: i32, %octaves: i32,
-                         %mat_data: memref<?xf32>,
+                         %gz: f32, %material: i32, %dx: f32, %dy: f32,
+                         %dz: f32, %tr: f32, %tg: f32, %tb: f32, %bounce: i32,
+                         %specular: i32, %pixel: i32, %sample: i32, %seed: i32,
+                         %octaves: i32, %mat_kind: memref<?xi32>, %mat_data: memref<?xf32>,
                          %lights: memref<?xf32>, %film: memref<?xi64>)
     -> (f32, f32, f32, f32, f32, f32, i32,
         i1, f32, f32, f32, f32, f32, f32, f32) {
@@ -264,6 +257,7 @@ func.func private @shade(%hx: f32, %hy: f32, %hz: f32, %gx: f32, %gy: f32,
   %f1 = arith.constant 1.0 : f32
   %f2 = arith.constant 2.0 : f32
   %m = arith.index_cast %material : i32 to index
+  %kind = memref.load %mat_kind[%m] : memref<?xi32>
   %c8 = arith.constant 8 : index
   %base = arith.muli %m, %c8 : index
   %ar, %ag, %ab = func.call @load3(%mat_data, %base)
