@@ -3,9 +3,9 @@
 // iteration. It ends the previous dispatch (fault check, ring heads), takes
 // the snapshot, decides (decision.h's decide() under the default owner
 // policy), refills the lowest free frames, selects the lowest waiting frames
-// or slots, sorts them by key (or has the sort dispatch sort them), prepares the stage kernels' arguments and
-// writes the indirect grids: the chosen stage's, zero for every other
-// stage. After a stop it writes zero grids, so the rest of the recorded
+// or slots, sorts them by key (or has the sort dispatch sort them), prepares
+// the stage kernels' arguments and writes the indirect grids: the chosen
+// stage's, zero for every other stage. After a stop it writes zero grids, so the rest of the recorded
 // batch runs nothing. The HIP kernel's schedule() is the same algorithm
 // (runtime/device/hip/resident_kernel.hip).
 #extension GL_GOOGLE_include_directive : require
@@ -171,10 +171,10 @@ uint takeLowest(uint first, uint wordCount, uint count, U32s out_, bool refill,
 }
 
 // The grid's selection (sets too large for pool_, a dispatch not sorted by
-// this workgroup): this workgroup counts the members of every 32-word chunk and
-// writes each chunk's first rank to chunkRanks (kGridSelectHeader's words
-// first); resident_select.comp then takes the chunks, the refill's and the
-// selection's, in as many workgroups as they need.
+// this workgroup): this workgroup counts the members of every 32-word chunk
+// and writes each chunk's first rank to chunkRanks (kGridSelectHeader's
+// words first); resident_select.comp then takes the chunks, the refill's and
+// the selection's, in as many workgroups as they need.
 
 // counts_[c] = the members of chunk c of the set at the sets' words [first,
 // first + wordCount) (pool_ holds them: the sets are not cached here).

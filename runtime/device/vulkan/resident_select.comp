@@ -1,6 +1,7 @@
 #version 460
 // The device placement's grid selection on Vulkan: for sets too large for
-// the scheduler's shared copy (and a dispatch without sorting), after the
+// the scheduler's shared copy (and a dispatch without sorting, or one that
+// the sort dispatch sorts in partitions afterwards), after the
 // scheduler dispatch has decided and written each 32-word chunk's first
 // rank to chunkRanks, one subgroup per chunk takes the refill's lowest free
 // frames (lane ids, entry bits) and the selection's lowest members of the
