@@ -55,9 +55,6 @@ def main():
                     help="the path tracer's frame pool (default 65536)")
     ap.add_argument("--pt-texture-octaves", type=int, default=0,
                     help="0: the plain scene; N: the heavy-shading variant")
-    ap.add_argument("--pt-partitions", default="1024,65536",
-                    help="comma-separated --sort-partition values, each a sorted "
-                         "device-placement render beside the others")
     opts = ap.parse_args()
     aot = os.path.abspath(opts.aot)
     env = dict(os.environ)
@@ -150,14 +147,8 @@ def main():
         # sorting work: what the sort costs, apart from what the order does.
         configs.append((["--scheduler-placement", "device", "--sort", "on", "--sort-buckets", "1"],
                         "wavefront, device placement, sort on into 1 bucket"))
-        # Sort partitions: every run of P frames of a dispatch sorted on its
-        # own, so that a run's frames stay close in memory.
-        partitions = [int(p) for p in opts.pt_partitions.split(",") if p]
-        for partition in partitions:
-            configs.append((["--scheduler-placement", "device", "--sort", "on",
-                             "--sort-partition", str(partition),
-                             "--film", os.path.join(aot, "film-%s-part%d.npy" % (backend, partition))],
-                            "wavefront, device placement, sort on in partitions of %d" % partition))
+        # (Sort partitions against each other and against unsorted:
+        # bench/pathtracer/sorting.py.)
         configs.append((["--schedule", "state-machine", "--pass-spp", "64"], "megakernel (state machine)"))
         # Warm-up: the driver compiles the pipelines of both schedules and
         # placements (and the device placement's shaders) once, not inside
@@ -191,8 +182,6 @@ def main():
                 backend, s, "equal" if host and host == device else "DIFFER"))
         films = {(p, s): read(os.path.join(aot, "film-%s-%s-%s.npy" % (backend, p, s)))
                  for p in ("host", "device") for s in ("on", "off")}
-        for partition in partitions:
-            films[("part", partition)] = read(os.path.join(aot, "film-%s-part%d.npy" % (backend, partition)))
         first = films[("host", "on")]
         print("path tracer %s films: %s" % (backend, "all %d byte-identical" % len(films) if first and all(
             f == first for f in films.values()) else "DIFFER"))

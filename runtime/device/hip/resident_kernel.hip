@@ -932,6 +932,13 @@ __device__ inline void sortInShared(u32 *invocations, u32 count, u32 bits,
 }
 #endif
 
+// Whether a sorted dispatch of `count` holds more than one run of
+// FrameSorting::partition frames (each then sorted on its own, a block per
+// run, by gridSort).
+__device__ inline bool sortsInRuns(const ResidentLayout &L, u32 count) {
+  return L.sortPartition != 0 && count > L.sortPartition;
+}
+
 // One block: orders invocations[first, first + count) stably by their key
 // codes (an LSD radix sort over the bits that max - min spans): in shared
 // memory where it fits (sortInShared), else through device memory (codes
@@ -1342,7 +1349,7 @@ __device__ inline void schedule(const ResidentLayout &L, Shared &sh) {
   // The grid sorts a large dispatch, and every dispatch it selects.
   // (and a partitioned one of more than one run: every block its runs).
   bool gridSorts = sorts && (grid || count > kResidentBlockSortLimit ||
-                             (L.sortPartition != 0 && count > L.sortPartition));
+                             sortsInRuns(L, count));
   if (sorts && !gridSorts)
     sortByKey(L, stage, 0, count, count, sh.selected, sh);
   SLUICE_MARK(5);
@@ -1402,7 +1409,7 @@ __device__ inline void gridSort(const ResidentLayout &L, Shared &sh, u32 stage,
                                 u32 count) {
   const u32 *key = at<u32>(L.sortKeys) + 4 * stage;
   u32 *control = at<u32>(L.control);
-  if (L.sortPartition != 0 && count > L.sortPartition) {
+  if (sortsInRuns(L, count)) {
     // FrameSorting::partition: block b sorts runs b, b + blocks, ... on its
     // own (no grid barrier between passes), then the grid meets.
     const u32 run = L.sortPartition;
