@@ -785,19 +785,14 @@ void CompiledKernelDevice::dispatch(uint32_t stage, uint32_t count) {
       std::chrono::duration<double, std::nano>(Clock::now() - start).count();
 }
 
-Status CompiledKernelDevice::runStateMachine(uint32_t lanes,
-                                             StateMachineReport &report) {
-  Impl &d = *impl_;
-  if (!d.kernels.shape().megakernel)
-    return Device::runStateMachine(lanes, report);
-  HostRouter &router = *d.router;
-  std::string label = d.primitives->label();
+Status runCompiledStateMachine(CompiledKernels &kernels, HostRouter &router,
+                               KernelBuffer &frames, const std::string &label,
+                               uint32_t lanes, StateMachineReport &report,
+                               MegakernelResult &result) {
   if (!router.allocated())
     return Status::error(ErrorKind::InvalidState,
                          label + ": runStateMachine() before allocate()");
   router.reset();
-  d.stats = CompiledKernelStats{};
-  d.laneIdsChanged = true;
   if (lanes > router.laneLimit)
     return Status::error(ErrorKind::InvalidArgument,
                          label + ": a state-machine run of " +
@@ -815,21 +810,15 @@ Status CompiledKernelDevice::runStateMachine(uint32_t lanes,
     if (uint32_t bound = shape.maxBoundInto(o))
       run.threads = std::min(run.threads, router.owners[o].capacity / bound);
   run.threads = std::max<uint32_t>(run.threads, 1);
-  run.lanesPerThread = d.primitives->megakernelLanesPerThread();
+  run.lanesPerThread = kernels.primitives().megakernelLanesPerThread();
   if (const char *text = std::getenv("SLUICE_MEGAKERNEL_LANES_PER_THREAD"))
     run.lanesPerThread = uint32_t(std::strtoul(text, nullptr, 10));
   run.lanesPerThread = std::max<uint32_t>(run.lanesPerThread, 1);
 
-  MegakernelResult result;
-  if (Status status =
-          d.kernels.runMegakernel(router, *d.memory->frames, run, result);
+  if (Status status = kernels.runMegakernel(router, frames, run, result);
       !status.ok())
     return Status::error(status.kind(),
                          label + ": megakernel: " + status.message());
-  d.stats.dispatches += result.launches;
-  d.stats.gpuNanoseconds += result.times.gpuNanoseconds;
-  d.stats.submitWaitNanoseconds += result.times.launchWaitNanoseconds;
-  d.stats.dispatchNanoseconds += result.times.launchWaitNanoseconds;
   if (result.fault[SLUICE_FAULT_WORD_CODE] != 0) {
     // The fault names the thread; its frame is the thread's.
     sluice_rt_fault fault{};
@@ -838,9 +827,9 @@ Status CompiledKernelDevice::runStateMachine(uint32_t lanes,
     fault.invocation = uint32_t(result.fault[SLUICE_FAULT_WORD_INVOCATION]);
     fault.owner = uint32_t(result.fault[SLUICE_FAULT_WORD_OWNER]);
     fault.value = uint32_t(result.fault[SLUICE_FAULT_WORD_VALUE]);
-    std::vector<uint32_t> frames(run.threads);
+    std::vector<uint32_t> frameIndices(run.threads);
     for (uint32_t t = 0; t < run.threads; ++t)
-      frames[t] = t;
+      frameIndices[t] = t;
     if (fault.invocation < run.threads)
       router.laneOfFrame[fault.invocation] = result.faultLane;
     std::vector<sluice_rt_owner_slots> slots(router.owners.size());
@@ -849,7 +838,7 @@ Status CompiledKernelDevice::runStateMachine(uint32_t lanes,
     sluice_rt_kernel_args args = router.argsTemplate;
     args.fault = &fault;
     args.owners = slots.data();
-    args.invocations = frames.data();
+    args.invocations = frameIndices.data();
     args.count = run.threads;
     args.stage = fault.stage;
     args.owner = fault.stage < shape.mainStageCount() ? SLUICE_RT_NO_OWNER
@@ -863,6 +852,28 @@ Status CompiledKernelDevice::runStateMachine(uint32_t lanes,
   router.lanesStarted = lanes;
   router.lanesFinished = report.lanesFinished;
   return Status::success();
+}
+
+Status CompiledKernelDevice::runStateMachine(uint32_t lanes,
+                                             StateMachineReport &report) {
+  Impl &d = *impl_;
+  if (!d.kernels.shape().megakernel)
+    return Device::runStateMachine(lanes, report);
+  if (!d.router->allocated() || !d.memory->frames)
+    return Status::error(ErrorKind::InvalidState,
+                         d.primitives->label() +
+                             ": runStateMachine() before allocate()");
+  d.stats = CompiledKernelStats{};
+  d.laneIdsChanged = true;
+  MegakernelResult result;
+  Status status =
+      runCompiledStateMachine(d.kernels, *d.router, *d.memory->frames,
+                              d.primitives->label(), lanes, report, result);
+  d.stats.dispatches += result.launches;
+  d.stats.gpuNanoseconds += result.times.gpuNanoseconds;
+  d.stats.submitWaitNanoseconds += result.times.launchWaitNanoseconds;
+  d.stats.dispatchNanoseconds += result.times.launchWaitNanoseconds;
+  return status;
 }
 
 Status CompiledKernelDevice::readCounts(Observation &out) {

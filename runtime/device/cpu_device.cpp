@@ -49,6 +49,7 @@ public:
     return data_ != nullptr;
   }
   unsigned char *data() const { return data_; }
+  size_t size() const { return size_; }
 
 private:
   void release() {
@@ -103,6 +104,7 @@ struct CpuDevice::Impl final : HostRouter::Memory {
   CpuDeviceStats stats;
   AlignedBuffer frameBuffer;
   std::vector<AlignedBuffer> payloads; // per owner
+  CpuDevice::StateMachineRunner stateMachineRunner;
 
   explicit Impl(const CpuDeviceOptions &options)
       : options(options), pool(options.workers, options.arenaInlineBytes) {}
@@ -230,10 +232,17 @@ Status CpuDevice::readCounts(Observation &out) {
   return impl_->router.readCounts(out);
 }
 
+void CpuDevice::setStateMachineRunner(StateMachineRunner runner) {
+  impl_->stateMachineRunner = std::move(runner);
+}
+
 Status CpuDevice::runStateMachine(uint32_t lanes, StateMachineReport &report) {
   if (!impl_->router.allocated())
     return Status::error(ErrorKind::InvalidState,
                          "cpu device: runStateMachine() before allocate()");
+  if (impl_->stateMachineRunner)
+    return impl_->stateMachineRunner(impl_->router, impl_->frameBuffer.data(),
+                                     impl_->frameBuffer.size(), lanes, report);
   impl_->router.reset();
   if (lanes > impl_->router.laneLimit)
     return Status::error(ErrorKind::InvalidArgument,

@@ -45,6 +45,11 @@ enum sluice_kernel_arg {
   SLUICE_KARG_FIRST_OWNER = 11   /* per owner: free ring, then payload arrays */
 };
 
+/* The unit attribute convert-wave-to-gpu sets on the counters argument: a
+ * buffer that aliases no other argument and that nothing reads during a
+ * dispatch (the host reads it after), so a backend may combine the adds of
+ * many invocations (the CPU backend sums a block's: docs/cpu-backend.md). */
+#define SLUICE_KERNEL_COUNTERS_ATTR "sluice.counters"
 /* The fault argument: the dispatch's first fault, claimed by its code word. */
 enum sluice_kernel_fault_word {
   SLUICE_FAULT_WORD_CODE = 0,

@@ -101,7 +101,9 @@ def ConvertGPUToCPU : Pass<"convert-gpu-to-cpu", "::mlir::ModuleOp"> {
     Statistic<"numLaneLoops", "lane-loops", "Lane loop nests emitted by fission">,
     Statistic<"numPerLaneArrays", "per-lane-arrays",
               "Per-lane arrays for values live across barriers">,
-    Statistic<"numSuspendPoints", "suspend-points", "Barriers lowered to suspend points">
+    Statistic<"numSuspendPoints", "suspend-points", "Barriers lowered to suspend points">,
+    Statistic<"numAggregatedAdds", "aggregated-adds",
+              "Counter adds summed per block and added once (fission kernels)">
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::func::FuncDialect",
                            "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",

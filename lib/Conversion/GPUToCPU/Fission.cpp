@@ -1206,6 +1206,11 @@ LogicalResult lowerByFission(KernelContext &context,
                  .run(reason)))
     return failure();
   replaceBlockQueries(function, environment);
+  SmallVector<Value> counters;
+  for (auto [position, value] : llvm::enumerate(environment.kernelArguments))
+    if (context.kernel.getArgAttr(position, kCountersAttrName))
+      counters.push_back(value);
+  result.aggregatedAdds = aggregateCounterAdds(function, counters);
   return success();
 }
 

@@ -215,6 +215,7 @@ struct ConvertGPUToCPUPass
           result = KernelLoweringResult();
         } else if (reason.empty()) {
           ++numFissionKernels;
+          numAggregatedAdds += result.aggregatedAdds;
           numLaneLoops += result.laneLoops;
           numPerLaneArrays += result.spilledValues;
           lowered[{gpuModule.getSymNameAttr(),

@@ -38,6 +38,8 @@ struct KernelLoweringResult {
   // Coroutines: barriers lowered to suspend points; lanes per coroutine.
   unsigned suspendPoints = 0;
   unsigned groupLanes = 0;
+  // Fission: counter adds summed per block (aggregateCounterAdds).
+  unsigned aggregatedAdds = 0;
 };
 
 /// Declares the runtime's C ABI functions in the host module on first use.
@@ -122,6 +124,21 @@ mlir::Value memrefOverPointer(mlir::OpBuilder &builder, mlir::Location loc,
 mlir::func::FuncOp createBlockFunction(KernelContext &context,
                                        mlir::OpBuilder &builder,
                                        BlockEnvironment &environment);
+
+/// The unit attribute of a kernel argument whose buffer aliases no other
+/// argument and is read only after the dispatch (KernelABI.h).
+inline constexpr llvm::StringLiteral kCountersAttrName =
+    SLUICE_KERNEL_COUNTERS_ATTR;
+
+/// Sums a block's integer atomic adds to each of `counterBuffers` (the block
+/// function's values of `sluice.counters` arguments) in a private accumulator
+/// per index and adds the sum once when the block function returns: where
+/// every use of the buffer is a `memref.atomic_rmw addi` at constant indices,
+/// at each index none of whose adds uses the value it returns
+/// (AggregateCounters.cpp says why that is invisible). For block functions
+/// whose body is inline (fission); returns the adds rewritten.
+unsigned aggregateCounterAdds(mlir::func::FuncOp blockFunction,
+                              llvm::ArrayRef<mlir::Value> counterBuffers);
 
 /// Replaces gpu.block_id / block_dim / grid_dim ops under `root` with the
 /// environment's values.

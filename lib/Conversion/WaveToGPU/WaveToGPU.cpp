@@ -448,6 +448,9 @@ private:
     auto kernel = gpu::GPUFuncOp::create(builder, loc, name, kernelType);
     kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
                     builder.getUnitAttr());
+    // Read by the host after the dispatch, never during it (KernelABI.h).
+    kernel.setArgAttr(SLUICE_KARG_COUNTERS, SLUICE_KERNEL_COUNTERS_ATTR,
+                      builder.getUnitAttr());
     Block *entry = &kernel.getBody().front();
     Block *body = new Block();
     Block *exit = new Block();

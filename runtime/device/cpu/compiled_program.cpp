@@ -101,7 +101,17 @@ class HostKernelBuffer final : public KernelBuffer {
 public:
   explicit HostKernelBuffer(uint64_t bytes)
       : KernelBuffer(bytes), words((bytes + 7) / 8 + 1, 0) {} // 8-aligned
+  // Memory it does not own: the CPU device's frames.
+  HostKernelBuffer(unsigned char *external, uint64_t bytes)
+      : KernelBuffer(bytes), external(external) {}
+  void *data() { return external ? external : static_cast<void *>(words.data()); }
+  const void *data() const {
+    return external ? external : static_cast<const void *>(words.data());
+  }
+
+private:
   std::vector<uint64_t> words;
+  unsigned char *external = nullptr;
 };
 
 /// Appends a memref descriptor {allocated, aligned, offset, sizes[rank],
@@ -139,7 +149,7 @@ public:
     return Status::success();
   }
   void *hostAddress(KernelBuffer &buffer) override {
-    return static_cast<HostKernelBuffer &>(buffer).words.data();
+    return static_cast<HostKernelBuffer &>(buffer).data();
   }
   Status upload(KernelBuffer &buffer,
                 std::span<const unsigned char> bytes) override {
@@ -152,7 +162,7 @@ public:
                   std::span<unsigned char> out) override {
     if (!out.empty())
       std::memcpy(out.data(),
-                  static_cast<const HostKernelBuffer &>(buffer).words.data(),
+                  static_cast<const HostKernelBuffer &>(buffer).data(),
                   std::min<uint64_t>(out.size(), buffer.bytes()));
     return Status::success();
   }
@@ -163,8 +173,8 @@ public:
     if (!out.empty())
       std::memcpy(
           out.data(),
-          reinterpret_cast<const unsigned char *>(
-              static_cast<const HostKernelBuffer &>(buffer).words.data()) +
+          static_cast<const unsigned char *>(
+              static_cast<const HostKernelBuffer &>(buffer).data()) +
               offset,
           out.size());
     return Status::success();
@@ -318,10 +328,23 @@ public:
                                        context_.primitives, shape);
         !status.ok())
       return status;
+    bool megakernel = shape.megakernel;
     if (Status status =
             context_.kernels.initialize(context_.primitives, std::move(shape));
         !status.ok())
       return status;
+    // The state-machine schedule as the compiled megakernel on the device's
+    // own frames: a lane runs its stages in one thread, not one dispatch of
+    // one invocation per stage (docs/cpu-backend.md).
+    if (megakernel)
+      device_.setStateMachineRunner(
+          [this](HostRouter &router, unsigned char *frames, uint64_t frameBytes,
+                 uint32_t lanes, StateMachineReport &report) {
+            HostKernelBuffer buffer(frames, frameBytes);
+            MegakernelResult result;
+            return runCompiledStateMachine(context_.kernels, router, buffer,
+                                           "cpu device", lanes, report, result);
+          });
     const CompiledProgram &compiled = artifact.program();
     ProgramDescriptor program =
         compiled.runtimeDescriptor(waveStageKernel, &context_);

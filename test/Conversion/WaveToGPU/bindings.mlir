@@ -39,7 +39,7 @@
 // free ring and its two payload arrays, the lane input (%pixel), then the six
 // bindings. Every kernel, main stage or handler, has the same signature.
 // CHECK-LABEL: gpu.func @path__entry(
-// CHECK-SAME: %{{[a-z0-9]+}}: index, %{{[a-z0-9]+}}: memref<?xi32>, %{{[a-z0-9]+}}: memref<?xi32>, %{{[a-z0-9]+}}: memref<?xi8>, %{{[a-z0-9]+}}: memref<?xi64>, %{{[a-z0-9]+}}: memref<?xi32>, %{{[a-z0-9]+}}: memref<?xi32>, %{{[a-z0-9]+}}: memref<?xi32>, %{{[a-z0-9]+}}: memref<?xi32>, %{{[a-z0-9]+}}: memref<?xi32>, %{{[a-z0-9]+}}: memref<?xi32>,
+// CHECK-SAME: %{{[a-z0-9]+}}: index, %{{[a-z0-9]+}}: memref<?xi32>, %{{[a-z0-9]+}}: memref<?xi32>, %{{[a-z0-9]+}}: memref<?xi8>, %{{[a-z0-9]+}}: memref<?xi64>, %{{[a-z0-9]+}}: memref<?xi32>, %{{[a-z0-9]+}}: memref<?xi32> {sluice.counters}, %{{[a-z0-9]+}}: memref<?xi32>, %{{[a-z0-9]+}}: memref<?xi32>, %{{[a-z0-9]+}}: memref<?xi32>, %{{[a-z0-9]+}}: memref<?xi32>,
 // CHECK-SAME: %{{[a-z0-9]+}}: memref<?xi32>, %{{[a-z0-9]+}}: memref<?xi32>, %{{[a-z0-9]+}}: memref<?xi32>,
 // CHECK-SAME: %[[PIXELS:[a-z0-9]+]]: memref<?xi32>,
 // CHECK-SAME: %[[SCENE:[a-z0-9]+]]: memref<?xf32>, %[[FILM:[a-z0-9]+]]: memref<16xi32>, %[[OUT:[a-z0-9]+]]: memref<4x4xf64>, %[[UNUSED:[a-z0-9]+]]: memref<8xi64>, %[[SPP:[a-z0-9]+]]: memref<1xi32>, %[[GAIN:[a-z0-9]+]]: memref<1xf32>, %{{.*}}: memref<?xi64>) kernel

@@ -28,7 +28,7 @@
 // stores it in field "arg0" (field #2), and resumes at "bounce" (stage 1):
 // frame header, outcome, arrival counter 1.
 // CHECK-LABEL: gpu.func @path__entry(
-// CHECK-SAME: %[[COUNT:[a-z0-9]+]]: index, %[[INV:[a-z0-9]+]]: memref<?xi32>, %[[LANES:[a-z0-9]+]]: memref<?xi32>, %[[FRAMES:[a-z0-9]+]]: memref<?xi8>, %[[OFFSETS:[a-z0-9]+]]: memref<?xi64>, %[[NEXT:[a-z0-9]+]]: memref<?xi32>, %[[COUNTERS:[a-z0-9]+]]: memref<?xi32>, %[[SLOTS:[a-z0-9]+]]: memref<?xi32>, %[[PUBLISHED:[a-z0-9]+]]: memref<?xi32>, %[[LIMITS:[a-z0-9]+]]: memref<?xi32>, %[[FAULT:[a-z0-9]+]]: memref<?xi32>, %[[RING:[a-z0-9]+]]: memref<?xi32>, %[[T:[a-z0-9]+]]: memref<?xf32>, %[[LIGHT:[a-z0-9]+]]: memref<?xi32>, %[[PIXELS:[a-z0-9]+]]: memref<?xi32>, %{{.*}}: memref<?xi64>) kernel
+// CHECK-SAME: %[[COUNT:[a-z0-9]+]]: index, %[[INV:[a-z0-9]+]]: memref<?xi32>, %[[LANES:[a-z0-9]+]]: memref<?xi32>, %[[FRAMES:[a-z0-9]+]]: memref<?xi8>, %[[OFFSETS:[a-z0-9]+]]: memref<?xi64>, %[[NEXT:[a-z0-9]+]]: memref<?xi32>, %[[COUNTERS:[a-z0-9]+]]: memref<?xi32> {sluice.counters}, %[[SLOTS:[a-z0-9]+]]: memref<?xi32>, %[[PUBLISHED:[a-z0-9]+]]: memref<?xi32>, %[[LIMITS:[a-z0-9]+]]: memref<?xi32>, %[[FAULT:[a-z0-9]+]]: memref<?xi32>, %[[RING:[a-z0-9]+]]: memref<?xi32>, %[[T:[a-z0-9]+]]: memref<?xf32>, %[[LIGHT:[a-z0-9]+]]: memref<?xi32>, %[[PIXELS:[a-z0-9]+]]: memref<?xi32>, %{{.*}}: memref<?xi64>) kernel
 // CHECK:        %[[BID:.*]] = gpu.block_id x
 // CHECK:        %[[TID:.*]] = gpu.thread_id x
 // CHECK:        %[[I:.*]] = arith.addi %{{.*}}, %[[TID]] : index
@@ -78,7 +78,7 @@
 // "intersect" (counter 3). Otherwise the first fault is claimed: code 2
 // (POOL_EXHAUSTED) with the head, or code 1 (BOUND_EXCEEDED) with the count.
 // CHECK-LABEL: gpu.func @path__bounce(
-// CHECK-SAME: %[[COUNTERS:[a-z0-9]+]]: memref<?xi32>, %[[SLOTS:[a-z0-9]+]]: memref<?xi32>, %[[PUBLISHED:[a-z0-9]+]]: memref<?xi32>, %[[LIMITS:[a-z0-9]+]]: memref<?xi32>, %[[FAULT:[a-z0-9]+]]: memref<?xi32>, %[[RING:[a-z0-9]+]]: memref<?xi32>, %[[T:[a-z0-9]+]]: memref<?xf32>, %[[LIGHT:[a-z0-9]+]]: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi64>) kernel
+// CHECK-SAME: %[[COUNTERS:[a-z0-9]+]]: memref<?xi32> {sluice.counters}, %[[SLOTS:[a-z0-9]+]]: memref<?xi32>, %[[PUBLISHED:[a-z0-9]+]]: memref<?xi32>, %[[LIMITS:[a-z0-9]+]]: memref<?xi32>, %[[FAULT:[a-z0-9]+]]: memref<?xi32>, %[[RING:[a-z0-9]+]]: memref<?xi32>, %[[T:[a-z0-9]+]]: memref<?xf32>, %[[LIGHT:[a-z0-9]+]]: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi64>) kernel
 // CHECK:        scf.for
 // CHECK:          scf.if
 // CHECK:            %[[K:.*]] = memref.load %[[PUBLISHED]][%[[KI:.*]]] : memref<?xi32>
@@ -132,7 +132,7 @@
 // 0xFFFFFFFF and counts a release (counter 6); a move to "shade" records
 // owner stage 1 and counts an arrival at global stage 4.
 // CHECK-LABEL: gpu.func @shadow__intersect(
-// CHECK-SAME: %[[INV:[a-z0-9]+]]: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi8>, %{{.*}}: memref<?xi64>, %[[NEXT:[a-z0-9]+]]: memref<?xi32>, %[[COUNTERS:[a-z0-9]+]]: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %[[T:[a-z0-9]+]]: memref<?xf32>, %[[LIGHT:[a-z0-9]+]]: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi64>) kernel
+// CHECK-SAME: %[[INV:[a-z0-9]+]]: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi8>, %{{.*}}: memref<?xi64>, %[[NEXT:[a-z0-9]+]]: memref<?xi32>, %[[COUNTERS:[a-z0-9]+]]: memref<?xi32> {sluice.counters}, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi32>, %[[T:[a-z0-9]+]]: memref<?xf32>, %[[LIGHT:[a-z0-9]+]]: memref<?xi32>, %{{.*}}: memref<?xi32>, %{{.*}}: memref<?xi64>) kernel
 // CHECK:        %[[S32:.*]] = memref.load %[[INV]][%[[I:.*]]] : memref<?xi32>
 // CHECK:        %[[S:.*]] = arith.index_castui %[[S32]] : i32 to index
 // CHECK:        %[[TV:.*]] = memref.load %[[T]][%[[S]]] : memref<?xf32>

@@ -12,6 +12,7 @@
 
 #include "sluice/runtime/device/device.h"
 
+#include <functional>
 #include <memory>
 
 namespace sluice::runtime {
@@ -33,6 +34,8 @@ struct CpuDeviceStats {
   double sortNanoseconds = 0;     // reading and sorting the keys
 };
 
+class HostRouter;
+
 class CpuDevice final : public Device {
 public:
   explicit CpuDevice(CpuDeviceOptions options = {});
@@ -51,6 +54,14 @@ public:
   uint32_t lastDispatchOrder() const override;
   Status readCounts(Observation &out) override;
   Status runStateMachine(uint32_t lanes, StateMachineReport &report) override;
+  // Runs the state-machine schedule by other means than this device's loop,
+  // which calls the stage kernels one invocation at a time: a loaded
+  // artifact's compiled megakernel (runtime/device/cpu/compiled_program.cpp),
+  // given the device's router and its frame memory. Without one, the loop.
+  using StateMachineRunner = std::function<Status(
+      HostRouter &router, unsigned char *frames, uint64_t frameBytes,
+      uint32_t lanes, StateMachineReport &report)>;
+  void setStateMachineRunner(StateMachineRunner runner);
   // The device placement: the decision loop runs in the device (decision.h
   // and the router's device form), the same code the GPU placements run.
   Status residentSupport() const override;
