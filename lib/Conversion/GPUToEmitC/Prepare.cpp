@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
@@ -121,6 +122,27 @@ struct NarrowMulUIExtended : OpRewritePattern<arith::MulUIExtendedOp> {
     rewriter.replaceOp(op, {low, high});
     return success();
   }
+};
+
+/// arith.minnumf / maxnumf on f32 and f64 as fminf / fmaxf (fmin / fmax):
+/// the C functions have their semantics exactly (a NaN operand yields the
+/// other; either zero of +0 and -0), and compile to one instruction
+/// (NVIDIA's FMNMX, AMD's v_min/v_max), where the arith expansion would
+/// test both operands for NaN around a compare and two selects.
+template <typename Op> struct MinMaxNumAsCall : OpRewritePattern<Op> {
+  MinMaxNumAsCall(MLIRContext *ctx, StringRef name)
+      : OpRewritePattern<Op>(ctx, /*benefit=*/2), name(name) {}
+  LogicalResult matchAndRewrite(Op op,
+                                PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!type.isF32() && !type.isF64())
+      return failure();
+    rewriter.replaceOpWithNewOp<emitc::CallOpaqueOp>(
+        op, TypeRange{type}, name + (type.isF32() ? "f" : ""),
+        ValueRange{op.getLhs(), op.getRhs()});
+    return success();
+  }
+  std::string name;
 };
 
 /// The memref operand of an access op and its indices.
@@ -711,6 +733,8 @@ LogicalResult prepareForHIP(gpu::GPUModuleOp module,
 
   RewritePatternSet patterns(ctx);
   arith::populateArithExpandOpsPatterns(patterns);
+  patterns.add<MinMaxNumAsCall<arith::MinNumFOp>>(ctx, "fmin");
+  patterns.add<MinMaxNumAsCall<arith::MaxNumFOp>>(ctx, "fmax");
   patterns.add<NarrowMulUIExtended>(ctx);
   GreedyRewriteConfig config;
   config.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);

@@ -99,6 +99,13 @@ module attributes {gpu.container_module} {
     // CHECK: __float_as_int(
     // CHECK: __longlong_as_double(
     // CHECK: __umul64hi(
+    // arith.maxnumf / minnumf are the C functions, whose NaN rule is theirs
+    // (a NaN operand yields the other); maximumf, which propagates a NaN,
+    // stays compares and selects.
+    // CHECK: fmaxf(
+    // CHECK: fmin(
+    // CHECK-NOT: fmaxf(
+    // CHECK: return;
     gpu.func @math(%f: memref<8xf32>, %d: memref<8xf64>, %i: memref<8xi32>,
                    %l: memref<8xi64>) kernel {
       %c0 = arith.constant 0 : index
@@ -118,8 +125,12 @@ module attributes {gpu.container_module} {
       %10 = arith.addf %5, %9 : f64
       %lo, %hi = arith.mului_extended %n, %n : i64
       %11 = arith.maxsi %8, %8 : i32
+      %12 = arith.maxnumf %7, %x : f32
+      %13 = arith.minnumf %10, %y : f64
+      %14 = arith.maximumf %12, %x : f32
       memref.store %11, %i[%c0] : memref<8xi32>
-      memref.store %10, %d[%c0] : memref<8xf64>
+      memref.store %13, %d[%c0] : memref<8xf64>
+      memref.store %14, %f[%c0] : memref<8xf32>
       memref.store %hi, %l[%c0] : memref<8xi64>
       gpu.return
     }
