@@ -8,7 +8,7 @@
 // count every invocation's outcome that way (the counters argument of
 // include/sluice/ABI/KernelABI.h: arrivals and releases), so on two workers
 // the path tracer's `shade` kernel took almost four times the CPU time of
-// one worker (docs/cpu-backend.md, "Counter adds").
+// one worker (docs/cpu-backend.md, "Counter adds, one per block").
 //
 // A block's lanes run one after another on one worker, so the adds of a block
 // can be summed in a private accumulator and added once when the block ends.
@@ -30,8 +30,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-
-#include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
 
@@ -59,18 +57,18 @@ std::optional<SmallVector<int64_t>> constantIndices(memref::AtomicRMWOp add) {
   return out;
 }
 
-/// The slots of `buffer`, or nothing when the buffer has a use other than an
-/// integer add at constant indices.
-bool collectSlots(Value buffer, SmallVectorImpl<CounterSlot> &slots) {
+/// Appends the slots of `buffer` whose adds' results are unused; nothing when
+/// the buffer has a use other than an integer add at constant indices.
+void collectSlots(Value buffer, SmallVectorImpl<CounterSlot> &slots) {
   SmallVector<CounterSlot> found;
   for (Operation *user : buffer.getUsers()) {
     auto add = dyn_cast<memref::AtomicRMWOp>(user);
     if (!add || add.getMemref() != buffer ||
         add.getKind() != arith::AtomicRMWKind::addi)
-      return false;
+      return;
     std::optional<SmallVector<int64_t>> index = constantIndices(add);
     if (!index)
-      return false;
+      return;
     auto slot = llvm::find_if(
         found, [&](const CounterSlot &s) { return s.index == *index; });
     if (slot == found.end()) {
@@ -83,7 +81,6 @@ bool collectSlots(Value buffer, SmallVectorImpl<CounterSlot> &slots) {
   for (CounterSlot &slot : found)
     if (!slot.resultsUsed)
       slots.push_back(std::move(slot));
-  return true;
 }
 
 } // namespace
