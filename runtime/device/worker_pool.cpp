@@ -2,6 +2,8 @@
 
 #include "sluice/runtime/device/worker_pool.h"
 
+#include <chrono>
+
 namespace sluice::runtime {
 
 uint32_t defaultWorkerCount(uint32_t requested) {
@@ -43,10 +45,36 @@ void WorkerPool::runClaims(Job &job, uint32_t worker) {
   bindArena(previous);
 }
 
+namespace {
+
+// How long a thread polls for what it waits on before it sleeps. A
+// wavefront run's dispatches follow each other within tens of microseconds,
+// about what a futex sleep and wake-up cost, so a short poll saves both on
+// every dispatch; a longer one would only burn a core that has nothing to do.
+constexpr std::chrono::microseconds kSpin{50};
+
+template <typename Done> bool spinUntil(Done done) {
+  auto until = std::chrono::steady_clock::now() + kSpin;
+  for (uint32_t i = 1;; ++i) {
+    if (done())
+      return true;
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+    if (i % 64 == 0 && std::chrono::steady_clock::now() >= until)
+      return false;
+  }
+}
+
+} // namespace
+
 void WorkerPool::workerLoop(uint32_t worker) {
   uint64_t seenGeneration = 0;
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
+    lock.unlock();
+    spinUntil([&] { return generation_.load() != seenGeneration; });
+    lock.lock();
     workAvailable_.wait(
         lock, [&] { return stopping_ || generation_ != seenGeneration; });
     if (stopping_)
@@ -84,6 +112,7 @@ void WorkerPool::run(uint32_t blockCount, BlockFunction body, void *context) {
   runClaims(job, 0);
   // Every block is claimed; wait for the workers still running theirs. A
   // worker that wakes after job_ is cleared finds no job.
+  spinUntil([&] { return busyWorkers_.load() == 0; });
   std::unique_lock<std::mutex> lock(mutex_);
   workDone_.wait(lock, [&] { return busyWorkers_ == 0; });
   job_ = nullptr;

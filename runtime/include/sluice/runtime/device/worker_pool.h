@@ -59,10 +59,12 @@ private:
   std::mutex mutex_;
   std::condition_variable workAvailable_;
   std::condition_variable workDone_;
-  Job *job_ = nullptr;       // guarded by mutex_
-  uint64_t generation_ = 0;  // guarded by mutex_
-  uint32_t busyWorkers_ = 0; // background workers inside a job
-  bool stopping_ = false;    // guarded by mutex_
+  Job *job_ = nullptr; // guarded by mutex_
+  // Written under mutex_; read without it too, by the short spins that
+  // spare a sleep and a wake-up between back-to-back jobs (worker_pool.cpp).
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<uint32_t> busyWorkers_{0}; // background workers inside a job
+  bool stopping_ = false;                // guarded by mutex_
 };
 
 } // namespace sluice::runtime
