@@ -789,9 +789,6 @@ Status runCompiledStateMachine(CompiledKernels &kernels, HostRouter &router,
                                KernelBuffer &frames, const std::string &label,
                                uint32_t lanes, StateMachineReport &report,
                                MegakernelResult &result) {
-  if (!router.allocated())
-    return Status::error(ErrorKind::InvalidState,
-                         label + ": runStateMachine() before allocate()");
   router.reset();
   if (lanes > router.laneLimit)
     return Status::error(ErrorKind::InvalidArgument,

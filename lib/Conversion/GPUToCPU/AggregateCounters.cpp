@@ -120,8 +120,7 @@ unsigned aggregateCounterAdds(func::FuncOp blockFunction,
     for (func::ReturnOp ret : returns) {
       builder.setInsertionPoint(ret);
       Value total = memref::LoadOp::create(builder, loc, sum);
-      Value zeroHere = arith::ConstantOp::create(builder, loc, builder.getZeroAttr(element));
-      Value any = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne, total, zeroHere);
+      Value any = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::ne, total, zero);
       auto ifAny = scf::IfOp::create(builder, loc, any, /*withElseRegion=*/false);
       builder.setInsertionPoint(ifAny.thenBlock()->getTerminator());
       SmallVector<Value> indices;

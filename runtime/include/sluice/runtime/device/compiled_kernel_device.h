@@ -291,11 +291,12 @@ std::string compiledKernelSummary(const std::string &label,
 
 // The state-machine schedule of a run of `lanes` lanes of `router` as the
 // compiled megakernel (`kernels.shape().megakernel`), over `frames`, the
-// router's frame memory: thread g owns frame g and `bound` item slots of
-// each owner it feeds. The launches' statistics go to `report` (and their
-// counts and times to `result`), a kernel fault becomes the router's pending
-// error; `label` names the device in messages. CompiledKernelDevice runs it,
-// and the CPU device for an artifact's kernels on unified memory.
+// router's frame memory, which exists once the router is allocated: the
+// caller checks that. Thread g owns frame g and `bound` item slots of each
+// owner it feeds. The launches' statistics go to `report` (and their counts
+// and times to `result`), a kernel fault becomes the router's pending error;
+// `label` names the device in messages. CompiledKernelDevice runs it, and
+// the CPU device for an artifact's kernels on unified memory.
 Status runCompiledStateMachine(CompiledKernels &kernels, HostRouter &router,
                                KernelBuffer &frames, const std::string &label,
                                uint32_t lanes, StateMachineReport &report,
