@@ -2,7 +2,7 @@
 #   [BACKENDS <cpu|vulkan|hip>...]  (default: cpu)
 #   [LAYOUT <soa|aos>]              (default: soa)
 #   [CHECK_BOUNDS]
-#   [CPU <generic|native>]          (default: generic)
+#   [CPU <generic|native|x86-64-v2|x86-64-v3|x86-64-v4>]  (default: generic)
 #   [CAPACITIES <NAME=N>...]
 #   [OUTPUT <path>])                (default: <binary dir>/<target>.sluice)
 #
@@ -63,9 +63,9 @@ function(sluice_add_program target source)
   if(NOT ARG_CPU)
     set(ARG_CPU generic)
   endif()
-  if(NOT ARG_CPU MATCHES "^(generic|native)$")
-    message(FATAL_ERROR "sluice_add_program(${target}): CPU must be generic or "
-                        "native, got '${ARG_CPU}'")
+  if(NOT ARG_CPU MATCHES "^(generic|native|x86-64-v[234])$")
+    message(FATAL_ERROR "sluice_add_program(${target}): CPU must be generic, "
+                        "native or x86-64-v2|v3|v4, got '${ARG_CPU}'")
   endif()
 
   get_filename_component(source "${source}" ABSOLUTE

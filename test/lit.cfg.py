@@ -84,6 +84,14 @@ if vulkan_problem:
 else:
     config.available_features.add("vulkan")
 
+# x86-64-v3 (AVX2, FMA, BMI2, LZCNT, ...): CPU kernels compiled with
+# --sluice-cpu=x86-64-v3 run here (CMake's SLUICE_BUILD_CPU_HAS_X86_64_V3;
+# /proc/cpuinfo is no witness: some hypervisors leave LZCNT's `abm` out).
+if config.sluice_cpu_x86_64_v3:
+    config.available_features.add("x86-64-v3")
+else:
+    missing_features["x86-64-v3"] = "this CPU is not x86-64-v3 (__builtin_cpu_supports)"
+
 # The HIP backend's compile checks (test/Target/HIP):
 #   hipcc: hipcc compiles a kernel offline for gfx90a (scripts/install-deps
 #          installs it, so CI must have it);

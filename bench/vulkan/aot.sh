@@ -60,6 +60,7 @@ cp "$bin/sluice-render" "$build/examples/pathtracer/pathtracer.sluice" "$bin/com
 cp -r "$root/examples/pathtracer/scenes" "$out/"
 cp "$root/bench/pathtracer/sorting.py" "$out/pathtracer-sorting.py"
 cp "$root/bench/pathtracer/hip-profile.sh" "$out/hip-profile.sh"
+cp "$root/bench/pathtracer/ab.sh" "$out/pathtracer-ab.sh"
 mkdir -p "$out/lib"
 cp -L "$(ldd "$bin/sluice-render" | awk '/libpng/ {print $3}')" "$out/lib/"
 ls "$out"

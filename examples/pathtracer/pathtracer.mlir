@@ -132,14 +132,14 @@ wave.coroutine @path(%lane: i32)
   %fy = arith.uitofp %py : i32 to f32
   %fw = arith.uitofp %width : i32 to f32
   %fh = arith.uitofp %height : i32 to f32
-  %jx = arith.addf %fx, %u0 : f32
-  %jx2 = arith.mulf %f2, %jx : f32
+  %jx = arith.addf %fx, %u0 fastmath<contract> : f32
+  %jx2 = arith.mulf %f2, %jx fastmath<contract> : f32
   %jxw = arith.divf %jx2, %fw : f32
-  %a = arith.subf %jxw, %f1 : f32
-  %jy = arith.addf %fy, %u1 : f32
-  %jy2 = arith.mulf %f2, %jy : f32
+  %a = arith.subf %jxw, %f1 fastmath<contract> : f32
+  %jy = arith.addf %fy, %u1 fastmath<contract> : f32
+  %jy2 = arith.mulf %f2, %jy fastmath<contract> : f32
   %jyh = arith.divf %jy2, %fh : f32
-  %b = arith.subf %f1, %jyh : f32
+  %b = arith.subf %f1, %jyh fastmath<contract> : f32
   %rx = func.call @camera_axis(%cam_fwd_x, %cam_right_x, %cam_up_x, %a, %b)
       : (f32, f32, f32, f32, f32) -> f32
   %ry = func.call @camera_axis(%cam_fwd_y, %cam_right_y, %cam_up_y, %a, %b)
@@ -279,9 +279,9 @@ func.func private @shade(%hx: f32, %hy: f32, %hz: f32, %gx: f32, %gy: f32,
   %direct = arith.ori %camera, %was_specular : i1
   %emits = arith.andi %front, %direct : i1
   scf.if %emits {
-    %cr = arith.mulf %tr, %er : f32
-    %cg = arith.mulf %tg, %eg : f32
-    %cb = arith.mulf %tb, %eb : f32
+    %cr = arith.mulf %tr, %er fastmath<contract> : f32
+    %cg = arith.mulf %tg, %eg fastmath<contract> : f32
+    %cb = arith.mulf %tb, %eb fastmath<contract> : f32
     func.call @film_add(%film, %pixel, %cr, %cg, %cb)
         : (memref<?xi64>, i32, f32, f32, f32) -> ()
   }
@@ -303,9 +303,9 @@ func.func private @shade(%hx: f32, %hy: f32, %hz: f32, %gx: f32, %gy: f32,
     %albedo:3 = scf.if %textured -> (f32, f32, f32) {
       %tex = func.call @texture(%hx, %hy, %hz, %octaves)
           : (f32, f32, f32, i32) -> f32
-      %xr = arith.mulf %ar, %tex : f32
-      %xg = arith.mulf %ag, %tex : f32
-      %xb = arith.mulf %ab, %tex : f32
+      %xr = arith.mulf %ar, %tex fastmath<contract> : f32
+      %xg = arith.mulf %ag, %tex fastmath<contract> : f32
+      %xb = arith.mulf %ab, %tex fastmath<contract> : f32
       scf.yield %xr, %xg, %xb : f32, f32, f32
     } else {
       scf.yield %ar, %ag, %ab : f32, f32, f32
@@ -323,9 +323,9 @@ func.func private @shade(%hx: f32, %hy: f32, %hz: f32, %gx: f32, %gy: f32,
         : (i32, i32, i32, i32, i32) -> f32
     %wx, %wy, %wz = func.call @cosine_direction(%nx, %ny, %nz, %u5, %u6)
         : (f32, f32, f32, f32, f32) -> (f32, f32, f32)
-    %r = arith.mulf %tr, %albedo#0 : f32
-    %g = arith.mulf %tg, %albedo#1 : f32
-    %b = arith.mulf %tb, %albedo#2 : f32
+    %r = arith.mulf %tr, %albedo#0 fastmath<contract> : f32
+    %g = arith.mulf %tg, %albedo#1 fastmath<contract> : f32
+    %b = arith.mulf %tb, %albedo#2 fastmath<contract> : f32
     scf.yield %wx, %wy, %wz, %r, %g, %b, %i0, %nee#0, %nee#1, %nee#2, %nee#3,
         %nee#4, %nee#5, %nee#6, %nee#7
         : f32, f32, f32, f32, f32, f32, i32, i1, f32, f32, f32, f32, f32, f32,
@@ -335,9 +335,9 @@ func.func private @shade(%hx: f32, %hy: f32, %hz: f32, %gx: f32, %gy: f32,
       // Step 4: mirror.
       %wx, %wy, %wz = func.call @reflect(%dx, %dy, %dz, %nx, %ny, %nz)
           : (f32, f32, f32, f32, f32, f32) -> (f32, f32, f32)
-      %r = arith.mulf %tr, %ar : f32
-      %g = arith.mulf %tg, %ag : f32
-      %b = arith.mulf %tb, %ab : f32
+      %r = arith.mulf %tr, %ar fastmath<contract> : f32
+      %g = arith.mulf %tg, %ag fastmath<contract> : f32
+      %b = arith.mulf %tb, %ab fastmath<contract> : f32
       scf.yield %wx, %wy, %wz, %r, %g, %b, %i1
           : f32, f32, f32, f32, f32, f32, i32
     } else {
@@ -347,25 +347,25 @@ func.func private @shade(%hx: f32, %hy: f32, %hz: f32, %gx: f32, %gy: f32,
       %dn = func.call @dot(%dx, %dy, %dz, %nx, %ny, %nz)
           : (f32, f32, f32, f32, f32, f32) -> f32
       %c = arith.negf %dn : f32
-      %eta2 = arith.mulf %eta, %eta : f32
-      %c2 = arith.mulf %c, %c : f32
-      %sin2 = arith.subf %f1, %c2 : f32
-      %e2s = arith.mulf %eta2, %sin2 : f32
-      %k = arith.subf %f1, %e2s : f32
+      %eta2 = arith.mulf %eta, %eta fastmath<contract> : f32
+      %c2 = arith.mulf %c, %c fastmath<contract> : f32
+      %sin2 = arith.subf %f1, %c2 fastmath<contract> : f32
+      %e2s = arith.mulf %eta2, %sin2 fastmath<contract> : f32
+      %k = arith.subf %f1, %e2s fastmath<contract> : f32
       %tir = arith.cmpf olt, %k, %f0 : f32
       %k0 = arith.maximumf %k, %f0 : f32
       %ct = math.sqrt %k0 : f32
-      %etac = arith.mulf %eta, %c : f32
-      %rs_n = arith.subf %etac, %ct : f32
-      %rs_d = arith.addf %etac, %ct : f32
+      %etac = arith.mulf %eta, %c fastmath<contract> : f32
+      %rs_n = arith.subf %etac, %ct fastmath<contract> : f32
+      %rs_d = arith.addf %etac, %ct fastmath<contract> : f32
       %rs = arith.divf %rs_n, %rs_d : f32
-      %etact = arith.mulf %eta, %ct : f32
-      %rp_n = arith.subf %c, %etact : f32
-      %rp_d = arith.addf %c, %etact : f32
+      %etact = arith.mulf %eta, %ct fastmath<contract> : f32
+      %rp_n = arith.subf %c, %etact fastmath<contract> : f32
+      %rp_d = arith.addf %c, %etact fastmath<contract> : f32
       %rp = arith.divf %rp_n, %rp_d : f32
-      %rs2 = arith.mulf %rs, %rs : f32
-      %rp2 = arith.mulf %rp, %rp : f32
-      %sum = arith.addf %rs2, %rp2 : f32
+      %rs2 = arith.mulf %rs, %rs fastmath<contract> : f32
+      %rp2 = arith.mulf %rp, %rp fastmath<contract> : f32
+      %sum = arith.addf %rs2, %rp2 fastmath<contract> : f32
       %fresnel = arith.divf %sum, %f2 : f32
       %F = arith.select %tir, %f1, %fresnel : f32
       %u7 = func.call @uniform(%seed, %pixel, %sample, %bounce, %i7)
@@ -376,7 +376,7 @@ func.func private @shade(%hx: f32, %hy: f32, %hz: f32, %gx: f32, %gy: f32,
             : (f32, f32, f32, f32, f32, f32) -> (f32, f32, f32)
         scf.yield %wx, %wy, %wz : f32, f32, f32
       } else {
-        %s = arith.subf %etac, %ct : f32
+        %s = arith.subf %etac, %ct fastmath<contract> : f32
         %wx = func.call @refract_axis(%eta, %dx, %s, %nx) : (f32, f32, f32, f32) -> f32
         %wy = func.call @refract_axis(%eta, %dy, %s, %ny) : (f32, f32, f32, f32) -> f32
         %wz = func.call @refract_axis(%eta, %dz, %s, %nz) : (f32, f32, f32, f32) -> f32
@@ -436,7 +436,7 @@ func.func private @next_event(%px: f32, %py: f32, %pz: f32, %nx: f32,
     %u4 = func.call @uniform(%seed, %pixel, %sample, %bounce, %i4)
         : (i32, i32, i32, i32, i32) -> f32
     %fcount = arith.uitofp %count32 : i32 to f32
-    %scaled = arith.mulf %u2, %fcount : f32
+    %scaled = arith.mulf %u2, %fcount fastmath<contract> : f32
     %pick = arith.fptoui %scaled : f32 to i32
     %last = arith.subi %count32, %i1 : i32
     %light = arith.minui %pick, %last : i32
@@ -459,9 +459,9 @@ func.func private @next_event(%px: f32, %py: f32, %pz: f32, %nx: f32,
         : (f32, f32, f32, f32, f32) -> f32
     %qz = func.call @camera_axis(%cz, %uz, %vz, %u3, %u4)
         : (f32, f32, f32, f32, f32) -> f32
-    %wx = arith.subf %qx, %px : f32
-    %wy = arith.subf %qy, %py : f32
-    %wz = arith.subf %qz, %pz : f32
+    %wx = arith.subf %qx, %px fastmath<contract> : f32
+    %wy = arith.subf %qy, %py fastmath<contract> : f32
+    %wz = arith.subf %qz, %pz fastmath<contract> : f32
     %ww = func.call @dot(%wx, %wy, %wz, %wx, %wy, %wz)
         : (f32, f32, f32, f32, f32, f32) -> f32
     %dist = math.sqrt %ww : f32
@@ -484,14 +484,14 @@ func.func private @next_event(%px: f32, %py: f32, %pz: f32, %nx: f32,
     %lit_s = arith.cmpf ogt, %cos_s, %f0 : f32
     %lit_l = arith.cmpf ogt, %cos_l, %f0 : f32
     %lit = arith.andi %lit_s, %lit_l : i1
-    %dist2 = arith.mulf %dist, %dist : f32
+    %dist2 = arith.mulf %dist, %dist fastmath<contract> : f32
     %Cr = func.call @nee_channel(%tr, %ar, %pi, %lr, %cos_s, %cos_l, %area,
         %fcount, %dist2) : (f32, f32, f32, f32, f32, f32, f32, f32, f32) -> f32
     %Cg = func.call @nee_channel(%tg, %ag, %pi, %lg, %cos_s, %cos_l, %area,
         %fcount, %dist2) : (f32, f32, f32, f32, f32, f32, f32, f32, f32) -> f32
     %Cb = func.call @nee_channel(%tb, %ab, %pi, %lb, %cos_s, %cos_l, %area,
         %fcount, %dist2) : (f32, f32, f32, f32, f32, f32, f32, f32, f32) -> f32
-    %tmax = arith.subf %dist, %offset : f32
+    %tmax = arith.subf %dist, %offset fastmath<contract> : f32
     scf.yield %lit, %Cr, %Cg, %Cb, %ix, %iy, %iz, %tmax
         : i1, f32, f32, f32, f32, f32, f32, f32
   } else {
@@ -507,13 +507,13 @@ func.func private @next_event(%px: f32, %py: f32, %pz: f32, %nx: f32,
 func.func private @nee_channel(%t: f32, %albedo: f32, %pi: f32, %radiance: f32,
                                %cos_s: f32, %cos_l: f32, %area: f32,
                                %lights: f32, %dist2: f32) -> f32 {
-  %a = arith.mulf %t, %albedo : f32
+  %a = arith.mulf %t, %albedo fastmath<contract> : f32
   %b = arith.divf %a, %pi : f32
-  %c = arith.mulf %b, %radiance : f32
-  %d = arith.mulf %c, %cos_s : f32
-  %e = arith.mulf %d, %cos_l : f32
-  %f = arith.mulf %e, %area : f32
-  %g = arith.mulf %f, %lights : f32
+  %c = arith.mulf %b, %radiance fastmath<contract> : f32
+  %d = arith.mulf %c, %cos_s fastmath<contract> : f32
+  %e = arith.mulf %d, %cos_l fastmath<contract> : f32
+  %f = arith.mulf %e, %area fastmath<contract> : f32
+  %g = arith.mulf %f, %lights fastmath<contract> : f32
   %h = arith.divf %g, %dist2 : f32
   return %h : f32
 }
@@ -527,30 +527,30 @@ func.func private @cosine_direction(%nx: f32, %ny: f32, %nz: f32, %u5: f32,
   %f1 = arith.constant 1.0 : f32
   %two_pi = arith.constant 6.28318530718 : f32
   %r = math.sqrt %u5 : f32
-  %phi = arith.mulf %two_pi, %u6 : f32
+  %phi = arith.mulf %two_pi, %u6 fastmath<contract> : f32
   %cos = math.cos %phi : f32
   %sin = math.sin %phi : f32
-  %x = arith.mulf %r, %cos : f32
-  %y = arith.mulf %r, %sin : f32
-  %one_minus = arith.subf %f1, %u5 : f32
+  %x = arith.mulf %r, %cos fastmath<contract> : f32
+  %y = arith.mulf %r, %sin fastmath<contract> : f32
+  %one_minus = arith.subf %f1, %u5 fastmath<contract> : f32
   %clamped = arith.maximumf %f0, %one_minus : f32
   %z = math.sqrt %clamped : f32
   %sign = math.copysign %f1, %nz : f32
-  %sz = arith.addf %sign, %nz : f32
+  %sz = arith.addf %sign, %nz fastmath<contract> : f32
   %minus_one = arith.constant -1.0 : f32
   %a = arith.divf %minus_one, %sz : f32
-  %nxy = arith.mulf %nx, %ny : f32
-  %b = arith.mulf %nxy, %a : f32
-  %nx2 = arith.mulf %nx, %nx : f32
-  %snx2 = arith.mulf %sign, %nx2 : f32
-  %snx2a = arith.mulf %snx2, %a : f32
-  %b1x = arith.addf %f1, %snx2a : f32
-  %b1y = arith.mulf %sign, %b : f32
-  %snx = arith.mulf %sign, %nx : f32
+  %nxy = arith.mulf %nx, %ny fastmath<contract> : f32
+  %b = arith.mulf %nxy, %a fastmath<contract> : f32
+  %nx2 = arith.mulf %nx, %nx fastmath<contract> : f32
+  %snx2 = arith.mulf %sign, %nx2 fastmath<contract> : f32
+  %snx2a = arith.mulf %snx2, %a fastmath<contract> : f32
+  %b1x = arith.addf %f1, %snx2a fastmath<contract> : f32
+  %b1y = arith.mulf %sign, %b fastmath<contract> : f32
+  %snx = arith.mulf %sign, %nx fastmath<contract> : f32
   %b1z = arith.negf %snx : f32
-  %ny2 = arith.mulf %ny, %ny : f32
-  %ny2a = arith.mulf %ny2, %a : f32
-  %b2y = arith.addf %sign, %ny2a : f32
+  %ny2 = arith.mulf %ny, %ny fastmath<contract> : f32
+  %ny2a = arith.mulf %ny2, %a fastmath<contract> : f32
+  %b2y = arith.addf %sign, %ny2a fastmath<contract> : f32
   %b2z = arith.negf %ny : f32
   %dx = func.call @basis_axis(%x, %b1x, %y, %b, %z, %nx)
       : (f32, f32, f32, f32, f32, f32) -> f32
@@ -564,11 +564,11 @@ func.func private @cosine_direction(%nx: f32, %ny: f32, %nz: f32, %u5: f32,
 // x b1 + y b2 + z n, one axis.
 func.func private @basis_axis(%x: f32, %b1: f32, %y: f32, %b2: f32, %z: f32,
                               %n: f32) -> f32 {
-  %xb1 = arith.mulf %x, %b1 : f32
-  %yb2 = arith.mulf %y, %b2 : f32
-  %zn = arith.mulf %z, %n : f32
-  %s = arith.addf %xb1, %yb2 : f32
-  %r = arith.addf %s, %zn : f32
+  %xb1 = arith.mulf %x, %b1 fastmath<contract> : f32
+  %yb2 = arith.mulf %y, %b2 fastmath<contract> : f32
+  %zn = arith.mulf %z, %n fastmath<contract> : f32
+  %s = arith.addf %xb1, %yb2 fastmath<contract> : f32
+  %r = arith.addf %s, %zn fastmath<contract> : f32
   return %r : f32
 }
 
@@ -578,31 +578,31 @@ func.func private @reflect(%dx: f32, %dy: f32, %dz: f32, %nx: f32, %ny: f32,
   %f2 = arith.constant 2.0 : f32
   %dn = func.call @dot(%dx, %dy, %dz, %nx, %ny, %nz)
       : (f32, f32, f32, f32, f32, f32) -> f32
-  %k = arith.mulf %f2, %dn : f32
-  %kx = arith.mulf %k, %nx : f32
-  %ky = arith.mulf %k, %ny : f32
-  %kz = arith.mulf %k, %nz : f32
-  %rx = arith.subf %dx, %kx : f32
-  %ry = arith.subf %dy, %ky : f32
-  %rz = arith.subf %dz, %kz : f32
+  %k = arith.mulf %f2, %dn fastmath<contract> : f32
+  %kx = arith.mulf %k, %nx fastmath<contract> : f32
+  %ky = arith.mulf %k, %ny fastmath<contract> : f32
+  %kz = arith.mulf %k, %nz fastmath<contract> : f32
+  %rx = arith.subf %dx, %kx fastmath<contract> : f32
+  %ry = arith.subf %dy, %ky fastmath<contract> : f32
+  %rz = arith.subf %dz, %kz fastmath<contract> : f32
   return %rx, %ry, %rz : f32, f32, f32
 }
 
 // eta d + s n (s = eta c - ct), one axis.
 func.func private @refract_axis(%eta: f32, %d: f32, %s: f32, %n: f32) -> f32 {
-  %ed = arith.mulf %eta, %d : f32
-  %sn = arith.mulf %s, %n : f32
-  %r = arith.addf %ed, %sn : f32
+  %ed = arith.mulf %eta, %d fastmath<contract> : f32
+  %sn = arith.mulf %s, %n fastmath<contract> : f32
+  %r = arith.addf %ed, %sn fastmath<contract> : f32
   return %r : f32
 }
 
 // f + a r + b u, one axis (the camera ray; also a point on a light).
 func.func private @camera_axis(%f: f32, %r: f32, %u: f32, %a: f32, %b: f32)
     -> f32 {
-  %ar = arith.mulf %a, %r : f32
-  %bu = arith.mulf %b, %u : f32
-  %s = arith.addf %f, %ar : f32
-  %t = arith.addf %s, %bu : f32
+  %ar = arith.mulf %a, %r fastmath<contract> : f32
+  %bu = arith.mulf %b, %u fastmath<contract> : f32
+  %s = arith.addf %f, %ar fastmath<contract> : f32
+  %t = arith.addf %s, %bu fastmath<contract> : f32
   return %t : f32
 }
 
@@ -785,17 +785,17 @@ func.func private @ray_box(%ox: f32, %oy: f32, %oz: f32, %ix: f32, %iy: f32,
   %f1 = arith.minnumf %fx, %fy fastmath<nnan> : f32
   %f2 = arith.minnumf %f1, %fz fastmath<nnan> : f32
   %far = arith.minnumf %f2, %tbest fastmath<nnan> : f32
-  %wide = arith.mulf %far, %widen : f32
+  %wide = arith.mulf %far, %widen fastmath<contract> : f32
   %hit = arith.cmpf ole, %near, %wide : f32
   return %hit : i1
 }
 
 // The entry and exit t of one slab.
 func.func private @slab(%lo: f32, %hi: f32, %o: f32, %inv: f32) -> (f32, f32) {
-  %a = arith.subf %lo, %o : f32
-  %b = arith.subf %hi, %o : f32
-  %ta = arith.mulf %a, %inv : f32
-  %tb = arith.mulf %b, %inv : f32
+  %a = arith.subf %lo, %o fastmath<contract> : f32
+  %b = arith.subf %hi, %o fastmath<contract> : f32
+  %ta = arith.mulf %a, %inv fastmath<contract> : f32
+  %tb = arith.mulf %b, %inv fastmath<contract> : f32
   %near = arith.minnumf %ta, %tb fastmath<nnan> : f32
   %far = arith.maxnumf %ta, %tb fastmath<nnan> : f32
   return %near, %far : f32, f32
@@ -820,9 +820,9 @@ func.func private @ray_triangle(%ox: f32, %oy: f32, %oz: f32, %dx: f32,
       : (f32, f32, f32, f32, f32, f32) -> (f32, f32, f32)
   %det = func.call @dot(%e1x, %e1y, %e1z, %px, %py, %pz)
       : (f32, f32, f32, f32, f32, f32) -> f32
-  %sx = arith.subf %ox, %ax : f32
-  %sy = arith.subf %oy, %ay : f32
-  %sz = arith.subf %oz, %az : f32
+  %sx = arith.subf %ox, %ax fastmath<contract> : f32
+  %sy = arith.subf %oy, %ay fastmath<contract> : f32
+  %sz = arith.subf %oz, %az fastmath<contract> : f32
   %sp = func.call @dot(%sx, %sy, %sz, %px, %py, %pz)
       : (f32, f32, f32, f32, f32, f32) -> f32
   %u = arith.divf %sp, %det : f32
@@ -839,7 +839,7 @@ func.func private @ray_triangle(%ox: f32, %oy: f32, %oz: f32, %dx: f32,
   %ok_u0 = arith.cmpf oge, %u, %f0 : f32
   %ok_u1 = arith.cmpf ole, %u, %f1 : f32
   %ok_v = arith.cmpf oge, %v, %f0 : f32
-  %uv = arith.addf %u, %v : f32
+  %uv = arith.addf %u, %v fastmath<contract> : f32
   %ok_uv = arith.cmpf ole, %uv, %f1 : f32
   %ok_t0 = arith.cmpf ogt, %t, %tmin : f32
   %ok_t1 = arith.cmpf olt, %t, %tbest : f32
@@ -866,12 +866,12 @@ func.func private @edges(%verts: memref<?xf32>, %base: index)
   %b2 = arith.addi %base, %c6 : index
   %cx, %cy, %cz = func.call @load3(%verts, %b2)
       : (memref<?xf32>, index) -> (f32, f32, f32)
-  %e1x = arith.subf %bx, %ax : f32
-  %e1y = arith.subf %by, %ay : f32
-  %e1z = arith.subf %bz, %az : f32
-  %e2x = arith.subf %cx, %ax : f32
-  %e2y = arith.subf %cy, %ay : f32
-  %e2z = arith.subf %cz, %az : f32
+  %e1x = arith.subf %bx, %ax fastmath<contract> : f32
+  %e1y = arith.subf %by, %ay fastmath<contract> : f32
+  %e1z = arith.subf %bz, %az fastmath<contract> : f32
+  %e2x = arith.subf %cx, %ax fastmath<contract> : f32
+  %e2y = arith.subf %cy, %ay fastmath<contract> : f32
+  %e2z = arith.subf %cz, %az fastmath<contract> : f32
   return %e1x, %e1y, %e1z, %e2x, %e2y, %e2z, %ax, %ay, %az
       : f32, f32, f32, f32, f32, f32, f32, f32, f32
 }
@@ -890,23 +890,23 @@ func.func private @ray_sphere(%ox: f32, %oy: f32, %oz: f32, %dx: f32,
       : (memref<?xf32>, index) -> (f32, f32, f32)
   %rb = arith.addi %base, %c3 : index
   %r = memref.load %spheres[%rb] : memref<?xf32>
-  %lx = arith.subf %ox, %cx : f32
-  %ly = arith.subf %oy, %cy : f32
-  %lz = arith.subf %oz, %cz : f32
+  %lx = arith.subf %ox, %cx fastmath<contract> : f32
+  %ly = arith.subf %oy, %cy fastmath<contract> : f32
+  %lz = arith.subf %oz, %cz fastmath<contract> : f32
   %b = func.call @dot(%lx, %ly, %lz, %dx, %dy, %dz)
       : (f32, f32, f32, f32, f32, f32) -> f32
   %ll = func.call @dot(%lx, %ly, %lz, %lx, %ly, %lz)
       : (f32, f32, f32, f32, f32, f32) -> f32
-  %rr = arith.mulf %r, %r : f32
-  %c = arith.subf %ll, %rr : f32
-  %bb = arith.mulf %b, %b : f32
-  %disc = arith.subf %bb, %c : f32
+  %rr = arith.mulf %r, %r fastmath<contract> : f32
+  %c = arith.subf %ll, %rr fastmath<contract> : f32
+  %bb = arith.mulf %b, %b fastmath<contract> : f32
+  %disc = arith.subf %bb, %c fastmath<contract> : f32
   %real = arith.cmpf oge, %disc, %f0 : f32
   %disc0 = arith.maximumf %disc, %f0 : f32
   %root = math.sqrt %disc0 : f32
   %mb = arith.negf %b : f32
-  %t0 = arith.subf %mb, %root : f32
-  %t1 = arith.addf %mb, %root : f32
+  %t0 = arith.subf %mb, %root fastmath<contract> : f32
+  %t1 = arith.addf %mb, %root fastmath<contract> : f32
   %near_ok = arith.cmpf ogt, %t0, %tmin : f32
   %t = arith.select %near_ok, %t0, %t1 : f32
   %above = arith.cmpf ogt, %t, %tmin : f32
@@ -927,12 +927,12 @@ func.func private @hit_point(%ox: f32, %oy: f32, %oz: f32, %dx: f32, %dy: f32,
   %c4 = arith.constant 4 : index
   %c9 = arith.constant 9 : index
   %i1 = arith.constant 1 : i32
-  %tdx = arith.mulf %t, %dx : f32
-  %tdy = arith.mulf %t, %dy : f32
-  %tdz = arith.mulf %t, %dz : f32
-  %px = arith.addf %ox, %tdx : f32
-  %py = arith.addf %oy, %tdy : f32
-  %pz = arith.addf %oz, %tdz : f32
+  %tdx = arith.mulf %t, %dx fastmath<contract> : f32
+  %tdy = arith.mulf %t, %dy fastmath<contract> : f32
+  %tdz = arith.mulf %t, %dz fastmath<contract> : f32
+  %px = arith.addf %ox, %tdx fastmath<contract> : f32
+  %py = arith.addf %oy, %tdy fastmath<contract> : f32
+  %pz = arith.addf %oz, %tdz fastmath<contract> : f32
   %i = arith.index_cast %index : i32 to index
   %triangle = arith.cmpi eq, %kind, %i1 : i32
   %r:4 = scf.if %triangle -> (f32, f32, f32, i32) {
@@ -952,9 +952,9 @@ func.func private @hit_point(%ox: f32, %oy: f32, %oz: f32, %dx: f32, %dy: f32,
         : (memref<?xf32>, index) -> (f32, f32, f32)
     %rb = arith.addi %base, %c3 : index
     %radius = memref.load %spheres[%rb] : memref<?xf32>
-    %qx = arith.subf %px, %cx : f32
-    %qy = arith.subf %py, %cy : f32
-    %qz = arith.subf %pz, %cz : f32
+    %qx = arith.subf %px, %cx fastmath<contract> : f32
+    %qy = arith.subf %py, %cy fastmath<contract> : f32
+    %qz = arith.subf %pz, %cz fastmath<contract> : f32
     %nx = arith.divf %qx, %radius : f32
     %ny = arith.divf %qy, %radius : f32
     %nz = arith.divf %qz, %radius : f32
@@ -983,22 +983,22 @@ func.func private @texture(%x: f32, %y: f32, %z: f32, %octaves: i32) -> f32 {
   %r:4 = scf.for %o = %c0 to %n step %c1
       iter_args(%sum = %f0, %norm = %f0, %amp = %f1, %freq = %base)
       -> (f32, f32, f32, f32) {
-    %sx = arith.mulf %x, %freq : f32
-    %sy = arith.mulf %y, %freq : f32
-    %sz = arith.mulf %z, %freq : f32
+    %sx = arith.mulf %x, %freq fastmath<contract> : f32
+    %sy = arith.mulf %y, %freq fastmath<contract> : f32
+    %sz = arith.mulf %z, %freq fastmath<contract> : f32
     %v = func.call @value_noise(%sx, %sy, %sz) : (f32, f32, f32) -> f32
-    %av = arith.mulf %amp, %v : f32
-    %sum2 = arith.addf %sum, %av : f32
-    %norm2 = arith.addf %norm, %amp : f32
-    %amp2 = arith.mulf %amp, %half : f32
-    %freq2 = arith.mulf %freq, %two : f32
+    %av = arith.mulf %amp, %v fastmath<contract> : f32
+    %sum2 = arith.addf %sum, %av fastmath<contract> : f32
+    %norm2 = arith.addf %norm, %amp fastmath<contract> : f32
+    %amp2 = arith.mulf %amp, %half fastmath<contract> : f32
+    %freq2 = arith.mulf %freq, %two fastmath<contract> : f32
     scf.yield %sum2, %norm2, %amp2, %freq2 : f32, f32, f32, f32
   }
   %mean = arith.divf %r#0, %r#1 : f32
   %quarter = arith.constant 0.25 : f32
   %three_quarters = arith.constant 0.75 : f32
-  %scaled = arith.mulf %three_quarters, %mean : f32
-  %t = arith.addf %quarter, %scaled : f32
+  %scaled = arith.mulf %three_quarters, %mean fastmath<contract> : f32
+  %t = arith.addf %quarter, %scaled fastmath<contract> : f32
   return %t : f32
 }
 
@@ -1042,7 +1042,7 @@ func.func private @lattice_floor(%x: f32) -> (i32, f32) {
   %tm = arith.subi %t, %one : i32
   %i = arith.select %below, %tm, %t : i32
   %fi = arith.sitofp %i : i32 to f32
-  %f = arith.subf %x, %fi : f32
+  %f = arith.subf %x, %fi fastmath<contract> : f32
   return %i, %f : i32, f32
 }
 
@@ -1050,18 +1050,18 @@ func.func private @lattice_floor(%x: f32) -> (i32, f32) {
 func.func private @smoothstep(%f: f32) -> f32 {
   %two = arith.constant 2.0 : f32
   %three = arith.constant 3.0 : f32
-  %ff = arith.mulf %f, %f : f32
-  %tf = arith.mulf %two, %f : f32
-  %d = arith.subf %three, %tf : f32
-  %s = arith.mulf %ff, %d : f32
+  %ff = arith.mulf %f, %f fastmath<contract> : f32
+  %tf = arith.mulf %two, %f fastmath<contract> : f32
+  %d = arith.subf %three, %tf fastmath<contract> : f32
+  %s = arith.mulf %ff, %d fastmath<contract> : f32
   return %s : f32
 }
 
 // a + t (b - a).
 func.func private @lerp(%a: f32, %b: f32, %t: f32) -> f32 {
-  %d = arith.subf %b, %a : f32
-  %td = arith.mulf %t, %d : f32
-  %v = arith.addf %a, %td : f32
+  %d = arith.subf %b, %a fastmath<contract> : f32
+  %td = arith.mulf %t, %d fastmath<contract> : f32
+  %v = arith.addf %a, %td fastmath<contract> : f32
   return %v : f32
 }
 
@@ -1087,7 +1087,7 @@ func.func private @lattice(%i: i32, %j: i32, %k: i32) -> f32 {
   %top = arith.shrui %h3, %s8 : i32
   %f = arith.uitofp %top : i32 to f32
   %ulp = arith.constant 5.9604644775390625e-08 : f32
-  %u = arith.mulf %f, %ulp : f32
+  %u = arith.mulf %f, %ulp fastmath<contract> : f32
   return %u : f32
 }
 
@@ -1119,8 +1119,8 @@ func.func private @film_add_channel(%film: memref<?xi64>, %at: index, %c: f32) {
   %half = arith.constant 0.5 : f32
   %one = arith.constant 1.0 : f32
   %huge = arith.constant 4.0e18 : f32
-  %scaled = arith.mulf %c, %scale : f32
-  %rounded = arith.addf %scaled, %half : f32
+  %scaled = arith.mulf %c, %scale fastmath<contract> : f32
+  %rounded = arith.addf %scaled, %half fastmath<contract> : f32
   %positive = arith.cmpf oge, %rounded, %one : f32
   %fits = arith.cmpf olt, %rounded, %huge : f32
   %adds = arith.andi %positive, %fits : i1
@@ -1144,7 +1144,7 @@ func.func private @uniform(%seed: i32, %pixel: i32, %sample: i32, %bounce: i32,
   %top = arith.shrui %word, %i8 : i32
   %f = arith.uitofp %top : i32 to f32
   %ulp = arith.constant 5.9604644775390625e-08 : f32
-  %u = arith.mulf %f, %ulp : f32
+  %u = arith.mulf %f, %ulp fastmath<contract> : f32
   return %u : f32
 }
 
@@ -1174,25 +1174,25 @@ func.func private @philox(%key: i32, %c0: i32, %c1: i32) -> i32 {
 
 func.func private @dot(%ax: f32, %ay: f32, %az: f32, %bx: f32, %by: f32,
                        %bz: f32) -> f32 {
-  %x = arith.mulf %ax, %bx : f32
-  %y = arith.mulf %ay, %by : f32
-  %z = arith.mulf %az, %bz : f32
-  %xy = arith.addf %x, %y : f32
-  %s = arith.addf %xy, %z : f32
+  %x = arith.mulf %ax, %bx fastmath<contract> : f32
+  %y = arith.mulf %ay, %by fastmath<contract> : f32
+  %z = arith.mulf %az, %bz fastmath<contract> : f32
+  %xy = arith.addf %x, %y fastmath<contract> : f32
+  %s = arith.addf %xy, %z fastmath<contract> : f32
   return %s : f32
 }
 
 func.func private @cross(%ax: f32, %ay: f32, %az: f32, %bx: f32, %by: f32,
                          %bz: f32) -> (f32, f32, f32) {
-  %p1 = arith.mulf %ay, %bz : f32
-  %p2 = arith.mulf %az, %by : f32
-  %x = arith.subf %p1, %p2 : f32
-  %p3 = arith.mulf %az, %bx : f32
-  %p4 = arith.mulf %ax, %bz : f32
-  %y = arith.subf %p3, %p4 : f32
-  %p5 = arith.mulf %ax, %by : f32
-  %p6 = arith.mulf %ay, %bx : f32
-  %z = arith.subf %p5, %p6 : f32
+  %p1 = arith.mulf %ay, %bz fastmath<contract> : f32
+  %p2 = arith.mulf %az, %by fastmath<contract> : f32
+  %x = arith.subf %p1, %p2 fastmath<contract> : f32
+  %p3 = arith.mulf %az, %bx fastmath<contract> : f32
+  %p4 = arith.mulf %ax, %bz fastmath<contract> : f32
+  %y = arith.subf %p3, %p4 fastmath<contract> : f32
+  %p5 = arith.mulf %ax, %by fastmath<contract> : f32
+  %p6 = arith.mulf %ay, %bx fastmath<contract> : f32
+  %z = arith.subf %p5, %p6 fastmath<contract> : f32
   return %x, %y, %z : f32, f32, f32
 }
 

@@ -37,7 +37,9 @@ void sluice::registerArtifactTranslation() {
       "sluice-cpu",
       llvm::cl::desc("--sluice-to-artifact: CPU of the object code, generic "
                      "(runs on any machine of this architecture, the "
-                     "default) or native (this machine's)"),
+                     "default), native (this machine's), or an x86-64 level "
+                     "x86-64-v2|v3|v4 (v3: AVX2 and FMA; the runtime refuses "
+                     "a CPU without it)"),
       llvm::cl::init("generic"), llvm::cl::cat(category));
   static llvm::cl::opt<unsigned> optLevel(
       "sluice-opt-level",

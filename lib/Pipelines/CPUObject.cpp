@@ -67,14 +67,14 @@ std::unique_ptr<llvm::TargetMachine> hostMachine(const CPUObjectOptions &options
     return nullptr;
   }
   std::string cpu = "generic", features;
-  if (options.nativeCPU) {
+  if (options.cpu == "native") {
     cpu = llvm::sys::getHostCPUName().str();
     llvm::SubtargetFeatures host;
     for (const auto &entry : llvm::sys::getHostCPUFeatures())
       host.AddFeature(entry.getKey(), entry.getValue());
     features = host.getString();
   } else if (triple.getArch() == llvm::Triple::x86_64) {
-    cpu = "x86-64";
+    cpu = options.cpu == "generic" ? "x86-64" : options.cpu;
   }
   llvm::TargetOptions targetOptions;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(

@@ -11,7 +11,10 @@ namespace sluice {
 
 struct CPUObjectOptions {
   unsigned optLevel = 2;
-  bool nativeCPU = true; // this machine's CPU and features, else generic
+  // "native" (this machine's CPU and features), "generic" (the baseline of
+  // the architecture) or an x86-64 microarchitecture level ("x86-64-v2",
+  // "x86-64-v3", "x86-64-v4": LLVM's CPUs of those names).
+  std::string cpu = "native";
   std::string exportPrefix; // functions with this prefix stay exported
   std::vector<std::string> exportNames; // and these (owner policy hooks)
 };

@@ -41,6 +41,8 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/Triple.h"
 
 using namespace mlir;
 namespace rt = sluice::runtime;
@@ -77,6 +79,9 @@ void buildWaveToGPUPipeline(OpPassManager &pm,
                              options.capacities.end());
   pm.addPass(pool::createPoolSetCapacity(capacity));
   buildVerificationPipeline(pm);
+  // Before the split: the stage kernels and the megakernel fuse the same
+  // multiply-adds.
+  pm.addPass(wave::createWaveFuseMultiplyAdd());
   wave::WaveSplitOptions split;
   split.layout = options.layout;
   pm.addPass(wave::createWaveSplit(split));
@@ -151,7 +156,8 @@ void registerSluicePipelines() {
   PassPipelineRegistration<WaveToGPUOptions>(
       "sluice-wave-to-gpu",
       "A wave program to the gpu hand-off: capacity overrides, the three "
-      "proofs, wave-split, convert-wave-to-gpu",
+      "proofs, the contracted multiply-adds fused, wave-split, "
+      "convert-wave-to-gpu",
       buildWaveToGPUPipeline);
   PassPipelineRegistration<WaveToCPUOptions>(
       "sluice-wave-to-cpu",
@@ -315,6 +321,10 @@ LogicalResult checkCoroutineArguments(ModuleOp module) {
   return success();
 }
 
+bool isCPULevel(llvm::StringRef cpu) {
+  return llvm::is_contained(rt::kCpuLevels, std::string_view(cpu));
+}
+
 LogicalResult checkOptions(ModuleOp module, const WaveCompileOptions &options) {
   if (options.layout != "soa" && options.layout != "aos")
     return module.emitError("frame layout must be 'soa' or 'aos', got '")
@@ -322,9 +332,17 @@ LogicalResult checkOptions(ModuleOp module, const WaveCompileOptions &options) {
   if (options.optLevel > 3)
     return module.emitError("optimization level must be 0..3, got ")
            << options.optLevel;
-  if (options.cpu != "native" && options.cpu != "generic")
-    return module.emitError("CPU must be 'native' or 'generic', got '")
+  if (options.cpu != "native" && options.cpu != "generic" &&
+      !isCPULevel(options.cpu))
+    return module.emitError("CPU must be 'native', 'generic', 'x86-64-v2', "
+                            "'x86-64-v3' or 'x86-64-v4', got '")
            << options.cpu << "'";
+  if (isCPULevel(options.cpu) &&
+      llvm::Triple(llvm::sys::getDefaultTargetTriple()).getArch() !=
+          llvm::Triple::x86_64)
+    return module.emitError("CPU '")
+           << options.cpu << "' is an x86-64 level, and this compiler targets "
+           << llvm::sys::getDefaultTargetTriple();
   if (options.backends.empty())
     return module.emitError("no backend to compile for");
   for (const std::string &backend : options.backends)
@@ -497,7 +515,7 @@ LogicalResult lowerToCPU(ModuleOp module, const WaveCompileOptions &options,
     module->print(*options.printLowered);
   CPUObjectOptions object;
   object.optLevel = options.optLevel;
-  object.nativeCPU = options.cpu == "native";
+  object.cpu = options.cpu;
   object.exportPrefix = SLUICE_CPU_BLOCK_PREFIX;
   for (const rt::CompiledOwner &owner : program.owners)
     for (const std::string &hook : owner.policyHooks)
@@ -534,6 +552,9 @@ LogicalResult compileWaveProgram(ModuleOp module,
   for (const std::string &backend : options.backends) {
     llvm::json::Object entry{{"section", sectionOf(backend)},
                              {"block_lanes", SLUICE_KERNEL_BLOCK_LANES}};
+    // The level the CPU kernels need of the machine that loads them.
+    if (backend == "cpu" && isCPULevel(options.cpu))
+      entry["isa"] = options.cpu;
     if (backend == "hip")
       entry["symbols"] = hipSymbols(module, json->getArray("owners"));
     backends[backend] = std::move(entry);

@@ -471,6 +471,21 @@ Status parseDescriptor(std::string_view text, std::string_view origin,
         backend.blockLanes = reader.u32(entry, where, "block_lanes");
         if (!reader.failed() && backend.blockLanes == 0)
           reader.fail(where + ".block_lanes", "is 0");
+        // Optional: the CPU level the kernels need.
+        if (!reader.failed() && entry.is_object() && entry.contains("isa")) {
+          const json &isa = entry["isa"];
+          if (!isa.is_string() ||
+              std::find(kCpuLevels.begin(), kCpuLevels.end(),
+                        isa.get<std::string>()) == kCpuLevels.end()) {
+            std::string known;
+            for (std::string_view level : kCpuLevels)
+              known += (known.empty() ? "" : ", ") + std::string(level);
+            reader.fail(where + ".isa", "must be one of " + known + ", got " +
+                                            describe(isa));
+          } else {
+            backend.isa = isa.get<std::string>();
+          }
+        }
         // Optional: kernel name -> the symbol the backend's code exports.
         if (!reader.failed() && entry.is_object() && entry.contains("symbols")) {
           const json &symbols = entry["symbols"];

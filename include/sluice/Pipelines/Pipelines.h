@@ -118,8 +118,12 @@ struct WaveCompileOptions {
   unsigned coroutineLanes = 128;       // CPU backend only
   unsigned optLevel = 2;               // CPU object code, 0..3
   // The CPU the object code targets: "native" (this machine's CPU and
-  // features) or "generic" (the baseline of the host's architecture, so an
-  // artifact runs on another machine of that architecture).
+  // features), "generic" (the baseline of the host's architecture, so an
+  // artifact runs on another machine of that architecture) or an x86-64
+  // microarchitecture level, "x86-64-v2", "x86-64-v3" (AVX2 and FMA: a fused
+  // math.fma is one instruction, not a call to libm's fmaf) or "x86-64-v4"
+  // (AVX-512), which the artifact records (backends.cpu.isa) and the runtime
+  // checks before it loads the kernels.
   std::string cpu = "native";
   // Where the lowered forms are printed (LLVM dialect, spirv.module), or null.
   llvm::raw_ostream *printLowered = nullptr;

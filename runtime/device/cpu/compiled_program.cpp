@@ -44,6 +44,44 @@ namespace {
 
 using BlockFunction = void (*)(void *record, int64_t block);
 
+/// Whether this process's CPU has level `isa` (one of kCpuLevels).
+/// SLUICE_CPU_LEVEL_MAX=<level> caps the answer at that level (or
+/// "generic": none), so that a newer machine can show what an older one
+/// would say of an artifact.
+bool cpuHasLevel(std::string_view isa) {
+  if (const char *cap = std::getenv("SLUICE_CPU_LEVEL_MAX")) {
+    auto rank = [](std::string_view level) {
+      auto at = std::find(kCpuLevels.begin(), kCpuLevels.end(), level);
+      return at == kCpuLevels.end() ? -1 : int(at - kCpuLevels.begin());
+    };
+    if (rank(isa) > rank(cap))
+      return false;
+  }
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (isa == "x86-64-v2")
+    return __builtin_cpu_supports("x86-64-v2");
+  if (isa == "x86-64-v3")
+    return __builtin_cpu_supports("x86-64-v3");
+  if (isa == "x86-64-v4")
+    return __builtin_cpu_supports("x86-64-v4");
+#endif
+  return false;
+}
+
+/// Refuses kernels compiled for a CPU level this machine lacks: they would
+/// stop the process with an illegal instruction at their first AVX2 or FMA
+/// instruction.
+Status checkCpuLevel(const CompiledBackend &backend, const std::string &origin) {
+  if (backend.isa.empty() || cpuHasLevel(backend.isa))
+    return Status::success();
+  return Status::error(ErrorKind::Unsupported,
+                       "the CPU kernels of " + origin + " were compiled for " +
+                           backend.isa + " (backends.cpu.isa), which this CPU "
+                           "does not support; compile them with "
+                           "--sluice-cpu=generic (or native) to run here");
+}
+
 // What compiled CPU kernels call (KernelABI.h), referenced here so that every
 // runner that links this adapter carries (and exports) them.
 [[gnu::used]] const void *const kSymbolsForKernels[] = {
@@ -462,6 +500,8 @@ Status loadCpuProgram(const Artifact &artifact, const BackendOptions &options,
   const CompiledBackend *backend = nullptr;
   if (Status status = artifact.backend("cpu", backend); !status.ok())
     return status;
+  if (Status status = checkCpuLevel(*backend, artifact.origin()); !status.ok())
+    return status;
   CpuDeviceOptions deviceOptions;
   deviceOptions.workers = options.workers;
   deviceOptions.laneLimit = options.lanes; // the input arrays' size
@@ -479,6 +519,8 @@ Status loadCpuStagedProgram(const Artifact &artifact,
                             std::unique_ptr<LoadedProgram> &out) {
   const CompiledBackend *backend = nullptr;
   if (Status status = artifact.backend("cpu", backend); !status.ok())
+    return status;
+  if (Status status = checkCpuLevel(*backend, artifact.origin()); !status.ok())
     return status;
   auto loaded = std::make_unique<CpuStagedLoadedProgram>();
   if (Status status = loaded->load(artifact, *backend, options); !status.ok())

@@ -70,4 +70,36 @@ def WaveVerifyHelpersInlined : Pass<"wave-verify-helpers-inlined",
   }];
 }
 
+def WaveFuseMultiplyAdd : Pass<"wave-fuse-multiply-add", "::mlir::ModuleOp"> {
+  let summary = "Fuse the multiply-adds that `fastmath<contract>` allows, once for every backend";
+  let description = [{
+    `fastmath<contract>` on an `arith.mulf` and the `arith.addf` or
+    `arith.subf` that uses it allows the two to round once, as a fused
+    multiply-add. Left to the backends, that permission would be used
+    differently by each schedule: LLVM and NVRTC fuse within the code they
+    see, and a product that crosses a `wave.suspend` reaches its add through
+    a frame field in the wavefront's stage kernels but through a register in
+    the megakernel, so the two schedules would round differently and their
+    films would differ. This pass decides once, on the program as written
+    (after the helpers are inlined, before `wave-split`): every pair it
+    fuses becomes an explicit `math.fma`, which each backend emits as one
+    fused operation (`llvm.intr.fma`, `GL.Fma`, `fmaf`), and then it drops
+    `contract` from every remaining operation, so that no backend fuses on
+    its own.
+
+    Fused, when both operations carry `contract` and have the same type:
+    `a * b + c` and `c + a * b` as `fma(a, b, c)` (upstream's
+    `populateUpliftToFMAPatterns`; when both operands of the add are
+    products, the first is fused), `a * b - c` as `fma(a, b, -c)` and
+    `c - a * b` as `fma(-a, b, c)`. Negation is exact, so each form rounds
+    exactly once, as `math.fma` is defined to. A product with several uses
+    is fused into each add and kept for its other uses.
+  }];
+  let statistics = [
+    Statistic<"numFused", "fused", "Multiply-adds fused into math.fma">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 #endif // SLUICE_DIALECT_WAVE_TRANSFORMS_PASSES_TD

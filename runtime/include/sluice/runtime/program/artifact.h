@@ -101,10 +101,18 @@ struct CompiledBinding {
   bool read = false, written = false, atomic = false; // inferred access
 };
 
+// The x86-64 microarchitecture levels that CPU kernels may be compiled for
+// (`--sluice-cpu`), which an artifact records as `backends.cpu.isa`.
+inline constexpr std::array<std::string_view, 3> kCpuLevels = {
+    "x86-64-v2", "x86-64-v3", "x86-64-v4"};
+
 // What one backend's kernels need beyond the descriptor.
 struct CompiledBackend {
   std::string section;        // the artifact section holding the kernels
   uint32_t blockLanes = SLUICE_KERNEL_BLOCK_LANES; // lanes per block/workgroup
+  // The CPU level the kernels need (cpu: one of kCpuLevels), or empty: the
+  // architecture's baseline, or this machine's CPU ("native", unrecorded).
+  std::string isa;
   // Kernel name (as in the descriptor) -> the symbol the section's code
   // exports, where they differ (hip: the extern "C" names).
   std::map<std::string, std::string, std::less<>> symbols;

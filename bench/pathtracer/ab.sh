@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Two path-tracer artifacts side by side on one machine (the NVIDIA machine:
+# hip and Vulkan), in alternating rounds so that drift hits both alike:
+# Mrays/s of the megakernel (state-machine schedule) and of the wavefront
+# (device placement, unsorted) at 512 x 512 x 64, plain and heavy (8
+# octaves), for an A/B of a compiler change (for example an artifact built
+# before it, kept as base.sluice, against the new one). Prints the medians
+# and the ratio new / base per configuration.
+#
+#   SLUICE_OUT=DIR bash ab.sh AOT BASE.sluice NEW.sluice [--rounds N] [--backends "hip vulkan"]
+set -uo pipefail
+aot=${1:?usage: ab.sh AOT BASE NEW}
+base=${2:?usage: ab.sh AOT BASE NEW}
+new=${3:?usage: ab.sh AOT BASE NEW}
+shift 3
+rounds=3
+backends="hip vulkan"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --rounds) rounds=$2; shift 2 ;;
+    --backends) backends=$2; shift 2 ;;
+    *) echo "ab.sh: unknown option '$1'" >&2; exit 2 ;;
+  esac
+done
+out=${SLUICE_OUT:-out}
+mkdir -p "$out"
+export LD_LIBRARY_PATH=$aot/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+size=(--width 512 --height 512 --spp 64)
+render() { # artifact backend options... -> Mrays/s
+  "$aot/sluice-render" --artifact "$1" --scene "$aot/scenes/cornell-box.json" --backend "$2" \
+    "${size[@]}" "${@:3}" 2>&1 | awk '/^Mrays\/s:/ {print $2}' | tail -1
+}
+# Warm-up: NVRTC compiles each artifact's kernels once into its cache, the
+# Vulkan driver its pipelines.
+for artifact in "$base" "$new"; do
+  for backend in $backends; do
+    for schedule in wavefront state-machine; do
+      "$aot/sluice-render" --artifact "$artifact" --scene "$aot/scenes/cornell-box.json" \
+        --backend "$backend" --width 16 --height 16 --spp 1 --schedule $schedule > /dev/null 2>&1
+    done
+  done
+done
+configs=("megakernel|--schedule state-machine"
+         "wavefront|--sort off --scheduler-placement device --frame-pool 262144")
+results=$out/ab.txt
+: > "$results"
+for round in $(seq "$rounds"); do
+  for backend in $backends; do
+    for octaves in 0 8; do
+      for config in "${configs[@]}"; do
+        name=${config%%|*}; options=${config#*|}
+        for which in base new; do
+          artifact=$base; [ $which = new ] && artifact=$new
+          # shellcheck disable=SC2086
+          m=$(render "$artifact" "$backend" --texture-octaves $octaves $options)
+          echo "$backend octaves$octaves $name $which ${m:-0}" >> "$results"
+        done
+      done
+    done
+  done
+done
+python3 - "$results" <<'PY'
+import collections, statistics, sys
+runs = collections.defaultdict(list)
+for line in open(sys.argv[1]):
+    backend, scene, name, which, m = line.split()
+    runs[(backend, scene, name, which)].append(float(m))
+print(f"{'configuration':36} {'base':>9} {'new':>9} {'new/base':>9}  (Mrays/s, medians)")
+for key in sorted({k[:3] for k in runs}):
+    b = statistics.median(runs[key + ("base",)])
+    n = statistics.median(runs[key + ("new",)])
+    print(f"{' '.join(key):36} {b:9.1f} {n:9.1f} {n / b if b else 0:9.3f}  {runs[key + ('new',)]}")
+PY
