@@ -8,6 +8,11 @@
 # and the ratio new / base per configuration.
 #
 #   SLUICE_OUT=DIR bash ab.sh AOT BASE.sluice NEW.sluice [--rounds N] [--backends "hip vulkan"]
+#                             [--configs "megakernel wavefront sorted"] [--octaves "0 8"]
+#                             [--size WxHxSPP]
+#
+# (sorted: the wavefront sorted by its sort_by keys; default: megakernel and
+# wavefront.)
 set -uo pipefail
 aot=${1:?usage: ab.sh AOT BASE NEW}
 base=${2:?usage: ab.sh AOT BASE NEW}
@@ -15,17 +20,24 @@ new=${3:?usage: ab.sh AOT BASE NEW}
 shift 3
 rounds=3
 backends="hip vulkan"
+wanted="megakernel wavefront"
+octave_list="0 8"
+size=512x512x64
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
     --backends) backends=$2; shift 2 ;;
+    --configs) wanted=$2; shift 2 ;;
+    --octaves) octave_list=$2; shift 2 ;;
+    --size) size=$2; shift 2 ;;
     *) echo "ab.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
 out=${SLUICE_OUT:-out}
 mkdir -p "$out"
 export LD_LIBRARY_PATH=$aot/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-size=(--width 512 --height 512 --spp 64)
+IFS=x read -r width height spp <<<"$size"
+size=(--width "$width" --height "$height" --spp "$spp")
 render() { # artifact backend options... -> Mrays/s
   "$aot/sluice-render" --artifact "$1" --scene "$aot/scenes/cornell-box.json" --backend "$2" \
     "${size[@]}" "${@:3}" 2>&1 | awk '/^Mrays\/s:/ {print $2}' | tail -1
@@ -40,13 +52,20 @@ for artifact in "$base" "$new"; do
     done
   done
 done
-configs=("megakernel|--schedule state-machine"
-         "wavefront|--sort off --scheduler-placement device --frame-pool 262144")
-results=$out/ab.txt
+configs=()
+for name in $wanted; do
+  case "$name" in
+    megakernel) configs+=("megakernel|--schedule state-machine") ;;
+    wavefront) configs+=("wavefront|--sort off --scheduler-placement device --frame-pool 262144") ;;
+    sorted) configs+=("sorted|--sort on --scheduler-placement device --frame-pool 262144") ;;
+    *) echo "ab.sh: unknown configuration '$name'" >&2; exit 2 ;;
+  esac
+done
+results=$out/ab-$(basename "$new" .sluice).txt
 : > "$results"
 for round in $(seq "$rounds"); do
   for backend in $backends; do
-    for octaves in 0 8; do
+    for octaves in $octave_list; do
       for config in "${configs[@]}"; do
         name=${config%%|*}; options=${config#*|}
         for which in base new; do
