@@ -81,7 +81,7 @@ void buildWaveToGPUPipeline(OpPassManager &pm,
   buildVerificationPipeline(pm);
   // Before the split: the stage kernels and the megakernel fuse the same
   // multiply-adds.
-  pm.addPass(wave::createWaveFuseMultiplyAdd());
+  pm.addPass(wave::createFuseMultiplyAdd());
   wave::WaveSplitOptions split;
   split.layout = options.layout;
   pm.addPass(wave::createWaveSplit(split));
@@ -118,6 +118,8 @@ void buildHostToLLVMPipeline(OpPassManager &pm,
   // The host side of the gpu dialect, the same for every backend: inline
   // gpu.launch outlined into gpu.modules, async.execute bodies and gpu host
   // ops in program order on host memory (docs/gpu-host.md).
+  // Every backend fuses the same multiply-adds (docs/compiler.md).
+  pm.addPass(wave::createFuseMultiplyAdd());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createSequentializeAsync());
   pm.addPass(createLowerGPUHost());

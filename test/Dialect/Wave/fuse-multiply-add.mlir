@@ -1,4 +1,4 @@
-// RUN: sluice-opt --wave-fuse-multiply-add %s | FileCheck %s
+// RUN: sluice-opt --sluice-fuse-multiply-add %s | FileCheck %s
 
 // CHECK-LABEL: func.func @forms
 // CHECK-SAME: (%[[A:.*]]: f32, %[[B:.*]]: f32, %[[C:.*]]: f32)

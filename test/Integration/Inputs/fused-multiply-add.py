@@ -4,6 +4,8 @@ computed here: the fused results exactly, with fractions; the unfused one
 with NumPy's float32, whose multiply and subtract round once each.
 
   fused-multiply-add.py OUT.npy --lanes=N
+  fused-multiply-add.py - --lanes=N      (the f32 bit patterns, a line each,
+                                          on standard input)
 """
 import argparse
 import sys
@@ -17,7 +19,11 @@ def main():
     parser.add_argument("out")
     parser.add_argument("--lanes", type=int, required=True)
     args = parser.parse_args()
-    out = np.load(args.out)
+    if args.out == "-":
+        out = np.array([int(line) for line in sys.stdin if line.strip()],
+                       dtype=np.uint32).view(np.float32)
+    else:
+        out = np.load(args.out)
     assert out.dtype == np.float32, out.dtype
     differs = 0
     for lane in range(args.lanes):

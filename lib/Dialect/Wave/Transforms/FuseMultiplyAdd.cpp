@@ -15,7 +15,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace sluice::wave {
-#define GEN_PASS_DEF_WAVEFUSEMULTIPLYADD
+#define GEN_PASS_DEF_FUSEMULTIPLYADD
 #include "sluice/Dialect/Wave/Transforms/Passes.h.inc"
 } // namespace sluice::wave
 
@@ -67,8 +67,8 @@ struct FuseSubtraction : OpRewritePattern<arith::SubFOp> {
   }
 };
 
-struct WaveFuseMultiplyAdd
-    : sluice::wave::impl::WaveFuseMultiplyAddBase<WaveFuseMultiplyAdd> {
+struct FuseMultiplyAdd
+    : sluice::wave::impl::FuseMultiplyAddBase<FuseMultiplyAdd> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     unsigned before = 0;

@@ -70,22 +70,24 @@ def WaveVerifyHelpersInlined : Pass<"wave-verify-helpers-inlined",
   }];
 }
 
-def WaveFuseMultiplyAdd : Pass<"wave-fuse-multiply-add", "::mlir::ModuleOp"> {
+def FuseMultiplyAdd : Pass<"sluice-fuse-multiply-add", "::mlir::ModuleOp"> {
   let summary = "Fuse the multiply-adds that `fastmath<contract>` allows, once for every backend";
   let description = [{
     `fastmath<contract>` on an `arith.mulf` and the `arith.addf` or
     `arith.subf` that uses it allows the two to round once, as a fused
     multiply-add. Left to the backends, that permission would be used
-    differently by each schedule: LLVM and NVRTC fuse within the code they
-    see, and a product that crosses a `wave.suspend` reaches its add through
+    differently by each: LLVM fuses within the code it sees, NVRTC (run
+    with `--fmad=false`) never, a Vulkan driver as it likes; and in a wave
+    program a product that crosses a `wave.suspend` reaches its add through
     a frame field in the wavefront's stage kernels but through a register in
     the megakernel, so the two schedules would round differently and their
-    films would differ. This pass decides once, on the program as written
-    (after the helpers are inlined, before `wave-split`): every pair it
-    fuses becomes an explicit `math.fma`, which each backend emits as one
-    fused operation (`llvm.intr.fma`, `GL.Fma`, `fmaf`), and then it drops
-    `contract` from every remaining operation, so that no backend fuses on
-    its own.
+    films would differ. This pass decides once, on the program as written:
+    every pair it fuses becomes an explicit `math.fma`, which each backend
+    emits as one fused operation (`llvm.intr.fma`, `GL.Fma`, `fmaf`), and
+    then it drops `contract` from every remaining operation, so that no
+    backend fuses on its own. `sluice-wave-to-gpu` runs it after the helpers
+    are inlined and before `wave-split`; `sluice-host-to-llvm` first, before
+    the kernels are outlined, for every backend.
 
     Fused, when both operations carry `contract` and have the same type:
     `a * b + c` and `c + a * b` as `fma(a, b, c)` (upstream's
