@@ -50,6 +50,16 @@ constexpr uint32_t kMaxSpp = (1u << 24) - 1;
 // cost (the device placement's state, its recording: about 20 ms on the
 // H200) that a smaller pass pays more often.
 constexpr uint64_t kDefaultCpuPassLanes = 1u << 20;
+// The frame pool without --frame-pool: on the CPU backend, the demo's 8,192
+// (a few dispatches' worth of blocks for every worker, and frames that stay
+// in the caches); on a GPU backend, enough lanes in flight to fill the
+// device, the fastest pools measured on an H100 (2026-12-06, 512 x 512 x 64):
+// the megakernel 131,072 (hip 905 Mrays/s against 5 at the runtime's default
+// of 256, 772 at 65,536 and 871 at 262,144; Vulkan 1,187 against 1,177 and
+// 1,058), the wavefront 262,144 (docs/runtime.md).
+constexpr uint32_t kDefaultCpuFramePool = 8192;
+constexpr uint32_t kDefaultGpuMegakernelFramePool = 131072;
+constexpr uint32_t kDefaultGpuWavefrontFramePool = 262144;
 // The stages whose invocations are rays (section 7).
 constexpr const char *kPathRayStage = "intersect";
 constexpr const char *kShadowRayStage = "shadow.intersect";
@@ -80,7 +90,9 @@ void printUsage(std::FILE *out) {
       "  --seed N             the generator key (default 0)\n"
       "  --schedule S         wavefront (default) | state-machine\n"
       "  --workers N          CPU workers (cpu; default one per core)\n"
-      "  --frame-pool N       frames in the pool (default 256)\n"
+      "  --frame-pool N       frames in the pool (default 8192 on cpu; on\n"
+      "                       vulkan and hip 131072 for the state machine,\n"
+      "                       262144 for the wavefront)\n"
       "  --no-partial-admission  admit a producer only whole\n"
       "  --scheduler-placement host|device  where the wavefront scheduler\n"
       "                       decides (default host; device: on the GPU where\n"
@@ -134,6 +146,7 @@ struct Options {
   rt::ArtifactRunOptions run; // backend, schedule, frame pool, workers, trace
   uint32_t width = 256, height = 256, spp = 16, passSpp = 0, seed = 0;
   uint32_t textureOctaves = 0;
+  bool framePoolGiven = false;
 };
 
 bool parseNumber(std::string_view text, uint32_t &out) {
@@ -221,6 +234,8 @@ int parseArguments(int argc, char **argv, Options &options) {
     }
     if (name == "--workers")
       options.run.workersGiven = true;
+    if (name == "--frame-pool")
+      options.framePoolGiven = true;
   }
   return -1;
 }
@@ -253,7 +268,13 @@ int checkOptions(Options &options) {
         "generator's counter (docs/pathtracer.md section 5), got " +
         std::to_string(options.spp));
   uint64_t pixels = uint64_t(options.width) * options.height;
-  const uint64_t passLanes = options.run.backend.rfind("cpu", 0) == 0
+  const bool onCpu = options.run.backend.rfind("cpu", 0) == 0;
+  if (!options.framePoolGiven)
+    options.run.framePool = onCpu ? kDefaultCpuFramePool
+                            : options.run.schedule == "state-machine"
+                                ? kDefaultGpuMegakernelFramePool
+                                : kDefaultGpuWavefrontFramePool;
+  const uint64_t passLanes = onCpu
                                  ? kDefaultCpuPassLanes
                                  : rt::kMaxRunLanes;
   if (options.passSpp == 0)

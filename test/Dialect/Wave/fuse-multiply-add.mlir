@@ -69,3 +69,13 @@ func.func @optional(%a: f32) -> (f16, f64) {
   %e = arith.extf %a : f32 to f64
   return %t, %e : f16, f64
 }
+
+// Nothing else changes: an unused product and constant stay.
+// CHECK-LABEL: func.func @untouched
+// CHECK: arith.constant 2.0
+// CHECK: arith.mulf
+func.func @untouched(%a: f32) {
+  %c = arith.constant 2.0 : f32
+  %unused = arith.mulf %a, %c : f32
+  return
+}

@@ -10,9 +10,7 @@
 
 #include "sluice/Dialect/Wave/Transforms/Passes.h"
 
-#include "mlir/Dialect/Math/Transforms/Passes.h"
-#include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace sluice::wave {
 #define GEN_PASS_DEF_FUSEMULTIPLYADD
@@ -39,66 +37,68 @@ arith::MulFOp contractedProduct(Value value) {
   return product && contracts(product) ? product : arith::MulFOp();
 }
 
-/// `a * b - c` as `fma(a, b, -c)`, and `c - a * b` as `fma(-a, b, c)`
-/// (upstream's patterns fuse the adds only).
-struct FuseSubtraction : OpRewritePattern<arith::SubFOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(arith::SubFOp sub,
-                                PatternRewriter &rewriter) const override {
-    if (!contracts(sub))
-      return failure();
-    arith::FastMathFlags flags = flagsOf(sub);
-    Location loc = sub.getLoc();
-    if (arith::MulFOp product = contractedProduct(sub.getLhs())) {
-      Value negated = arith::NegFOp::create(rewriter, loc, sub.getRhs(), flags);
-      rewriter.replaceOpWithNewOp<math::FmaOp>(sub, product.getLhs(),
-                                               product.getRhs(), negated, flags);
-      return success();
-    }
-    if (arith::MulFOp product = contractedProduct(sub.getRhs())) {
-      Value negated =
-          arith::NegFOp::create(rewriter, loc, product.getLhs(), flags);
-      rewriter.replaceOpWithNewOp<math::FmaOp>(sub, negated, product.getRhs(),
-                                               sub.getLhs(), flags);
-      return success();
-    }
-    return failure();
+/// Rewrites `op` (an `arith.addf` or `arith.subf` allowed to contract) into
+/// a `math.fma` when one of its operands is a product allowed to contract:
+/// `a * b + c` and `c + a * b` (the left operand first) as `fma(a, b, c)`,
+/// `a * b - c` as `fma(a, b, -c)`, `c - a * b` as `fma(-a, b, c)`. Returns
+/// the product fused, or null.
+arith::MulFOp fuse(Operation *op) {
+  auto fastmath = cast<arith::ArithFastMathInterface>(op);
+  if (!contracts(fastmath))
+    return {};
+  Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+  arith::MulFOp product = contractedProduct(lhs);
+  bool productLeft = bool(product);
+  if (!product)
+    product = contractedProduct(rhs);
+  if (!product)
+    return {};
+  arith::FastMathFlags flags = flagsOf(fastmath);
+  OpBuilder builder(op);
+  Location loc = op->getLoc();
+  Value a = product.getLhs(), b = product.getRhs();
+  Value c = productLeft ? rhs : lhs;
+  if (isa<arith::SubFOp>(op)) {
+    if (productLeft)
+      c = arith::NegFOp::create(builder, loc, c, flags);
+    else
+      a = arith::NegFOp::create(builder, loc, a, flags);
   }
-};
+  Value fused = math::FmaOp::create(builder, loc, a, b, c, flags);
+  op->getResult(0).replaceAllUsesWith(fused);
+  op->erase();
+  return product;
+}
 
 struct FuseMultiplyAdd
     : sluice::wave::impl::FuseMultiplyAddBase<FuseMultiplyAdd> {
   void runOnOperation() override {
-    ModuleOp module = getOperation();
-    unsigned before = 0;
-    module.walk([&](math::FmaOp) { ++before; });
-
-    RewritePatternSet patterns(&getContext());
-    populateUpliftToFMAPatterns(patterns);
-    patterns.add<FuseSubtraction>(&getContext());
-    // The program as written otherwise: nothing folded, no constant moved
-    // (a handler's constants stay in the handler), no region simplified.
-    // The driver erases a product once every use of it is fused.
-    GreedyRewriteConfig config;
-    config.enableFolding(false).enableConstantCSE(false).setRegionSimplificationLevel(
-        GreedySimplifyRegionLevel::Disabled);
-    if (failed(applyPatternsGreedily(module, std::move(patterns), config)))
-      return signalPassFailure();
-
-    unsigned after = 0;
-    module.walk([&](Operation *op) {
-      if (isa<math::FmaOp>(op))
-        ++after;
-      auto fastmath = dyn_cast<arith::ArithFastMathInterface>(op);
-      if (!fastmath || !contracts(fastmath))
-        return;
-      arith::FastMathFlags flags = flagsOf(fastmath);
-      op->setAttr(fastmath.getFastMathAttrName(),
-                  arith::FastMathFlagsAttr::get(
-                      op->getContext(), flags & ~arith::FastMathFlags::contract));
+    // A walk, not a pattern driver: nothing but the fused pairs changes (no
+    // folding, no dead code removed, no constant moved), so every other
+    // operation reaches the lowerings as written.
+    SmallVector<Operation *> candidates;
+    getOperation().walk([&](Operation *op) {
+      if (isa<arith::AddFOp, arith::SubFOp>(op))
+        candidates.push_back(op);
     });
-    numFused += after - before;
+    SetVector<Operation *> fusedProducts;
+    for (Operation *op : candidates)
+      if (arith::MulFOp product = fuse(op)) {
+        fusedProducts.insert(product);
+        ++numFused;
+      }
+    // A product every use of which was fused is gone.
+    for (Operation *product : fusedProducts)
+      if (product->use_empty())
+        product->erase();
+    getOperation().walk([&](arith::ArithFastMathInterface op) {
+      if (!contracts(op))
+        return;
+      op->setAttr(op.getFastMathAttrName(),
+                  arith::FastMathFlagsAttr::get(
+                      op->getContext(),
+                      flagsOf(op) & ~arith::FastMathFlags::contract));
+    });
   }
 };
 

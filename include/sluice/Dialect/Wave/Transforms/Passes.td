@@ -90,12 +90,13 @@ def FuseMultiplyAdd : Pass<"sluice-fuse-multiply-add", "::mlir::ModuleOp"> {
     the kernels are outlined, for every backend.
 
     Fused, when both operations carry `contract` and have the same type:
-    `a * b + c` and `c + a * b` as `fma(a, b, c)` (upstream's
-    `populateUpliftToFMAPatterns`; when both operands of the add are
-    products, the first is fused), `a * b - c` as `fma(a, b, -c)` and
-    `c - a * b` as `fma(-a, b, c)`. Negation is exact, so each form rounds
-    exactly once, as `math.fma` is defined to. A product with several uses
-    is fused into each add and kept for its other uses.
+    `a * b + c` and `c + a * b` as `fma(a, b, c)` (when both operands of
+    the add are products, the left one is fused), `a * b - c` as
+    `fma(a, b, -c)` and `c - a * b` as `fma(-a, b, c)`, in program order.
+    Negation is exact, so each form rounds exactly once, as `math.fma` is
+    defined to. A product with several uses is fused into each add and kept
+    for its other uses. Nothing else changes: no folding, no dead code
+    removed.
   }];
   let statistics = [
     Statistic<"numFused", "fused", "Multiply-adds fused into math.fma">
