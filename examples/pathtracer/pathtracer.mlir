@@ -528,8 +528,8 @@ func.func private @cosine_direction(%nx: f32, %ny: f32, %nz: f32, %u5: f32,
   %two_pi = arith.constant 6.28318530718 : f32
   %r = math.sqrt %u5 : f32
   %phi = arith.mulf %two_pi, %u6 fastmath<contract> : f32
-  %cos = math.cos %phi : f32
-  %sin = math.sin %phi : f32
+  %cos = math.cos %phi fastmath<afn> : f32
+  %sin = math.sin %phi fastmath<afn> : f32
   %x = arith.mulf %r, %cos fastmath<contract> : f32
   %y = arith.mulf %r, %sin fastmath<contract> : f32
   %one_minus = arith.subf %f1, %u5 fastmath<contract> : f32

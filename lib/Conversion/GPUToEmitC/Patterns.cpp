@@ -586,10 +586,16 @@ struct GenericAtomicRMWLowering
 //===----------------------------------------------------------------------===//
 
 /// A call of the C function `name` (`namef` on f32) on the operands.
+/// A math op as its C function (`name`, `name` + "f" for f32), or, for an
+/// f32 op whose fastmath flags include `afn` (approximate functions), as the
+/// device intrinsic `fastName` that HIP and CUDA share (`__sinf`: the
+/// hardware's approximation, as `--use_fast_math` would substitute it for
+/// the whole program).
 template <typename Op> struct MathCallLowering : OpConversionPattern<Op> {
   MathCallLowering(const TypeConverter &converter, MLIRContext *ctx,
-                   StringRef name)
-      : OpConversionPattern<Op>(converter, ctx, /*benefit=*/2), name(name) {}
+                   StringRef name, StringRef fastName = "")
+      : OpConversionPattern<Op>(converter, ctx, /*benefit=*/2), name(name),
+        fastName(fastName) {}
   LogicalResult
   matchAndRewrite(Op op, typename Op::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -598,11 +604,17 @@ template <typename Op> struct MathCallLowering : OpConversionPattern<Op> {
     if (!type.isF32() && !type.isF64())
       return rewriter.notifyMatchFailure(op, "not f32 or f64");
     std::string callee = name + (type.isF32() ? "f" : "");
+    if (auto fastmath = dyn_cast<arith::ArithFastMathInterface>(*op);
+        fastmath && type.isF32() && !fastName.empty())
+      if (arith::FastMathFlagsAttr flags = fastmath.getFastMathFlagsAttr();
+          flags && arith::bitEnumContainsAll(flags.getValue(),
+                                             arith::FastMathFlags::afn))
+        callee = fastName;
     rewriter.replaceOpWithNewOp<emitc::CallOpaqueOp>(
         op, TypeRange{type}, callee, adaptor.getOperands());
     return success();
   }
-  std::string name;
+  std::string name, fastName;
 };
 
 /// Integer math as the device intrinsics HIP and CUDA share.
@@ -928,13 +940,13 @@ void populateSluiceGPUToHIPPatterns(const TypeConverter &converter,
   patterns.add<MathCallLowering<math::SqrtOp>>(converter, ctx, "sqrt");
   patterns.add<MathCallLowering<math::RsqrtOp>>(converter, ctx, "rsqrt");
   patterns.add<MathCallLowering<math::CbrtOp>>(converter, ctx, "cbrt");
-  patterns.add<MathCallLowering<math::LogOp>>(converter, ctx, "log");
-  patterns.add<MathCallLowering<math::Log2Op>>(converter, ctx, "log2");
-  patterns.add<MathCallLowering<math::Log10Op>>(converter, ctx, "log10");
+  patterns.add<MathCallLowering<math::LogOp>>(converter, ctx, "log", "__logf");
+  patterns.add<MathCallLowering<math::Log2Op>>(converter, ctx, "log2", "__log2f");
+  patterns.add<MathCallLowering<math::Log10Op>>(converter, ctx, "log10", "__log10f");
   patterns.add<MathCallLowering<math::Log1pOp>>(converter, ctx, "log1p");
   patterns.add<MathCallLowering<math::Exp2Op>>(converter, ctx, "exp2");
   patterns.add<MathCallLowering<math::ExpM1Op>>(converter, ctx, "expm1");
-  patterns.add<MathCallLowering<math::TanOp>>(converter, ctx, "tan");
+  patterns.add<MathCallLowering<math::TanOp>>(converter, ctx, "tan", "__tanf");
   patterns.add<MathCallLowering<math::TanhOp>>(converter, ctx, "tanh");
   patterns.add<MathCallLowering<math::SinhOp>>(converter, ctx, "sinh");
   patterns.add<MathCallLowering<math::CoshOp>>(converter, ctx, "cosh");
@@ -948,10 +960,10 @@ void populateSluiceGPUToHIPPatterns(const TypeConverter &converter,
   patterns.add<MathCallLowering<math::CopySignOp>>(converter, ctx, "copysign");
   patterns.add<MathCallLowering<math::TruncOp>>(converter, ctx, "trunc");
   patterns.add<MathCallLowering<math::RoundEvenOp>>(converter, ctx, "rint");
-  patterns.add<MathCallLowering<math::SinOp>>(converter, ctx, "sin");
-  patterns.add<MathCallLowering<math::CosOp>>(converter, ctx, "cos");
-  patterns.add<MathCallLowering<math::ExpOp>>(converter, ctx, "exp");
-  patterns.add<MathCallLowering<math::PowFOp>>(converter, ctx, "pow");
+  patterns.add<MathCallLowering<math::SinOp>>(converter, ctx, "sin", "__sinf");
+  patterns.add<MathCallLowering<math::CosOp>>(converter, ctx, "cos", "__cosf");
+  patterns.add<MathCallLowering<math::ExpOp>>(converter, ctx, "exp", "__expf");
+  patterns.add<MathCallLowering<math::PowFOp>>(converter, ctx, "pow", "__powf");
   patterns.add<MathCallLowering<arith::RemFOp>>(converter, ctx, "fmod");
   patterns.add<IntegerMathLowering<math::CountLeadingZerosOp>>(
       converter, ctx, "__clz", "__clzll");

@@ -135,6 +135,33 @@ module attributes {gpu.container_module} {
       gpu.return
     }
 
+    // `afn` (approximate functions) on an f32 math op: the device intrinsic
+    // HIP and CUDA share; without the flag, and for f64, the C function.
+    // CHECK-LABEL: void lib_approximate(
+    // CHECK: = __sinf(
+    // CHECK: = __cosf(
+    // CHECK: = __expf(
+    // CHECK: = __logf(
+    // CHECK: = __powf(
+    // CHECK: = sinf(
+    // CHECK: = cos(
+    // CHECK: return;
+    gpu.func @approximate(%f: memref<8xf32>, %d: memref<8xf64>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %f[%c0] : memref<8xf32>
+      %y = memref.load %d[%c0] : memref<8xf64>
+      %0 = math.sin %x fastmath<afn> : f32
+      %1 = math.cos %0 fastmath<fast> : f32
+      %2 = math.exp %1 fastmath<afn> : f32
+      %3 = math.log %2 fastmath<afn> : f32
+      %4 = math.powf %3, %x fastmath<afn> : f32
+      %5 = math.sin %4 : f32
+      %6 = math.cos %y fastmath<afn> : f64
+      memref.store %5, %f[%c0] : memref<8xf32>
+      memref.store %6, %d[%c0] : memref<8xf64>
+      gpu.return
+    }
+
     // HIP has no signed 64-bit atomicMax/Min: a compare-and-swap loop. The
     // lane id is of any warp size.
     // CHECK-LABEL: void lib_atomics64(
