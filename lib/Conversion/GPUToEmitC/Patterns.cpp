@@ -585,7 +585,6 @@ struct GenericAtomicRMWLowering
 // math and arith
 //===----------------------------------------------------------------------===//
 
-/// A call of the C function `name` (`namef` on f32) on the operands.
 /// A math op as its C function (`name`, `name` + "f" for f32), or, for an
 /// f32 op whose fastmath flags include `afn` (approximate functions), as the
 /// device intrinsic `fastName` that HIP and CUDA share (`__sinf`: the

@@ -69,17 +69,20 @@ bool cpuHasLevel(std::string_view isa) {
   return false;
 }
 
-/// Refuses kernels compiled for a CPU level this machine lacks: they would
-/// stop the process with an illegal instruction at their first AVX2 or FMA
-/// instruction.
-Status checkCpuLevel(const CompiledBackend &backend, const std::string &origin) {
-  if (backend.isa.empty() || cpuHasLevel(backend.isa))
+/// The artifact's cpu backend, refused when its kernels were compiled for a
+/// CPU level this machine lacks: they would stop the process with an illegal
+/// instruction at their first AVX2 or FMA instruction.
+Status cpuBackendOf(const Artifact &artifact, const CompiledBackend *&backend) {
+  if (Status status = artifact.backend("cpu", backend); !status.ok())
+    return status;
+  if (backend->isa.empty() || cpuHasLevel(backend->isa))
     return Status::success();
   return Status::error(ErrorKind::Unsupported,
-                       "the CPU kernels of " + origin + " were compiled for " +
-                           backend.isa + " (backends.cpu.isa), which this CPU "
-                           "does not support; compile them with "
-                           "--sluice-cpu=generic (or native) to run here");
+                       "the CPU kernels of " + artifact.origin() +
+                           " were compiled for " + backend->isa +
+                           " (backends.cpu.isa), which this CPU does not "
+                           "support; compile them with --sluice-cpu=generic "
+                           "(or native) to run here");
 }
 
 // What compiled CPU kernels call (KernelABI.h), referenced here so that every
@@ -498,9 +501,7 @@ private:
 Status loadCpuProgram(const Artifact &artifact, const BackendOptions &options,
                       std::unique_ptr<LoadedProgram> &out) {
   const CompiledBackend *backend = nullptr;
-  if (Status status = artifact.backend("cpu", backend); !status.ok())
-    return status;
-  if (Status status = checkCpuLevel(*backend, artifact.origin()); !status.ok())
+  if (Status status = cpuBackendOf(artifact, backend); !status.ok())
     return status;
   CpuDeviceOptions deviceOptions;
   deviceOptions.workers = options.workers;
@@ -518,9 +519,7 @@ Status loadCpuStagedProgram(const Artifact &artifact,
                             const BackendOptions &options,
                             std::unique_ptr<LoadedProgram> &out) {
   const CompiledBackend *backend = nullptr;
-  if (Status status = artifact.backend("cpu", backend); !status.ok())
-    return status;
-  if (Status status = checkCpuLevel(*backend, artifact.origin()); !status.ok())
+  if (Status status = cpuBackendOf(artifact, backend); !status.ok())
     return status;
   auto loaded = std::make_unique<CpuStagedLoadedProgram>();
   if (Status status = loaded->load(artifact, *backend, options); !status.ok())
