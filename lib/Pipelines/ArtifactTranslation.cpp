@@ -52,6 +52,13 @@ void sluice::registerArtifactTranslation() {
                      "buffer binding (a fault names the binding, index, lane "
                      "and stage)"),
       llvm::cl::init(false), llvm::cl::cat(category));
+  static llvm::cl::opt<std::string> megakernelVote(
+      "sluice-megakernel-vote",
+      llvm::cl::desc("--sluice-to-artifact: which megakernels run one stage "
+                     "per subgroup at a time, the furthest any thread of it "
+                     "waits at: hip (the default), gpu (hip and vulkan) or "
+                     "none (each thread its own stage)"),
+      llvm::cl::init("hip"), llvm::cl::cat(category));
   static TranslateFromMLIRRegistration registration(
       "sluice-to-artifact",
       "Compile a wave program into a compiled-program artifact "
@@ -65,6 +72,7 @@ void sluice::registerArtifactTranslation() {
         options.cpu = cpu;
         options.optLevel = optLevel;
         options.checkBounds = checkBounds;
+        options.megakernelVote = megakernelVote;
         std::vector<unsigned char> artifact;
         if (failed(compileWaveProgram(module, options, artifact)))
           return failure();

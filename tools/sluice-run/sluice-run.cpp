@@ -61,6 +61,12 @@ static cl::opt<bool> printLowered("print-lowered",
 static bool waveStats = false;
 static cl::opt<std::string> waveLayout("layout", cl::desc("Wave programs: frame layout, soa | aos"),
                                        cl::init("soa"), cl::cat(runCategory));
+static cl::opt<std::string> waveMegakernelVote(
+    "megakernel-vote",
+    cl::desc("Wave programs: which backends' state-machine megakernel runs one stage per subgroup "
+             "at a time, the furthest any thread of it waits at: hip (default) | gpu (hip and "
+             "vulkan) | none"),
+    cl::init("hip"), cl::cat(runCategory));
 static cl::opt<std::string> waveSchedule(
     "schedule", cl::desc("Wave programs: wavefront | state-machine"), cl::init("wavefront"),
     cl::cat(runCategory));
@@ -218,6 +224,7 @@ int main(int argc, char **argv) {
   options.run.bindings.prints.assign(wavePrint.begin(), wavePrint.end());
   options.compile.layout = waveLayout;
   options.compile.checkBounds = waveCheckBounds;
+  options.compile.megakernelVote = waveMegakernelVote;
   options.compile.capacities.assign(waveCapacities.begin(), waveCapacities.end());
   options.compile.forceCoroutines = gpuForceCoroutines;
   options.compile.coroutineLanes = gpuCoroutineLanes;

@@ -314,7 +314,26 @@ def BuildMegakernel : Pass<"sluice-build-megakernel", "::mlir::ModuleOp"> {
     `machine` when it stops. An outcome that names no stage records fault 8
     (BAD_OUTCOME); after any fault every thread stops at its next
     invocation boundary.
+
+    With `warp-vote` the loop is instead one state machine per thread: its
+    state is the global stage it runs next (a main stage, or an owner's
+    stage for the item it handles), "needs a lane" or "stopped", and each
+    turn of the loop the threads of a subgroup pick the furthest state any of them
+    waits at (a `gpu.subgroup_reduce maxui`) and only the threads at that
+    stage run its body: a subgroup runs one stage body at a time, as a
+    hand-written kernel that runs one path per thread does, instead of
+    every body some thread needs in turn. Threads past `count` take part in
+    the votes, idle. The results are the same; compileWaveProgram builds
+    the voting form for the hip backend and keeps the plain one for the
+    CPU (a subgroup operation in a loop makes the CPU's lanes coroutines)
+    and for SPIR-V (slower there on the NVIDIA driver). Run on a module
+    whose megakernel it built, the pass rebuilds it.
   }];
+  let options = [
+    Option<"warpVote", "warp-vote", "bool", /*default=*/"false",
+           "Each subgroup runs one stage at a time: the furthest one a "
+           "thread of it waits at (gpu.subgroup_reduce)">,
+  ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",
                            "::mlir::scf::SCFDialect"];

@@ -125,6 +125,10 @@ struct WaveCompileOptions {
   // (AVX-512), which the artifact records (backends.cpu.isa) and the runtime
   // checks before it loads the kernels.
   std::string cpu = "native";
+  // Which backends' megakernel votes per subgroup on the stage to run
+  // (sluice-build-megakernel's warp-vote): "hip", "gpu" (hip and vulkan) or
+  // "none" (each thread runs its own stage).
+  std::string megakernelVote = "hip";
   // Where the lowered forms are printed (LLVM dialect, spirv.module), or null.
   llvm::raw_ostream *printLowered = nullptr;
 };

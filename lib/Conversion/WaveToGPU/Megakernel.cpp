@@ -64,8 +64,8 @@ struct OwnerShape {
 
 class MegakernelBuilder {
 public:
-  explicit MegakernelBuilder(ModuleOp module)
-      : module(module), builder(module.getContext()) {}
+  MegakernelBuilder(ModuleOp module, bool warpVote)
+      : module(module), builder(module.getContext()), warpVote(warpVote) {}
 
   LogicalResult run();
 
@@ -119,12 +119,30 @@ private:
   // Branches on `selector` to `targets[i]` when it equals i (the last one
   // unconditionally: the caller checked the range).
   void selectCase(Value selector, ArrayRef<Block *> targets);
-  void raiseBadOutcome(Value stage, int64_t owner, Value outcome);
+  void raiseBadOutcome(Value stage, Value owner, Value outcome);
+  // owners[o].*field as an i32, for a run-time owner index `o`.
+  Value ownerTable(Value o, function_ref<int64_t(const OwnerShape &)> field);
   FailureOr<Block *> inlineKernel(gpu::GPUFuncOp kernel, Block *continuation);
   Value argumentFor(unsigned position);
 
+  // The pieces both loop forms share.
+  void emitSetup();
+  void emitFlush();
+  void emitClaim(Block *noLane);
+  LogicalResult emitMainDispatch(Value stage, Block *post);
+  Value faulted() {
+    return cmp(arith::CmpIPredicate::ne,
+               load(mega.getArgument(kFault), index(0)), i32(0));
+  }
+  // The loop forms: each thread runs its lanes to completion with nested
+  // loops (buildNested), or runs a state machine whose stage its subgroup
+  // votes on (buildVoting).
+  LogicalResult buildNested(Value inRange);
+  LogicalResult buildVoting(Value inRange);
+
   ModuleOp module;
   OpBuilder builder;
+  bool warpVote;
   Location loc = UnknownLoc::get(module.getContext());
   DictionaryAttr descriptor;
   gpu::GPUModuleOp kernels;
@@ -143,7 +161,10 @@ private:
   Value invocationVar, laneVar, outcomeVar, counters, publishedSlots,
       publishedCounts, allocLimits;
   SmallVector<Value> rings; // per owner
-  Block *flushBlock = nullptr;
+  Value machine, claimedVar;
+  int64_t statWords = 0;
+  // Where a thread goes when it stops (a fault, a bad outcome).
+  Block *stopBlock = nullptr;
 };
 
 gpu::GPUFuncOp MegakernelBuilder::lookupKernel(Attribute entry) {
@@ -270,7 +291,7 @@ void MegakernelBuilder::selectCase(Value selector, ArrayRef<Block *> targets) {
 
 /// Records fault BAD_OUTCOME (the first fault wins, as in every kernel) and
 /// stops the thread.
-void MegakernelBuilder::raiseBadOutcome(Value stage, int64_t owner,
+void MegakernelBuilder::raiseBadOutcome(Value stage, Value owner,
                                         Value outcome) {
   Value fault = mega.getArgument(kFault);
   auto claim = memref::GenericAtomicRMWOp::create(builder, loc, fault,
@@ -286,13 +307,23 @@ void MegakernelBuilder::raiseBadOutcome(Value stage, int64_t owner,
   }
   Value won = cmp(arith::CmpIPredicate::eq, claim.getResult(), i32(0));
   Block *record = newBlock();
-  cf::CondBranchOp::create(builder, loc, won, record, flushBlock);
+  cf::CondBranchOp::create(builder, loc, won, record, stopBlock);
   builder.setInsertionPointToEnd(record);
   store(stage, fault, index(SLUICE_FAULT_WORD_STAGE));
   store(threadI32, fault, index(SLUICE_FAULT_WORD_INVOCATION));
-  store(i32(owner), fault, index(SLUICE_FAULT_WORD_OWNER));
+  store(owner, fault, index(SLUICE_FAULT_WORD_OWNER));
   store(outcome, fault, index(SLUICE_FAULT_WORD_VALUE));
-  cf::BranchOp::create(builder, loc, flushBlock);
+  cf::BranchOp::create(builder, loc, stopBlock);
+}
+
+Value MegakernelBuilder::ownerTable(
+    Value o, function_ref<int64_t(const OwnerShape &)> field) {
+  Value value = i32(field(owners.back()));
+  for (size_t i = owners.size() - 1; i-- > 0;)
+    value = arith::SelectOp::create(builder, loc,
+                                    cmp(arith::CmpIPredicate::eq, o, i32(i)),
+                                    i32(field(owners[i])), value);
+  return value;
 }
 
 /// Copies the body of `kernel` into the megakernel; its returns branch to
@@ -373,65 +404,9 @@ FailureOr<Block *> MegakernelBuilder::inlineKernel(gpu::GPUFuncOp kernel,
   return mapping.lookup(&entry);
 }
 
-LogicalResult MegakernelBuilder::run() {
-  if (failed(readDescriptor()))
-    return failure();
-  std::string name =
-      (descriptor.getAs<StringAttr>("name").getValue() + "__megakernel").str();
-  if (kernels.lookupSymbol(name))
-    return module.emitError("sluice-build-megakernel: @sluice_kernels already "
-                            "has a kernel @")
-           << name;
-  loc = mainStages.front().getLoc();
-  SmallVector<Type> inputs(stageType.getInputs());
-  unsigned machineArgument = inputs.size();
-  Type i32Type = builder.getI32Type();
-  inputs.push_back(MemRefType::get({ShapedType::kDynamic}, i32Type));
-  builder.setInsertionPointToEnd(kernels.getBody());
-  mega = gpu::GPUFuncOp::create(builder, loc, name,
-                                FunctionType::get(module.getContext(), inputs,
-                                                  {}));
-  mega->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
-  Value machine = mega.getArgument(machineArgument);
-  Value fault = mega.getArgument(kFault);
-  int64_t statWords = globalStages * kStageWords + 1;
-  int64_t finishedWord = globalStages * kStageWords;
-
-  // Entry: the thread's id and private memory.
-  Block *entry = &mega.getBody().front();
-  builder.setInsertionPointToEnd(entry);
-  zero = index(0);
-  invocationVar = privateArray(1, i32Type);
-  laneVar = privateArray(1, i32Type);
-  outcomeVar = privateArray(1, i32Type);
-  Value claimedVar = privateArray(1, i32Type);
-  counters = privateArray(counterCount, i32Type);
-  publishedSlots = privateArray(publishStride, i32Type);
-  publishedCounts = privateArray(owners.size(), i32Type);
-  allocLimits = privateArray(owners.size(), i32Type);
-  stats = privateArray(statWords, i32Type);
-  for (Uniform &uniform : uniforms)
-    uniformVars.push_back(privateArray(1, uniform.type));
-  for (OwnerShape &owner : owners)
-    rings.push_back(privateArray(owner.share, i32Type));
-  Value block = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::x);
-  Value size = gpu::BlockDimOp::create(builder, loc, gpu::Dimension::x);
-  Value tid = gpu::ThreadIdOp::create(builder, loc, gpu::Dimension::x);
-  thread = arith::AddIOp::create(
-      builder, loc, arith::MulIOp::create(builder, loc, block, size), tid);
-  threadI32 = arith::IndexCastUIOp::create(builder, loc, i32Type, thread);
-  Block *setup = newBlock();
-  Block *exit = newBlock();
-  cf::CondBranchOp::create(builder, loc,
-                           cmp(arith::CmpIPredicate::ult, thread,
-                               mega.getArgument(kCount)),
-                           setup, exit);
-  builder.setInsertionPointToEnd(exit);
-  gpu::ReturnOp::create(builder, loc);
-
-  // Setup: zero statistics; the private ring of each owner holds the
-  // thread's slots g * bound + k of the payload arrays.
-  builder.setInsertionPointToEnd(setup);
+void MegakernelBuilder::emitSetup() {
+  // Zero statistics; the private ring of each owner holds the thread's slots
+  // g * bound + k of the payload arrays.
   auto forEach = [&](int64_t n, function_ref<void(Value)> body) {
     auto loop = scf::ForOp::create(builder, loc, index(0), index(n), index(1));
     OpBuilder::InsertionGuard guard(builder);
@@ -439,6 +414,7 @@ LogicalResult MegakernelBuilder::run() {
     body(loop.getInductionVar());
   };
   forEach(statWords, [&](Value i) { store(i32(0), stats, i); });
+  Type i32Type = builder.getI32Type();
   for (auto [o, owner] : llvm::enumerate(owners)) {
     Value first = arith::MulIOp::create(builder, loc, thread,
                                         index(owner.share));
@@ -472,34 +448,39 @@ LogicalResult MegakernelBuilder::run() {
   }
   store(i32(0), claimedVar, zero);
   store(threadI32, invocationVar, zero);
-  Block *claim = newBlock();
-  cf::BranchOp::create(builder, loc, claim);
+}
 
-  // Flush: the statistics into the thread's machine words, then stop.
-  flushBlock = newBlock();
-  builder.setInsertionPointToEnd(flushBlock);
+/// The statistics into the thread's machine words, and the lane it claimed
+/// last (the one a fault happened in).
+void MegakernelBuilder::emitFlush() {
   Value statBase = arith::AddIOp::create(
       builder, loc,
       arith::MulIOp::create(builder, loc, thread, index(statWords + 1)),
       index(SLUICE_MEGAKERNEL_HEADER_WORDS + uniformWords));
-  forEach(statWords, [&](Value i) {
+  auto loop =
+      scf::ForOp::create(builder, loc, index(0), index(statWords), index(1));
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(loop.getBody()->getTerminator());
+    Value i = loop.getInductionVar();
     store(load(stats, i), machine,
           arith::AddIOp::create(builder, loc, statBase, i));
-  });
-  // The lane it claimed last: the one a fault happened in.
+  }
   store(load(laneVar, zero), machine,
         arith::AddIOp::create(builder, loc, statBase, index(statWords)));
-  cf::BranchOp::create(builder, loc, exit);
+}
 
-  // Claim: the next lane, while this launch allows the thread another.
-  builder.setInsertionPointToEnd(claim);
+/// The next lane, while this launch allows the thread another, in the lane
+/// word (the insertion point is then in the block that got it), else
+/// `noLane`.
+void MegakernelBuilder::emitClaim(Block *noLane) {
   Block *tryClaim = newBlock();
   Value claimed = load(claimedVar, zero);
   cf::CondBranchOp::create(
       builder, loc,
       cmp(arith::CmpIPredicate::ult, claimed,
           load(machine, index(SLUICE_MEGAKERNEL_LANES_PER_THREAD))),
-      tryClaim, flushBlock);
+      tryClaim, noLane);
   builder.setInsertionPointToEnd(tryClaim);
   Value lane = memref::AtomicRMWOp::create(
       builder, loc, arith::AtomicRMWKind::addi, i32(1), machine,
@@ -509,23 +490,22 @@ LogicalResult MegakernelBuilder::run() {
       builder, loc,
       cmp(arith::CmpIPredicate::ult, lane,
           load(machine, index(SLUICE_MEGAKERNEL_LANE_END))),
-      start, flushBlock);
+      start, noLane);
   builder.setInsertionPointToEnd(start);
   store(addI32(claimed, 1), claimedVar, zero);
   store(lane, laneVar, zero);
-  Block *dispatch = newBlock({i32Type});
-  cf::BranchOp::create(builder, loc, dispatch, ValueRange{i32(0)});
+}
 
-  // Dispatch: one invocation of main stage %stage on frame `thread`.
-  Value stage = dispatch->getArgument(0);
-  builder.setInsertionPointToEnd(dispatch);
+/// One invocation of main stage `stage` on frame `thread`; the bodies
+/// return to `post`.
+LogicalResult MegakernelBuilder::emitMainDispatch(Value stage, Block *post) {
   store(threadI32, invocationVar, zero);
   store(i32(kUndecided), outcomeVar, zero);
   for (size_t o = 0; o < owners.size(); ++o) {
     store(i32(0), publishedCounts, index(o));
     store(i32(0), counters, index(allocBase + o));
   }
-  Block *post = newBlock();
+  Block *dispatch = builder.getInsertionBlock();
   SmallVector<Block *> cases;
   for (gpu::GPUFuncOp kernel : mainStages) {
     FailureOr<Block *> copy = inlineKernel(kernel, post);
@@ -535,22 +515,55 @@ LogicalResult MegakernelBuilder::run() {
   }
   builder.setInsertionPointToEnd(dispatch);
   selectCase(stage, cases);
+  return success();
+}
+
+/// Each thread claims lanes and runs each to completion; the items an
+/// invocation published run right after it, depth-first.
+LogicalResult MegakernelBuilder::buildNested(Value inRange) {
+  Type i32Type = builder.getI32Type();
+  Block *setup = newBlock();
+  Block *exit = newBlock();
+  cf::CondBranchOp::create(builder, loc, inRange, setup, exit);
+  builder.setInsertionPointToEnd(exit);
+  gpu::ReturnOp::create(builder, loc);
+
+  builder.setInsertionPointToEnd(setup);
+  emitSetup();
+  Block *claim = newBlock();
+  cf::BranchOp::create(builder, loc, claim);
+
+  // Flush: the statistics, then stop.
+  stopBlock = newBlock();
+  builder.setInsertionPointToEnd(stopBlock);
+  emitFlush();
+  cf::BranchOp::create(builder, loc, exit);
+
+  // Claim, then dispatch stage 0 of the lane.
+  builder.setInsertionPointToEnd(claim);
+  emitClaim(stopBlock);
+  Block *dispatch = newBlock({i32Type});
+  cf::BranchOp::create(builder, loc, dispatch, ValueRange{i32(0)});
+
+  // Dispatch: one invocation of main stage %stage on frame `thread`.
+  Value stage = dispatch->getArgument(0);
+  builder.setInsertionPointToEnd(dispatch);
+  Block *post = newBlock();
+  if (failed(emitMainDispatch(stage, post)))
+    return failure();
 
   // Post: count the invocation; stop after any fault.
   builder.setInsertionPointToEnd(post);
   Value outcome = load(outcomeVar, zero);
   count(statIndex(stage, 0), i32(1));
   auto stopOnFault = [&](Block *next) {
-    Value faulted =
-        cmp(arith::CmpIPredicate::ne, load(fault, index(0)), i32(0));
-    cf::CondBranchOp::create(builder, loc, faulted, flushBlock, next);
+    cf::CondBranchOp::create(builder, loc, faulted(), stopBlock, next);
   };
 
   // The published items of each owner, in publish order, each through the
   // owner's stages until it is released.
   Block *ownersDone = newBlock();
   Block *nextOwner = ownersDone;
-  SmallVector<std::pair<size_t, Block *>> itemChains;
   for (size_t o = owners.size(); o-- > 0;) {
     OwnerShape &owner = owners[o];
     if (owner.share == 0)
@@ -620,7 +633,7 @@ LogicalResult MegakernelBuilder::run() {
         ownerDispatch, ValueRange{itemOutcome}, bad, ValueRange{});
 
     builder.setInsertionPointToEnd(bad);
-    raiseBadOutcome(globalStage, o, itemOutcome);
+    raiseBadOutcome(globalStage, i32(o), itemOutcome);
     nextOwner = begin;
   }
   builder.setInsertionPointToEnd(post);
@@ -635,7 +648,7 @@ LogicalResult MegakernelBuilder::run() {
       builder, loc, cmp(arith::CmpIPredicate::eq, outcome, i32(kFinished)),
       finished, moved);
   builder.setInsertionPointToEnd(finished);
-  count(index(finishedWord), i32(1));
+  count(index(statWords - 1), i32(1));
   cf::BranchOp::create(builder, loc, claim);
   builder.setInsertionPointToEnd(moved);
   cf::CondBranchOp::create(
@@ -643,10 +656,305 @@ LogicalResult MegakernelBuilder::run() {
       cmp(arith::CmpIPredicate::ult, outcome, i32(mainStages.size())),
       dispatch, ValueRange{outcome}, bad, ValueRange{});
   builder.setInsertionPointToEnd(bad);
-  raiseBadOutcome(stage, kNoOwner, outcome);
+  raiseBadOutcome(stage, i32(kNoOwner), outcome);
+  return success();
+}
+
+/// A state machine per thread whose state is the global stage it runs next
+/// (a main stage, or an owner's stage for the item it handles), "needs a
+/// lane" or "stopped"; each turn the subgroup runs only the threads at the
+/// furthest state any of them waits at.
+LogicalResult MegakernelBuilder::buildVoting(Value inRange) {
+  Type i32Type = builder.getI32Type();
+  int64_t mainCount = mainStages.size();
+  int64_t claimState = globalStages, idleState = globalStages + 1;
+  Value nextVar = privateArray(1, i32Type);
+  // The lane's main stage and its outcome, while its items run.
+  Value mainStageVar = privateArray(1, i32Type);
+  Value mainOutcomeVar = privateArray(1, i32Type);
+  // The item being handled: its owner, its index in the publish record and
+  // its slot.
+  Value itemOwnerVar = privateArray(1, i32Type);
+  Value itemIndexVar = privateArray(1, i32Type);
+  Value itemSlotVar = privateArray(1, i32Type);
+
+  Block *setup = newBlock();
+  Block *head = newBlock();
+  Block *outside = newBlock();
+  stopBlock = newBlock();
+  // A thread past `count` takes part in its subgroup's votes, idle. (Its
+  // own block: the loop has one entry, its head.)
+  cf::CondBranchOp::create(builder, loc, inRange, setup, outside);
+  for (Block *idle : {outside, stopBlock}) {
+    builder.setInsertionPointToEnd(idle);
+    store(i32(idleState), nextVar, zero);
+    cf::BranchOp::create(builder, loc, head);
+  }
+  builder.setInsertionPointToEnd(setup);
+  emitSetup();
+  store(i32(claimState), nextVar, zero);
+  cf::BranchOp::create(builder, loc, head);
+
+  // Head: a thread that needs a lane claims one; then the vote.
+  builder.setInsertionPointToEnd(head);
+  Block *claim = newBlock();
+  Block *vote = newBlock();
+  cf::CondBranchOp::create(
+      builder, loc,
+      cmp(arith::CmpIPredicate::eq, load(nextVar, zero), i32(claimState)),
+      claim, vote);
+  builder.setInsertionPointToEnd(claim);
+  Block *noLane = newBlock();
+  emitClaim(noLane);
+  store(i32(0), nextVar, zero);
+  cf::BranchOp::create(builder, loc, vote);
+  builder.setInsertionPointToEnd(noLane);
+  store(i32(idleState), nextVar, zero);
+  cf::BranchOp::create(builder, loc, vote);
+
+  // Vote: the furthest state (the highest global stage) a thread of the
+  // subgroup waits at; only its threads run. When all are stopped, each
+  // writes its statistics and returns.
+  builder.setInsertionPointToEnd(vote);
+  Value stage = load(nextVar, zero);
+  Value key = arith::SelectOp::create(
+      builder, loc, cmp(arith::CmpIPredicate::eq, stage, i32(idleState)),
+      i32(0), addI32(stage, 1));
+  Value chosen = gpu::SubgroupReduceOp::create(
+      builder, loc, key, gpu::AllReduceOperation::MAXUI, /*uniform=*/true);
+  Block *exit = newBlock();
+  Block *choose = newBlock();
+  cf::CondBranchOp::create(builder, loc,
+                           cmp(arith::CmpIPredicate::eq, chosen, i32(0)),
+                           exit, choose);
+  builder.setInsertionPointToEnd(choose);
+  Block *runStage = newBlock();
+  cf::CondBranchOp::create(builder, loc,
+                           cmp(arith::CmpIPredicate::eq, key, chosen),
+                           runStage, head);
+  builder.setInsertionPointToEnd(runStage);
+  Block *dispatch = newBlock();
+  Block *ownerDispatch = newBlock();
+  cf::CondBranchOp::create(
+      builder, loc, cmp(arith::CmpIPredicate::ult, stage, i32(mainCount)),
+      dispatch, ownerDispatch);
+
+  builder.setInsertionPointToEnd(exit);
+  Block *flush = newBlock();
+  Block *done = newBlock();
+  cf::CondBranchOp::create(builder, loc, inRange, flush, done);
+  builder.setInsertionPointToEnd(done);
+  gpu::ReturnOp::create(builder, loc);
+  builder.setInsertionPointToEnd(flush);
+  emitFlush();
+  cf::BranchOp::create(builder, loc, done);
+
+  builder.setInsertionPointToEnd(dispatch);
+  Block *post = newBlock();
+  if (failed(emitMainDispatch(stage, post)))
+    return failure();
+
+  // Post: count the invocation; stop after any fault; then the items it
+  // published, in owner and publish order, each through its owner's stages
+  // until it is released (seek), then the lane's next stage (laneNext).
+  builder.setInsertionPointToEnd(post);
+  count(statIndex(stage, 0), i32(1));
+  Block *posted = newBlock();
+  cf::CondBranchOp::create(builder, loc, faulted(), stopBlock, posted);
+  builder.setInsertionPointToEnd(posted);
+  store(stage, mainStageVar, zero);
+  store(load(outcomeVar, zero), mainOutcomeVar, zero);
+  for (size_t o = 0; o < owners.size(); ++o)
+    count(statIndex(stage, 1), load(publishedCounts, index(o)));
+  Block *laneNext = newBlock();
+  if (owners.empty()) {
+    cf::BranchOp::create(builder, loc, laneNext);
+    // Only main stages exist: a vote never names another.
+    builder.setInsertionPointToEnd(ownerDispatch);
+    cf::BranchOp::create(builder, loc, stopBlock);
+  } else {
+    Block *seek = newBlock({i32Type, i32Type});
+    cf::BranchOp::create(builder, loc, seek, ValueRange{i32(0), i32(0)});
+
+    // Seek(o, k): item k of owner o if it published that many, else the
+    // next owner's first.
+    builder.setInsertionPointToEnd(seek);
+    Value seekOwner = seek->getArgument(0), seekItem = seek->getArgument(1);
+    Block *seekIn = newBlock();
+    cf::CondBranchOp::create(builder, loc,
+                             cmp(arith::CmpIPredicate::ult, seekOwner,
+                                 i32(owners.size())),
+                             seekIn, laneNext);
+    builder.setInsertionPointToEnd(seekIn);
+    Block *found = newBlock();
+    cf::CondBranchOp::create(
+        builder, loc,
+        cmp(arith::CmpIPredicate::ult, seekItem,
+            load(publishedCounts, toIndex(seekOwner))),
+        found, ValueRange{}, seek, ValueRange{addI32(seekOwner, 1), i32(0)});
+    builder.setInsertionPointToEnd(found);
+    Value base = ownerTable(seekOwner, [](const OwnerShape &owner) {
+      return owner.publishBase;
+    });
+    store(load(publishedSlots,
+               toIndex(arith::AddIOp::create(builder, loc, base, seekItem))),
+          itemSlotVar, zero);
+    store(seekOwner, itemOwnerVar, zero);
+    store(seekItem, itemIndexVar, zero);
+    store(ownerTable(seekOwner,
+                     [](const OwnerShape &owner) { return owner.firstStage; }),
+          nextVar, zero);
+    cf::BranchOp::create(builder, loc, head);
+
+    // Owner dispatch: one invocation of the item's stage on its slot.
+    Block *handled = newBlock();
+    SmallVector<Block *> handlerCases;
+    for (OwnerShape &owner : owners)
+      for (gpu::GPUFuncOp kernel : owner.stages) {
+        FailureOr<Block *> copy = inlineKernel(kernel, handled);
+        if (failed(copy))
+          return failure();
+        handlerCases.push_back(*copy);
+      }
+    builder.setInsertionPointToEnd(ownerDispatch);
+    store(load(itemSlotVar, zero), invocationVar, zero);
+    store(i32(kUndecided), outcomeVar, zero);
+    selectCase(addI32(stage, -mainCount), handlerCases);
+
+    // Handled: released -> the next item; moved -> its stage.
+    builder.setInsertionPointToEnd(handled);
+    Value itemOutcome = load(outcomeVar, zero);
+    count(statIndex(stage, 0), i32(1));
+    Block *decide = newBlock();
+    cf::CondBranchOp::create(builder, loc, faulted(), stopBlock, decide);
+    builder.setInsertionPointToEnd(decide);
+    Block *released = newBlock();
+    Block *itemMoved = newBlock();
+    cf::CondBranchOp::create(
+        builder, loc,
+        cmp(arith::CmpIPredicate::eq, itemOutcome, i32(kFinished)), released,
+        itemMoved);
+    builder.setInsertionPointToEnd(released);
+    count(statIndex(stage, 2), i32(1));
+    cf::BranchOp::create(builder, loc, seek,
+                         ValueRange{load(itemOwnerVar, zero),
+                                    addI32(load(itemIndexVar, zero), 1)});
+    builder.setInsertionPointToEnd(itemMoved);
+    Block *itemOn = newBlock();
+    Block *itemBad = newBlock();
+    Value owner = load(itemOwnerVar, zero);
+    cf::CondBranchOp::create(
+        builder, loc,
+        cmp(arith::CmpIPredicate::ult, itemOutcome,
+            ownerTable(owner,
+                       [](const OwnerShape &owner) {
+                         return int64_t(owner.stages.size());
+                       })),
+        itemOn, itemBad);
+    builder.setInsertionPointToEnd(itemOn);
+    store(arith::AddIOp::create(builder, loc,
+                                ownerTable(owner,
+                                           [](const OwnerShape &owner) {
+                                             return owner.firstStage;
+                                           }),
+                                itemOutcome),
+          nextVar, zero);
+    cf::BranchOp::create(builder, loc, head);
+    builder.setInsertionPointToEnd(itemBad);
+    raiseBadOutcome(stage, owner, itemOutcome);
+  }
+
+  // The lane goes on at its next stage, or is finished and claims another.
+  builder.setInsertionPointToEnd(laneNext);
+  Value outcome = load(mainOutcomeVar, zero);
+  Block *finished = newBlock();
+  Block *moved = newBlock();
+  Block *bad = newBlock();
+  cf::CondBranchOp::create(
+      builder, loc, cmp(arith::CmpIPredicate::eq, outcome, i32(kFinished)),
+      finished, moved);
+  builder.setInsertionPointToEnd(finished);
+  count(index(statWords - 1), i32(1));
+  store(i32(claimState), nextVar, zero);
+  cf::BranchOp::create(builder, loc, head);
+  builder.setInsertionPointToEnd(moved);
+  Block *movedOn = newBlock();
+  cf::CondBranchOp::create(
+      builder, loc,
+      cmp(arith::CmpIPredicate::ult, outcome, i32(mainCount)), movedOn, bad);
+  builder.setInsertionPointToEnd(movedOn);
+  store(outcome, nextVar, zero);
+  cf::BranchOp::create(builder, loc, head);
+  builder.setInsertionPointToEnd(bad);
+  raiseBadOutcome(load(mainStageVar, zero), i32(kNoOwner), outcome);
+  return success();
+}
+
+LogicalResult MegakernelBuilder::run() {
+  if (failed(readDescriptor()))
+    return failure();
+  std::string name =
+      (descriptor.getAs<StringAttr>("name").getValue() + "__megakernel").str();
+  // A module whose megakernel this pass built is rebuilt (a GPU backend's
+  // copy of the kernels gets the voting form: compileWaveProgram).
+  SmallVector<NamedAttribute> entries;
+  for (NamedAttribute entry : descriptor.getValue())
+    if (entry.getName() != "megakernel")
+      entries.push_back(entry);
+  if (Operation *existing = kernels.lookupSymbol(name)) {
+    auto recorded = descriptor.getAs<DictionaryAttr>("megakernel");
+    auto symbol =
+        recorded ? recorded.getAs<SymbolRefAttr>("kernel") : SymbolRefAttr();
+    if (!symbol || symbol.getLeafReference() != name)
+      return module.emitError("sluice-build-megakernel: @sluice_kernels "
+                              "already has a kernel @")
+             << name << " that is not the descriptor's megakernel";
+    existing->erase();
+  }
+  loc = mainStages.front().getLoc();
+  SmallVector<Type> inputs(stageType.getInputs());
+  unsigned machineArgument = inputs.size();
+  Type i32Type = builder.getI32Type();
+  inputs.push_back(MemRefType::get({ShapedType::kDynamic}, i32Type));
+  builder.setInsertionPointToEnd(kernels.getBody());
+  mega = gpu::GPUFuncOp::create(builder, loc, name,
+                                FunctionType::get(module.getContext(), inputs,
+                                                  {}));
+  mega->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), builder.getUnitAttr());
+  machine = mega.getArgument(machineArgument);
+  // Per global stage: invocations, published, released; then lanes
+  // finished.
+  statWords = globalStages * kStageWords + 1;
+
+  // Entry: the thread's id and private memory.
+  Block *entry = &mega.getBody().front();
+  builder.setInsertionPointToEnd(entry);
+  zero = index(0);
+  invocationVar = privateArray(1, i32Type);
+  laneVar = privateArray(1, i32Type);
+  outcomeVar = privateArray(1, i32Type);
+  claimedVar = privateArray(1, i32Type);
+  counters = privateArray(counterCount, i32Type);
+  publishedSlots = privateArray(publishStride, i32Type);
+  publishedCounts = privateArray(owners.size(), i32Type);
+  allocLimits = privateArray(owners.size(), i32Type);
+  stats = privateArray(statWords, i32Type);
+  for (Uniform &uniform : uniforms)
+    uniformVars.push_back(privateArray(1, uniform.type));
+  for (OwnerShape &owner : owners)
+    rings.push_back(privateArray(owner.share, i32Type));
+  Value block = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::x);
+  Value size = gpu::BlockDimOp::create(builder, loc, gpu::Dimension::x);
+  Value tid = gpu::ThreadIdOp::create(builder, loc, gpu::Dimension::x);
+  thread = arith::AddIOp::create(
+      builder, loc, arith::MulIOp::create(builder, loc, block, size), tid);
+  threadI32 = arith::IndexCastUIOp::create(builder, loc, i32Type, thread);
+  Value inRange =
+      cmp(arith::CmpIPredicate::ult, thread, mega.getArgument(kCount));
+  if (failed(warpVote ? buildVoting(inRange) : buildNested(inRange)))
+    return failure();
 
   // Record it in the descriptor.
-  SmallVector<NamedAttribute> entries(descriptor.getValue());
   entries.push_back(builder.getNamedAttr(
       "megakernel",
       builder.getDictionaryAttr(
@@ -663,10 +971,12 @@ LogicalResult MegakernelBuilder::run() {
 
 struct BuildMegakernelPass
     : public sluice::impl::BuildMegakernelBase<BuildMegakernelPass> {
+  using Base::Base;
   void runOnOperation() override {
-    if (failed(MegakernelBuilder(getOperation()).run()))
+    if (failed(MegakernelBuilder(getOperation(), warpVote).run()))
       signalPassFailure();
   }
 };
 
 } // namespace
+
