@@ -53,6 +53,8 @@ constexpr PathBinding kPathBindings[] = {
     {"bvh_links", BindingKind::Buffer, ElementType::I32},
     {"spheres", BindingKind::Buffer, ElementType::F32},
     {"sphere_mat", BindingKind::Buffer, ElementType::I32},
+    {"quads", BindingKind::Buffer, ElementType::F32},
+    {"quad_mat", BindingKind::Buffer, ElementType::I32},
     {"mat_kind", BindingKind::Buffer, ElementType::I32},
     {"mat_data", BindingKind::Buffer, ElementType::F32},
     {"lights", BindingKind::Buffer, ElementType::F32},
@@ -156,7 +158,8 @@ Status flattenScene(const Scene &scene, const Bvh &bvh, const Raster &raster,
                    std::to_string(kMaxTextureOctaves) +
                    "] (docs/pathtracer.md section 9), got " +
                    std::to_string(raster.textureOctaves));
-  if (bvh.order.size() != scene.triangles.size() || bvh.nodes.empty())
+  if (bvh.order.size() != scene.triangles.size() ||
+      bvh.nodes.empty() != scene.triangles.empty())
     return invalid(scene.path + ": the BVH holds " +
                    std::to_string(bvh.order.size()) + " triangles, the scene " +
                    std::to_string(scene.triangles.size()));
@@ -185,6 +188,14 @@ Status flattenScene(const Scene &scene, const Bvh &bvh, const Raster &raster,
                    {s.center.x, s.center.y, s.center.z, s.radius});
     sphereMat.push_back(s.material);
   }
+  std::vector<float> quads;
+  std::vector<int32_t> quadMat;
+  for (const Quad &q : scene.quads) {
+    push(quads, q.corner);
+    push(quads, q.edgeU);
+    push(quads, q.edgeV);
+    quadMat.push_back(q.material);
+  }
   std::vector<int32_t> matKind;
   std::vector<float> matData;
   for (const Material &m : scene.materials) {
@@ -212,6 +223,8 @@ Status flattenScene(const Scene &scene, const Bvh &bvh, const Raster &raster,
   add("bvh_links", buffer(ElementType::I32, links));
   add("spheres", buffer(ElementType::F32, spheres));
   add("sphere_mat", buffer(ElementType::I32, sphereMat));
+  add("quads", buffer(ElementType::F32, quads));
+  add("quad_mat", buffer(ElementType::I32, quadMat));
   add("mat_kind", buffer(ElementType::I32, matKind));
   add("mat_data", buffer(ElementType::F32, matData));
   add("lights", buffer(ElementType::F32, lights));

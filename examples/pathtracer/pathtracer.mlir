@@ -47,6 +47,7 @@
 // Bindings (docs/pathtracer.md section 2; their order here is free, their
 // names and types are not):
 //   tri_verts f32[9 n], tri_mat i32[n], bvh_bounds f32[6 m], bvh_links i32[2 m],
+//   quads f32[9 q], quad_mat i32[q],
 //   spheres f32[4 s], sphere_mat i32[s], mat_kind i32[k], mat_data f32[8 k],
 //   lights f32[12 L], film i64[3 w h];
 //   uniforms width, height, sample_base, seed, texture_octaves (i32),
@@ -69,11 +70,12 @@ pool.owner @shadow capacity 262144 stages ["intersect", "shade"]
     %bvh_bounds = wave.binding "bvh_bounds" : memref<?xf32>
     %bvh_links = wave.binding "bvh_links" : memref<?xi32>
     %spheres = wave.binding "spheres" : memref<?xf32>
+    %quads = wave.binding "quads" : memref<?xf32>
     %any = arith.constant true
     %kind, %index, %t = func.call @trace(%ox, %oy, %oz, %dx, %dy, %dz, %tmax,
-        %any, %tri_verts, %bvh_bounds, %bvh_links, %spheres)
+        %any, %tri_verts, %bvh_bounds, %bvh_links, %spheres, %quads)
         : (f32, f32, f32, f32, f32, f32, f32, i1, memref<?xf32>, memref<?xf32>,
-           memref<?xi32>, memref<?xf32>) -> (i32, i32, f32)
+           memref<?xi32>, memref<?xf32>, memref<?xf32>) -> (i32, i32, f32)
     %none = arith.constant 0 : i32
     %occluded = arith.cmpi ne, %kind, %none : i32
     scf.if %occluded {
@@ -99,6 +101,7 @@ wave.coroutine @path(%lane: i32)
     bind(%tri_verts: memref<?xf32> readonly, %tri_mat: memref<?xi32> readonly,
          %bvh_bounds: memref<?xf32> readonly, %bvh_links: memref<?xi32> readonly,
          %spheres: memref<?xf32> readonly, %sphere_mat: memref<?xi32> readonly,
+         %quads: memref<?xf32> readonly, %quad_mat: memref<?xi32> readonly,
          %mat_kind: memref<?xi32> readonly, %mat_data: memref<?xf32> readonly,
          %lights: memref<?xf32> readonly, %film: memref<?xi64> writeonly,
          %width: i32, %height: i32, %sample_base: i32, %seed: i32,
@@ -166,17 +169,18 @@ wave.coroutine @path(%lane: i32)
     wave.suspend "intersect"
     %tmax = arith.constant 1.0e30 : f32
     %kind, %index, %t = func.call @trace(%ox, %oy, %oz, %dx, %dy, %dz, %tmax,
-        %false, %tri_verts, %bvh_bounds, %bvh_links, %spheres)
+        %false, %tri_verts, %bvh_bounds, %bvh_links, %spheres, %quads)
         : (f32, f32, f32, f32, f32, f32, f32, i1, memref<?xf32>, memref<?xf32>,
-           memref<?xi32>, memref<?xf32>) -> (i32, i32, f32)
+           memref<?xi32>, memref<?xf32>, memref<?xf32>) -> (i32, i32, f32)
     %hit = arith.cmpi ne, %kind, %i0 : i32
     %next:12 = scf.if %hit
         -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, i32, i32, i1) {
       %hx, %hy, %hz, %nx, %ny, %nz, %material = func.call @hit_point(
           %ox, %oy, %oz, %dx, %dy, %dz, %kind, %index, %t,
-          %tri_verts, %tri_mat, %spheres, %sphere_mat)
+          %tri_verts, %tri_mat, %spheres, %sphere_mat, %quads, %quad_mat)
           : (f32, f32, f32, f32, f32, f32, i32, i32, f32, memref<?xf32>,
-             memref<?xi32>, memref<?xf32>, memref<?xi32>)
+             memref<?xi32>, memref<?xf32>, memref<?xi32>, memref<?xf32>,
+             memref<?xi32>)
           -> (f32, f32, f32, f32, f32, f32, i32)
       wave.suspend "shade" sort_by %material : i32
       %s:15 = func.call @shade(%hx, %hy, %hz, %nx, %ny, %nz, %material,
@@ -611,22 +615,26 @@ func.func private @camera_axis(%f: f32, %r: f32, %u: f32, %a: f32, %b: f32)
 //===----------------------------------------------------------------------===//
 
 // The nearest hit (any = false) or any hit (any = true) of the ray o + t d,
-// 0.01 < t < tmax, among the spheres and the BVH's triangles. Returns
-// (kind, index, t): kind 0 no hit, 1 triangle, 2 sphere. The BVH is walked
+// 0.01 < t < tmax, among the spheres, the quads and the BVH's triangles.
+// Returns (kind, index, t): kind 0 no hit, 1 triangle, 2 sphere, 3 quad. The
+// spheres and quads are tested one by one, then the BVH is walked
 // depth first from node 0 with a private stack of 32 node indices: at an
 // inner node the walk descends into `first` and pushes `first + 1`.
 func.func private @trace(%ox: f32, %oy: f32, %oz: f32, %dx: f32, %dy: f32,
                          %dz: f32, %tmax: f32, %any: i1,
                          %tri_verts: memref<?xf32>, %bvh_bounds: memref<?xf32>,
-                         %bvh_links: memref<?xi32>, %spheres: memref<?xf32>)
+                         %bvh_links: memref<?xi32>, %spheres: memref<?xf32>,
+                         %quads: memref<?xf32>)
     -> (i32, i32, f32) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c4 = arith.constant 4 : index
+  %c9 = arith.constant 9 : index
   %i0 = arith.constant 0 : i32
   %i1 = arith.constant 1 : i32
   %i2 = arith.constant 2 : i32
+  %i3 = arith.constant 3 : i32
   %i32 = arith.constant 32 : i32
   %none = arith.constant -1 : i32
   %f1 = arith.constant 1.0 : f32
@@ -646,11 +654,24 @@ func.func private @trace(%ox: f32, %oy: f32, %oz: f32, %dx: f32, %dy: f32,
     %index2 = arith.select %hit, %i32v, %index : i32
     scf.yield %t2, %kind2, %index2 : f32, i32, i32
   }
+  %quad_floats = memref.dim %quads, %c0 : memref<?xf32>
+  %quad_count = arith.divui %quad_floats, %c9 : index
+  %q:3 = scf.for %i = %c0 to %quad_count step %c1
+      iter_args(%t = %s#0, %kind = %s#1, %index = %s#2) -> (f32, i32, i32) {
+    %hit, %th = func.call @ray_quad(%ox, %oy, %oz, %dx, %dy, %dz, %quads,
+        %i, %t) : (f32, f32, f32, f32, f32, f32, memref<?xf32>, index, f32)
+        -> (i1, f32)
+    %i32v = arith.index_cast %i : index to i32
+    %t2 = arith.select %hit, %th, %t : f32
+    %kind2 = arith.select %hit, %i3, %kind : i32
+    %index2 = arith.select %hit, %i32v, %index : i32
+    scf.yield %t2, %kind2, %index2 : f32, i32, i32
+  }
 
   %link_ints = memref.dim %bvh_links, %c0 : memref<?xi32>
   %node_count = arith.divui %link_ints, %c2 : index
   %have_nodes = arith.cmpi ugt, %node_count, %c0 : index
-  %sphere_hit = arith.cmpi ne, %s#1, %i0 : i32
+  %sphere_hit = arith.cmpi ne, %q#1, %i0 : i32
   %done_early = arith.andi %any, %sphere_hit : i1
   %not_done = arith.xori %done_early, %true : i1
   %start = arith.andi %have_nodes, %not_done : i1
@@ -662,8 +683,8 @@ func.func private @trace(%ox: f32, %oy: f32, %oz: f32, %dx: f32, %dy: f32,
   %iy = func.call @inverse(%dy) : (f32) -> f32
   %iz = func.call @inverse(%dz) : (f32) -> f32
   %stack = memref.alloca() : memref<32xi32>
-  %w:6 = scf.while (%node = %i0, %sp = %i0, %t = %s#0, %kind = %s#1,
-                    %index = %s#2, %go = %start)
+  %w:6 = scf.while (%node = %i0, %sp = %i0, %t = %q#0, %kind = %q#1,
+                    %index = %q#2, %go = %start)
       : (i32, i32, f32, i32, i32, i1) -> (i32, i32, f32, i32, i32, i1) {
     scf.condition(%go) %node, %sp, %t, %kind, %index, %go
         : i32, i32, f32, i32, i32, i1
@@ -805,17 +826,62 @@ func.func private @slab(%lo: f32, %hi: f32, %o: f32, %inv: f32) -> (f32, f32) {
 func.func private @ray_triangle(%ox: f32, %oy: f32, %oz: f32, %dx: f32,
                                 %dy: f32, %dz: f32, %verts: memref<?xf32>,
                                 %tri: index, %tbest: f32) -> (i1, f32) {
-  %c3 = arith.constant 3 : index
-  %c6 = arith.constant 6 : index
   %c9 = arith.constant 9 : index
-  %f0 = arith.constant 0.0 : f32
   %f1 = arith.constant 1.0 : f32
-  %eps = arith.constant 1.0e-9 : f32
-  %tmin = arith.constant 0.01 : f32
   %base = arith.muli %tri, %c9 : index
   %e1x, %e1y, %e1z, %e2x, %e2y, %e2z, %ax, %ay, %az = func.call @edges(%verts,
       %base) : (memref<?xf32>, index)
       -> (f32, f32, f32, f32, f32, f32, f32, f32, f32)
+  %ok, %u, %v, %t = func.call @moller_trumbore(%ox, %oy, %oz, %dx, %dy, %dz,
+      %ax, %ay, %az, %e1x, %e1y, %e1z, %e2x, %e2y, %e2z, %tbest)
+      : (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32,
+         f32, f32) -> (i1, f32, f32, f32)
+  %uv = arith.addf %u, %v fastmath<contract> : f32
+  %ok_uv = arith.cmpf ole, %uv, %f1 : f32
+  %hit = arith.andi %ok, %ok_uv : i1
+  return %hit, %t : i1, f32
+}
+
+// Quad `index` (corner a, edges eu, ev: the parallelogram a + u eu + v ev,
+// 0 <= u, v <= 1): Möller–Trumbore with e1 = eu, e2 = ev and no u + v bound.
+func.func private @ray_quad(%ox: f32, %oy: f32, %oz: f32, %dx: f32,
+                            %dy: f32, %dz: f32, %quads: memref<?xf32>,
+                            %index: index, %tbest: f32) -> (i1, f32) {
+  %c3 = arith.constant 3 : index
+  %c6 = arith.constant 6 : index
+  %c9 = arith.constant 9 : index
+  %f1 = arith.constant 1.0 : f32
+  %base = arith.muli %index, %c9 : index
+  %ax, %ay, %az = func.call @load3(%quads, %base)
+      : (memref<?xf32>, index) -> (f32, f32, f32)
+  %ub = arith.addi %base, %c3 : index
+  %ux, %uy, %uz = func.call @load3(%quads, %ub)
+      : (memref<?xf32>, index) -> (f32, f32, f32)
+  %vb = arith.addi %base, %c6 : index
+  %vx, %vy, %vz = func.call @load3(%quads, %vb)
+      : (memref<?xf32>, index) -> (f32, f32, f32)
+  %ok, %u, %v, %t = func.call @moller_trumbore(%ox, %oy, %oz, %dx, %dy, %dz,
+      %ax, %ay, %az, %ux, %uy, %uz, %vx, %vy, %vz, %tbest)
+      : (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32,
+         f32, f32) -> (i1, f32, f32, f32)
+  %ok_u = arith.cmpf ole, %u, %f1 : f32
+  %ok_v = arith.cmpf ole, %v, %f1 : f32
+  %h = arith.andi %ok, %ok_u : i1
+  %hit = arith.andi %h, %ok_v : i1
+  return %hit, %t : i1, f32
+}
+
+// The shared part of the triangle and quad tests for the ray o + t d and
+// the plane a + u e1 + v e2 (docs/pathtracer.md section 4): whether
+// |det| >= 1e-9, u in [0, 1], v >= 0 and 0.01 < t < tbest, and (u, v, t).
+func.func private @moller_trumbore(%ox: f32, %oy: f32, %oz: f32, %dx: f32,
+    %dy: f32, %dz: f32, %ax: f32, %ay: f32, %az: f32, %e1x: f32, %e1y: f32,
+    %e1z: f32, %e2x: f32, %e2y: f32, %e2z: f32, %tbest: f32)
+    -> (i1, f32, f32, f32) {
+  %f0 = arith.constant 0.0 : f32
+  %f1 = arith.constant 1.0 : f32
+  %eps = arith.constant 1.0e-9 : f32
+  %tmin = arith.constant 0.01 : f32
   %px, %py, %pz = func.call @cross(%dx, %dy, %dz, %e2x, %e2y, %e2z)
       : (f32, f32, f32, f32, f32, f32) -> (f32, f32, f32)
   %det = func.call @dot(%e1x, %e1y, %e1z, %px, %py, %pz)
@@ -825,31 +891,30 @@ func.func private @ray_triangle(%ox: f32, %oy: f32, %oz: f32, %dx: f32,
   %sz = arith.subf %oz, %az fastmath<contract> : f32
   %sp = func.call @dot(%sx, %sy, %sz, %px, %py, %pz)
       : (f32, f32, f32, f32, f32, f32) -> f32
-  %u = arith.divf %sp, %det : f32
+  // One division: u, v and t are products with 1 / det.
+  %inv_det = arith.divf %f1, %det : f32
+  %u = arith.mulf %sp, %inv_det : f32
   %qx, %qy, %qz = func.call @cross(%sx, %sy, %sz, %e1x, %e1y, %e1z)
       : (f32, f32, f32, f32, f32, f32) -> (f32, f32, f32)
   %dq = func.call @dot(%dx, %dy, %dz, %qx, %qy, %qz)
       : (f32, f32, f32, f32, f32, f32) -> f32
-  %v = arith.divf %dq, %det : f32
+  %v = arith.mulf %dq, %inv_det : f32
   %eq = func.call @dot(%e2x, %e2y, %e2z, %qx, %qy, %qz)
       : (f32, f32, f32, f32, f32, f32) -> f32
-  %t = arith.divf %eq, %det : f32
+  %t = arith.mulf %eq, %inv_det : f32
   %adet = math.absf %det : f32
   %ok_det = arith.cmpf oge, %adet, %eps : f32
   %ok_u0 = arith.cmpf oge, %u, %f0 : f32
   %ok_u1 = arith.cmpf ole, %u, %f1 : f32
   %ok_v = arith.cmpf oge, %v, %f0 : f32
-  %uv = arith.addf %u, %v fastmath<contract> : f32
-  %ok_uv = arith.cmpf ole, %uv, %f1 : f32
   %ok_t0 = arith.cmpf ogt, %t, %tmin : f32
   %ok_t1 = arith.cmpf olt, %t, %tbest : f32
   %h1 = arith.andi %ok_det, %ok_u0 : i1
   %h2 = arith.andi %h1, %ok_u1 : i1
   %h3 = arith.andi %h2, %ok_v : i1
-  %h4 = arith.andi %h3, %ok_uv : i1
-  %h5 = arith.andi %h4, %ok_t0 : i1
-  %hit = arith.andi %h5, %ok_t1 : i1
-  return %hit, %t : i1, f32
+  %h4 = arith.andi %h3, %ok_t0 : i1
+  %ok = arith.andi %h4, %ok_t1 : i1
+  return %ok, %u, %v, %t : i1, f32, f32, f32
 }
 
 // e1 = v1 - v0, e2 = v2 - v0 and v0 of the triangle whose floats start at
@@ -917,16 +982,20 @@ func.func private @ray_sphere(%ox: f32, %oy: f32, %oz: f32, %dx: f32,
 }
 
 // The hit point p = o + t d, the geometric normal (triangles: the normalised
-// cross(e1, e2); spheres: (p - c) / r, outward) and the material.
+// cross(e1, e2); quads: the normalised cross(eu, ev); spheres: (p - c) / r,
+// outward) and the material.
 func.func private @hit_point(%ox: f32, %oy: f32, %oz: f32, %dx: f32, %dy: f32,
                              %dz: f32, %kind: i32, %index: i32, %t: f32,
                              %tri_verts: memref<?xf32>, %tri_mat: memref<?xi32>,
-                             %spheres: memref<?xf32>, %sphere_mat: memref<?xi32>)
+                             %spheres: memref<?xf32>, %sphere_mat: memref<?xi32>,
+                             %quads: memref<?xf32>, %quad_mat: memref<?xi32>)
     -> (f32, f32, f32, f32, f32, f32, i32) {
   %c3 = arith.constant 3 : index
   %c4 = arith.constant 4 : index
+  %c6 = arith.constant 6 : index
   %c9 = arith.constant 9 : index
   %i1 = arith.constant 1 : i32
+  %i3 = arith.constant 3 : i32
   %tdx = arith.mulf %t, %dx fastmath<contract> : f32
   %tdy = arith.mulf %t, %dy fastmath<contract> : f32
   %tdz = arith.mulf %t, %dz fastmath<contract> : f32
@@ -935,31 +1004,49 @@ func.func private @hit_point(%ox: f32, %oy: f32, %oz: f32, %dx: f32, %dy: f32,
   %pz = arith.addf %oz, %tdz fastmath<contract> : f32
   %i = arith.index_cast %index : i32 to index
   %triangle = arith.cmpi eq, %kind, %i1 : i32
-  %r:4 = scf.if %triangle -> (f32, f32, f32, i32) {
+  %quad = arith.cmpi eq, %kind, %i3 : i32
+  %r:4 = scf.if %quad -> (f32, f32, f32, i32) {
     %base = arith.muli %i, %c9 : index
-    %e1x, %e1y, %e1z, %e2x, %e2y, %e2z, %ax, %ay, %az = func.call @edges(
-        %tri_verts, %base) : (memref<?xf32>, index)
-        -> (f32, f32, f32, f32, f32, f32, f32, f32, f32)
-    %cx, %cy, %cz = func.call @cross(%e1x, %e1y, %e1z, %e2x, %e2y, %e2z)
+    %ub = arith.addi %base, %c3 : index
+    %ux, %uy, %uz = func.call @load3(%quads, %ub)
+        : (memref<?xf32>, index) -> (f32, f32, f32)
+    %vb = arith.addi %base, %c6 : index
+    %vx, %vy, %vz = func.call @load3(%quads, %vb)
+        : (memref<?xf32>, index) -> (f32, f32, f32)
+    %cx, %cy, %cz = func.call @cross(%ux, %uy, %uz, %vx, %vy, %vz)
         : (f32, f32, f32, f32, f32, f32) -> (f32, f32, f32)
     %nx, %ny, %nz = func.call @normalize(%cx, %cy, %cz)
         : (f32, f32, f32) -> (f32, f32, f32)
-    %m = memref.load %tri_mat[%i] : memref<?xi32>
+    %m = memref.load %quad_mat[%i] : memref<?xi32>
     scf.yield %nx, %ny, %nz, %m : f32, f32, f32, i32
   } else {
-    %base = arith.muli %i, %c4 : index
-    %cx, %cy, %cz = func.call @load3(%spheres, %base)
-        : (memref<?xf32>, index) -> (f32, f32, f32)
-    %rb = arith.addi %base, %c3 : index
-    %radius = memref.load %spheres[%rb] : memref<?xf32>
-    %qx = arith.subf %px, %cx fastmath<contract> : f32
-    %qy = arith.subf %py, %cy fastmath<contract> : f32
-    %qz = arith.subf %pz, %cz fastmath<contract> : f32
-    %nx = arith.divf %qx, %radius : f32
-    %ny = arith.divf %qy, %radius : f32
-    %nz = arith.divf %qz, %radius : f32
-    %m = memref.load %sphere_mat[%i] : memref<?xi32>
-    scf.yield %nx, %ny, %nz, %m : f32, f32, f32, i32
+    %o:4 = scf.if %triangle -> (f32, f32, f32, i32) {
+      %base = arith.muli %i, %c9 : index
+      %e1x, %e1y, %e1z, %e2x, %e2y, %e2z, %ax, %ay, %az = func.call @edges(
+          %tri_verts, %base) : (memref<?xf32>, index)
+          -> (f32, f32, f32, f32, f32, f32, f32, f32, f32)
+      %cx, %cy, %cz = func.call @cross(%e1x, %e1y, %e1z, %e2x, %e2y, %e2z)
+          : (f32, f32, f32, f32, f32, f32) -> (f32, f32, f32)
+      %nx, %ny, %nz = func.call @normalize(%cx, %cy, %cz)
+          : (f32, f32, f32) -> (f32, f32, f32)
+      %m = memref.load %tri_mat[%i] : memref<?xi32>
+      scf.yield %nx, %ny, %nz, %m : f32, f32, f32, i32
+    } else {
+      %base = arith.muli %i, %c4 : index
+      %cx, %cy, %cz = func.call @load3(%spheres, %base)
+          : (memref<?xf32>, index) -> (f32, f32, f32)
+      %rb = arith.addi %base, %c3 : index
+      %radius = memref.load %spheres[%rb] : memref<?xf32>
+      %qx = arith.subf %px, %cx fastmath<contract> : f32
+      %qy = arith.subf %py, %cy fastmath<contract> : f32
+      %qz = arith.subf %pz, %cz fastmath<contract> : f32
+      %nx = arith.divf %qx, %radius : f32
+      %ny = arith.divf %qy, %radius : f32
+      %nz = arith.divf %qz, %radius : f32
+      %m = memref.load %sphere_mat[%i] : memref<?xi32>
+      scf.yield %nx, %ny, %nz, %m : f32, f32, f32, i32
+    }
+    scf.yield %o#0, %o#1, %o#2, %o#3 : f32, f32, f32, i32
   }
   return %px, %py, %pz, %r#0, %r#1, %r#2, %r#3
       : f32, f32, f32, f32, f32, f32, i32

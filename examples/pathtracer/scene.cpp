@@ -29,7 +29,6 @@ Status invalid(std::string message) {
   return Status::error(ErrorKind::InvalidArgument, std::move(message));
 }
 
-Vec3 add(Vec3 a, Vec3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
 Vec3 cross(Vec3 a, Vec3 b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
@@ -262,10 +261,6 @@ bool SceneReader::readQuads(const json &value) {
     float area = length(cross(quad.edgeU, quad.edgeV));
     if (!(area > 0) || !std::isfinite(area))
       return fail(key, "degenerate quad: edge_u x edge_v has zero area");
-    Vec3 c = quad.corner, cu = add(c, quad.edgeU), cuv = add(cu, quad.edgeV),
-         cv = add(c, quad.edgeV);
-    scene_.triangles.push_back({c, cu, cuv, quad.material});
-    scene_.triangles.push_back({c, cuv, cv, quad.material});
     if (scene_.materials[size_t(quad.material)].emits())
       scene_.lights.push_back(uint32_t(scene_.quads.size()));
     scene_.quads.push_back(quad);

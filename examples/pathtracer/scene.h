@@ -82,8 +82,8 @@ struct Scene {
   std::vector<Material> materials; // in file order; index = material id
   std::vector<Quad> quads;
   std::vector<Sphere> spheres;
-  // Every quad's two triangles (section 1), in quad order, then every mesh's
-  // faces, in mesh order.
+  // Every mesh's faces, in mesh order (the quads are tested as
+  // parallelograms, not in the BVH: section 4).
   std::vector<Triangle> triangles;
   std::vector<uint32_t>
       lights; // indices into quads: those whose material emits

@@ -14,7 +14,7 @@ the specification.
 
 Scenes:
   quad-diffuse, quad-mirror, quad-glass
-      one emissive quad (two triangles) that fills the view, of the given
+      one emissive quad that fills the view, of the given
       kind, nothing else. Every camera ray meets its front at bounce 0 and
       adds q(emission) (T = 1); nothing else ever adds to the film (diffuse:
       albedo 0; mirror and glass: the next ray leaves and meets nothing). So
@@ -62,10 +62,8 @@ class Scene:
 
     def quad(self, corner, edge_u, edge_v, material):
         c, u, v = (np.array(x, dtype=np.float64) for x in (corner, edge_u, edge_v))
+        # Section 4: tested as the parallelogram c + a u + b v, not in the BVH.
         self.quads.append((c, u, v, material))
-        # Section 1: (c, c+u, c+u+v) and (c, c+u+v, c+v).
-        self.triangles.append((c, c + u, c + u + v, material))
-        self.triangles.append((c, c + u + v, c + v, material))
 
     def box(self, lo, hi, material):
         """An axis-aligned box as 12 triangles (no lights)."""
@@ -131,7 +129,12 @@ def camera_uniforms(eye, look_at, up, fov_y, width, height):
 
 def flatten(scene):
     """Section 2's buffers (NumPy arrays by binding name)."""
-    order, bounds, links = build_bvh(scene.triangles)
+    if scene.triangles:
+        order, bounds, links = build_bvh(scene.triangles)
+    else:  # no BVH: empty bindings
+        order = []
+        bounds = np.zeros((0, 6), dtype=F32)
+        links = np.zeros((0, 2), dtype=np.int32)
     tris = [scene.triangles[i] for i in order]
     b = {}
     b["tri_verts"] = np.array([np.concatenate(t[:3]) for t in tris], dtype=F32).reshape(-1)
@@ -141,6 +144,9 @@ def flatten(scene):
     b["spheres"] = np.array([list(s[0]) + [s[1]] for s in scene.spheres],
                             dtype=F32).reshape(-1)
     b["sphere_mat"] = np.array([s[2] for s in scene.spheres], dtype=np.int32)
+    b["quads"] = np.array([np.concatenate(q[:3]) for q in scene.quads],
+                          dtype=F32).reshape(-1)
+    b["quad_mat"] = np.array([q[3] for q in scene.quads], dtype=np.int32)
     b["mat_kind"] = np.array([m[0] for m in scene.materials], dtype=np.int32)
     b["mat_data"] = np.array([list(m[1]) + list(m[2]) + [m[3], 0]
                               for m in scene.materials], dtype=F32).reshape(-1)

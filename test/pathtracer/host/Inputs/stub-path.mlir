@@ -34,6 +34,7 @@ wave.coroutine @path(%lane: i32)
     bind(%tri_verts: memref<?xf32> readonly, %tri_mat: memref<?xi32> readonly,
          %bvh_bounds: memref<?xf32> readonly, %bvh_links: memref<?xi32> readonly,
          %spheres: memref<?xf32> readonly, %sphere_mat: memref<?xi32> readonly,
+         %quads: memref<?xf32> readonly, %quad_mat: memref<?xi32> readonly,
          %mat_kind: memref<?xi32> readonly, %mat_data: memref<?xf32> readonly,
          %lights: memref<?xf32> readonly, %film: memref<?xi64>,
          %width: i32, %height: i32, %sample_base: i32, %seed: i32,
