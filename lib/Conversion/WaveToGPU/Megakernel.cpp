@@ -120,6 +120,10 @@ private:
   // unconditionally: the caller checked the range).
   void selectCase(Value selector, ArrayRef<Block *> targets);
   void raiseBadOutcome(Value stage, Value owner, Value outcome);
+  // To `finished` when `outcome` is FINISHED, to `on` (with `onArguments`)
+  // when it is below `stages`, else BAD_OUTCOME (stage, owner, outcome).
+  void branchOnOutcome(Value outcome, Value stages, Block *finished, Block *on,
+                       ValueRange onArguments, Value stage, Value owner);
   // owners[o].*field as an i32, for a run-time owner index `o`.
   Value ownerTable(Value o, function_ref<int64_t(const OwnerShape &)> field);
   FailureOr<Block *> inlineKernel(gpu::GPUFuncOp kernel, Block *continuation);
@@ -314,6 +318,23 @@ void MegakernelBuilder::raiseBadOutcome(Value stage, Value owner,
   store(owner, fault, index(SLUICE_FAULT_WORD_OWNER));
   store(outcome, fault, index(SLUICE_FAULT_WORD_VALUE));
   cf::BranchOp::create(builder, loc, stopBlock);
+}
+
+void MegakernelBuilder::branchOnOutcome(Value outcome, Value stages,
+                                        Block *finished, Block *on,
+                                        ValueRange onArguments, Value stage,
+                                        Value owner) {
+  Block *moved = newBlock();
+  Block *bad = newBlock();
+  cf::CondBranchOp::create(
+      builder, loc, cmp(arith::CmpIPredicate::eq, outcome, i32(kFinished)),
+      finished, moved);
+  builder.setInsertionPointToEnd(moved);
+  cf::CondBranchOp::create(builder, loc,
+                           cmp(arith::CmpIPredicate::ult, outcome, stages), on,
+                           onArguments, bad, ValueRange{});
+  builder.setInsertionPointToEnd(bad);
+  raiseBadOutcome(stage, owner, outcome);
 }
 
 Value MegakernelBuilder::ownerTable(
@@ -642,21 +663,11 @@ LogicalResult MegakernelBuilder::buildNested(Value inRange) {
   // The lane goes on at its next stage, or is finished.
   builder.setInsertionPointToEnd(ownersDone);
   Block *finished = newBlock();
-  Block *moved = newBlock();
-  Block *bad = newBlock();
-  cf::CondBranchOp::create(
-      builder, loc, cmp(arith::CmpIPredicate::eq, outcome, i32(kFinished)),
-      finished, moved);
+  branchOnOutcome(outcome, i32(mainStages.size()), finished, dispatch,
+                  ValueRange{outcome}, stage, i32(kNoOwner));
   builder.setInsertionPointToEnd(finished);
   count(index(statWords - 1), i32(1));
   cf::BranchOp::create(builder, loc, claim);
-  builder.setInsertionPointToEnd(moved);
-  cf::CondBranchOp::create(
-      builder, loc,
-      cmp(arith::CmpIPredicate::ult, outcome, i32(mainStages.size())),
-      dispatch, ValueRange{outcome}, bad, ValueRange{});
-  builder.setInsertionPointToEnd(bad);
-  raiseBadOutcome(stage, i32(kNoOwner), outcome);
   return success();
 }
 
@@ -829,28 +840,19 @@ LogicalResult MegakernelBuilder::buildVoting(Value inRange) {
     cf::CondBranchOp::create(builder, loc, faulted(), stopBlock, decide);
     builder.setInsertionPointToEnd(decide);
     Block *released = newBlock();
-    Block *itemMoved = newBlock();
-    cf::CondBranchOp::create(
-        builder, loc,
-        cmp(arith::CmpIPredicate::eq, itemOutcome, i32(kFinished)), released,
-        itemMoved);
+    Block *itemOn = newBlock();
+    Value owner = load(itemOwnerVar, zero);
+    branchOnOutcome(itemOutcome,
+                    ownerTable(owner,
+                               [](const OwnerShape &owner) {
+                                 return int64_t(owner.stages.size());
+                               }),
+                    released, itemOn, ValueRange{}, stage, owner);
     builder.setInsertionPointToEnd(released);
     count(statIndex(stage, 2), i32(1));
     cf::BranchOp::create(builder, loc, seek,
                          ValueRange{load(itemOwnerVar, zero),
                                     addI32(load(itemIndexVar, zero), 1)});
-    builder.setInsertionPointToEnd(itemMoved);
-    Block *itemOn = newBlock();
-    Block *itemBad = newBlock();
-    Value owner = load(itemOwnerVar, zero);
-    cf::CondBranchOp::create(
-        builder, loc,
-        cmp(arith::CmpIPredicate::ult, itemOutcome,
-            ownerTable(owner,
-                       [](const OwnerShape &owner) {
-                         return int64_t(owner.stages.size());
-                       })),
-        itemOn, itemBad);
     builder.setInsertionPointToEnd(itemOn);
     store(arith::AddIOp::create(builder, loc,
                                 ownerTable(owner,
@@ -860,33 +862,22 @@ LogicalResult MegakernelBuilder::buildVoting(Value inRange) {
                                 itemOutcome),
           nextVar, zero);
     cf::BranchOp::create(builder, loc, head);
-    builder.setInsertionPointToEnd(itemBad);
-    raiseBadOutcome(stage, owner, itemOutcome);
   }
 
   // The lane goes on at its next stage, or is finished and claims another.
   builder.setInsertionPointToEnd(laneNext);
   Value outcome = load(mainOutcomeVar, zero);
   Block *finished = newBlock();
-  Block *moved = newBlock();
-  Block *bad = newBlock();
-  cf::CondBranchOp::create(
-      builder, loc, cmp(arith::CmpIPredicate::eq, outcome, i32(kFinished)),
-      finished, moved);
+  Block *movedOn = newBlock();
+  branchOnOutcome(outcome, i32(mainCount), finished, movedOn, ValueRange{},
+                  load(mainStageVar, zero), i32(kNoOwner));
   builder.setInsertionPointToEnd(finished);
   count(index(statWords - 1), i32(1));
   store(i32(claimState), nextVar, zero);
   cf::BranchOp::create(builder, loc, head);
-  builder.setInsertionPointToEnd(moved);
-  Block *movedOn = newBlock();
-  cf::CondBranchOp::create(
-      builder, loc,
-      cmp(arith::CmpIPredicate::ult, outcome, i32(mainCount)), movedOn, bad);
   builder.setInsertionPointToEnd(movedOn);
   store(outcome, nextVar, zero);
   cf::BranchOp::create(builder, loc, head);
-  builder.setInsertionPointToEnd(bad);
-  raiseBadOutcome(load(mainStageVar, zero), i32(kNoOwner), outcome);
   return success();
 }
 
