@@ -48,6 +48,7 @@ struct Ray {
   Vec3 o, d;
 };
 
+Vec3 add(Vec3 a, Vec3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
 Vec3 sub(Vec3 a, Vec3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
 Vec3 cross(Vec3 a, Vec3 b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
@@ -164,8 +165,9 @@ TEST(PathtracerScene, CornellBoxLoads) {
   ASSERT_EQ(scene.quads.size(), 6u);
   ASSERT_EQ(scene.spheres.size(), 2u);
   ASSERT_EQ(scene.materials.size(), 7u);
-  // Two triangles per quad, then the icosphere's 1,280.
-  ASSERT_EQ(scene.triangles.size(), 12u + 1280u);
+  // The icosphere's 1,280 (quads are tested as parallelograms, not in the
+  // BVH).
+  ASSERT_EQ(scene.triangles.size(), 1280u);
   ASSERT_EQ(scene.lights.size(), 1u);
   const pt::Quad &light = scene.quads[scene.lights[0]];
   EXPECT_EQ(light.corner, (Vec3{213, 554, 227}));
@@ -179,7 +181,7 @@ TEST(PathtracerScene, CornellBoxLoads) {
   // The icosphere: every vertex 80 from (370, 330, 250), faces outward.
   Vec3 centre{370, 330, 250};
   std::set<std::tuple<float, float, float>> vertices;
-  for (size_t i = 12; i < scene.triangles.size(); ++i) {
+  for (size_t i = 0; i < scene.triangles.size(); ++i) {
     const pt::Triangle &t = scene.triangles[i];
     for (Vec3 v : {t.v0, t.v1, t.v2}) {
       Vec3 r = sub(v, centre);
@@ -191,22 +193,20 @@ TEST(PathtracerScene, CornellBoxLoads) {
              (t.v0.z + t.v1.z + t.v2.z) / 3},
             centre);
     EXPECT_GT(dot(cross(sub(t.v1, t.v0), sub(t.v2, t.v0)), middle), 0)
-        << "face " << i - 12;
+        << "face " << i;
     EXPECT_EQ(t.material, 6); // gold, the seventh material
   }
   EXPECT_EQ(vertices.size(), 642u);
 }
 
-TEST(PathtracerScene, QuadTriangles) {
+TEST(PathtracerScene, QuadsStayQuads) {
+  // A quad is a parallelogram of its own (section 4), not two triangles.
   pt::Scene scene = loadOrDie("emitter.json");
-  ASSERT_EQ(scene.triangles.size(), 2u);
-  // (corner, corner+u, corner+u+v) and (corner, corner+u+v, corner+v).
-  EXPECT_EQ(scene.triangles[0].v0, (Vec3{-16, -16, 1}));
-  EXPECT_EQ(scene.triangles[0].v1, (Vec3{-16, 16, 1}));
-  EXPECT_EQ(scene.triangles[0].v2, (Vec3{16, 16, 1}));
-  EXPECT_EQ(scene.triangles[1].v0, (Vec3{-16, -16, 1}));
-  EXPECT_EQ(scene.triangles[1].v1, (Vec3{16, 16, 1}));
-  EXPECT_EQ(scene.triangles[1].v2, (Vec3{16, -16, 1}));
+  EXPECT_TRUE(scene.triangles.empty());
+  ASSERT_EQ(scene.quads.size(), 1u);
+  EXPECT_EQ(scene.quads[0].corner, (Vec3{-16, -16, 1}));
+  EXPECT_EQ(scene.quads[0].edgeU, (Vec3{0, 32, 0}));
+  EXPECT_EQ(scene.quads[0].edgeV, (Vec3{32, 0, 0}));
   pt::Scene furnace = loadOrDie("furnace.json");
   EXPECT_EQ(furnace.lights.size(), 6u);
   for (const pt::Quad &q : furnace.quads)
@@ -220,7 +220,7 @@ TEST(PathtracerScene, FlattenedCountsAndStrides) {
   std::vector<pt::NamedBuffer> bindings;
   ASSERT_TRUE(pt::flattenScene(scene, bvh, {64, 48, 7}, bindings).ok());
   using E = rt::ElementType;
-  int64_t tris = 1292, nodes = int64_t(bvh.nodes.size());
+  int64_t tris = 1280, nodes = int64_t(bvh.nodes.size());
   struct Expected {
     const char *name;
     E element;
@@ -232,6 +232,8 @@ TEST(PathtracerScene, FlattenedCountsAndStrides) {
       {"bvh_links", E::I32, 2 * nodes},
       {"spheres", E::F32, 8},
       {"sphere_mat", E::I32, 2},
+      {"quads", E::F32, 6 * 9},
+      {"quad_mat", E::I32, 6},
       {"mat_kind", E::I32, 7},
       {"mat_data", E::F32, 56},
       {"lights", E::F32, 12},
@@ -255,7 +257,7 @@ TEST(PathtracerScene, FlattenedCountsAndStrides) {
               (e.count < 0 ? 1 : e.count) * rt::elementTypeBytes(e.element))
         << e.name;
   }
-  EXPECT_EQ(bindings.size(), 15u + 12u); // and 12 camera floats
+  EXPECT_EQ(bindings.size(), 17u + 12u); // and 12 camera floats
   EXPECT_EQ(elements<int32_t>(find(bindings, "width"))[0], 64);
   EXPECT_EQ(elements<int32_t>(find(bindings, "height"))[0], 48);
   EXPECT_EQ(elements<int32_t>(find(bindings, "seed"))[0], 7);
@@ -278,6 +280,12 @@ TEST(PathtracerScene, FlattenedCountsAndStrides) {
             (std::vector<float>{190, 90, 190, 90, 400, 100, 380, 100}));
   EXPECT_EQ(elements<int32_t>(find(bindings, "sphere_mat")),
             (std::vector<int32_t>{4, 5}));
+  // The quads in file order: corner, edge_u, edge_v; the light is the last.
+  std::vector<float> quads = elements<float>(find(bindings, "quads"));
+  EXPECT_EQ(std::vector<float>(quads.begin() + 45, quads.end()),
+            (std::vector<float>{213, 554, 227, 130, 0, 0, 0, 0, 105}));
+  EXPECT_EQ(elements<int32_t>(find(bindings, "quad_mat")),
+            (std::vector<int32_t>{0, 0, 0, 1, 2, 3}));
 
   // Triangles in BVH order: a permutation of the scene's, with their
   // materials.
@@ -294,12 +302,17 @@ TEST(PathtracerScene, FlattenedCountsAndStrides) {
   }
   EXPECT_TRUE(flat == original);
 
-  // An empty list is a binding of zero elements.
+  // An empty list is a binding of zero elements; a scene without a mesh
+  // has no BVH node.
   pt::Scene emitter = loadOrDie("emitter.json");
   ASSERT_TRUE(pt::buildBvh(emitter.triangles, bvh).ok());
+  EXPECT_TRUE(bvh.nodes.empty());
   ASSERT_TRUE(pt::flattenScene(emitter, bvh, {1, 1, 0}, bindings).ok());
   EXPECT_EQ(find(bindings, "spheres").shape, (std::vector<int64_t>{0}));
   EXPECT_EQ(find(bindings, "sphere_mat").shape, (std::vector<int64_t>{0}));
+  for (const char *name : {"tri_verts", "tri_mat", "bvh_bounds", "bvh_links"})
+    EXPECT_EQ(find(bindings, name).shape, (std::vector<int64_t>{0})) << name;
+  EXPECT_EQ(find(bindings, "quads").shape, (std::vector<int64_t>{9}));
 }
 
 //===----------------------------------------------------------------------===//
@@ -371,7 +384,20 @@ Flat flatten(const pt::Scene &scene, const pt::Bvh &bvh) {
 }
 
 TEST(PathtracerBvh, NearestHitEqualsBruteForce) {
+  // The benchmark's triangles, and the box's quads as two triangles each
+  // (the renderer tests them outside the BVH; here they give the tree large
+  // faces that overlap the icosphere's nodes, and the rays hits).
   pt::Scene scene = loadOrDie("cornell-box.json");
+  std::vector<pt::Triangle> meshOnly = std::move(scene.triangles);
+  scene.triangles.clear();
+  for (const pt::Quad &q : scene.quads) {
+    Vec3 c = q.corner, cu = add(c, q.edgeU), cuv = add(cu, q.edgeV),
+         cv = add(c, q.edgeV);
+    scene.triangles.push_back({c, cu, cuv, q.material});
+    scene.triangles.push_back({c, cuv, cv, q.material});
+  }
+  scene.triangles.insert(scene.triangles.end(), meshOnly.begin(),
+                         meshOnly.end());
   pt::Bvh bvh;
   ASSERT_TRUE(pt::buildBvh(scene.triangles, bvh).ok());
   Flat flat = flatten(scene, bvh);
@@ -437,8 +463,10 @@ TEST(PathtracerBvh, DegenerateInputsStayWithinLimits) {
   ASSERT_TRUE(pt::buildBvh(spread, bvh).ok());
   scene.triangles = spread;
   EXPECT_LE(checkTree(flatten(scene, bvh), spread.size()), 32u);
-  rt::Status status = pt::buildBvh({}, bvh);
-  EXPECT_FALSE(status.ok());
+  // No triangle: no node (a scene of quads and spheres).
+  ASSERT_TRUE(pt::buildBvh({}, bvh).ok());
+  EXPECT_TRUE(bvh.nodes.empty());
+  EXPECT_TRUE(bvh.order.empty());
 }
 
 //===----------------------------------------------------------------------===//
@@ -531,8 +559,10 @@ TEST_F(PathtracerBadScene, AValidSceneLoads) {
   pt::Scene loaded;
   rt::Status status = pt::loadScene(path, loaded);
   ASSERT_TRUE(status.ok()) << status.message();
-  ASSERT_EQ(loaded.triangles.size(), 3u);
-  EXPECT_EQ(loaded.triangles[2].v1, (Vec3{2, 0, 9}));
+  // The quad stays a quad; the mesh's one face is the only triangle.
+  ASSERT_EQ(loaded.quads.size(), 1u);
+  ASSERT_EQ(loaded.triangles.size(), 1u);
+  EXPECT_EQ(loaded.triangles[0].v1, (Vec3{2, 0, 9}));
 }
 
 TEST_F(PathtracerBadScene, MissingFile) {
@@ -664,6 +694,8 @@ std::vector<rt::BindingInfo> pathBindingInfos() {
                                {"bvh_links", E::I32},
                                {"spheres", E::F32},
                                {"sphere_mat", E::I32},
+                               {"quads", E::F32},
+                               {"quad_mat", E::I32},
                                {"mat_kind", E::I32},
                                {"mat_data", E::F32},
                                {"lights", E::F32},
@@ -700,12 +732,12 @@ TEST(PathtracerBindings, ProgramBindingsAreChecked) {
             "the program has no binding 'tri_verts' (docs/pathtracer.md "
             "section 2)");
   std::vector<rt::BindingInfo> wrong = infos;
-  wrong[9].element = rt::ElementType::I32; // film
+  wrong[11].element = rt::ElementType::I32; // film
   EXPECT_EQ(pt::checkPathBindings(wrong).message(),
             "binding 'film' holds i32, but docs/pathtracer.md section 2 "
             "makes it i64");
   wrong = infos;
-  wrong[10].kind = rt::BindingKind::Buffer; // width
+  wrong[12].kind = rt::BindingKind::Buffer; // width
   EXPECT_NE(pt::checkPathBindings(wrong).message().find("is a buffer"),
             std::string::npos);
   wrong = infos;
@@ -736,11 +768,11 @@ TEST(PathtracerBindings, WrittenAsNpyFiles) {
     lines.push_back(line);
   ASSERT_EQ(lines.size(), bindings.size());
   EXPECT_EQ(lines[0], "--bind tri_verts=" + (dir / "tri_verts.npy").string());
-  EXPECT_EQ(lines[10], "--set width=3");
-  EXPECT_EQ(lines[13], "--set seed=1");
+  EXPECT_EQ(lines[12], "--set width=3");
+  EXPECT_EQ(lines[15], "--set seed=1");
   // furnace: eye (50, 50, 50), forward +z.
-  EXPECT_EQ(lines[14], "--set cam_eye_x=50");
-  EXPECT_EQ(lines[19], "--set cam_fwd_z=1");
+  EXPECT_EQ(lines[16], "--set cam_eye_x=50");
+  EXPECT_EQ(lines[21], "--set cam_fwd_z=1");
   for (const pt::NamedBuffer &b : bindings) {
     if (b.value.shape.empty())
       continue;
