@@ -595,8 +595,6 @@ LogicalResult MegakernelBuilder::buildNested(Value inRange) {
     Block *ownerDispatch = newBlock({i32Type});
     Block *handled = newBlock();
     Block *released = newBlock();
-    Block *moved = newBlock();
-    Block *bad = newBlock();
 
     builder.setInsertionPointToEnd(begin);
     Value published = load(publishedCounts, index(o));
@@ -635,26 +633,15 @@ LogicalResult MegakernelBuilder::buildNested(Value inRange) {
     Block *decide = newBlock();
     stopOnFault(decide);
     builder.setInsertionPointToEnd(decide);
-    cf::CondBranchOp::create(
-        builder, loc,
-        cmp(arith::CmpIPredicate::eq, itemOutcome, i32(kFinished)), released,
-        moved);
+    branchOnOutcome(itemOutcome, i32(owner.stages.size()), released,
+                    ownerDispatch, ValueRange{itemOutcome}, globalStage,
+                    i32(o));
 
     builder.setInsertionPointToEnd(released);
     count(statIndex(globalStage, 2), i32(1));
     cf::BranchOp::create(
         builder, loc, loop,
         ValueRange{arith::AddIOp::create(builder, loc, k, index(1))});
-
-    builder.setInsertionPointToEnd(moved);
-    cf::CondBranchOp::create(
-        builder, loc,
-        cmp(arith::CmpIPredicate::ult, itemOutcome,
-            i32(owner.stages.size())),
-        ownerDispatch, ValueRange{itemOutcome}, bad, ValueRange{});
-
-    builder.setInsertionPointToEnd(bad);
-    raiseBadOutcome(globalStage, i32(o), itemOutcome);
     nextOwner = begin;
   }
   builder.setInsertionPointToEnd(post);
