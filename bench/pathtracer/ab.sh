@@ -55,7 +55,7 @@ done
 configs=()
 for name in $wanted; do
   case "$name" in
-    megakernel) configs+=("megakernel|--schedule state-machine --frame-pool 131072") ;;
+    megakernel) configs+=("megakernel|--schedule state-machine") ;; # sluice-render's pool
     wavefront) configs+=("wavefront|--sort off --scheduler-placement device --frame-pool 262144") ;;
     sorted) configs+=("sorted|--sort on --scheduler-placement device --frame-pool 262144") ;;
     *) echo "ab.sh: unknown configuration '$name'" >&2; exit 2 ;;

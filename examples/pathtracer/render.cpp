@@ -53,12 +53,16 @@ constexpr uint64_t kDefaultCpuPassLanes = 1u << 20;
 // The frame pool without --frame-pool: on the CPU backend, the demo's 8,192
 // (a few dispatches' worth of blocks for every worker, and frames that stay
 // in the caches); on a GPU backend, enough lanes in flight to fill the
-// device, the fastest pools measured on an H100 (2026-12-06, 512 x 512 x 64):
-// the megakernel 131,072 (hip 905 Mrays/s against 5 at the runtime's default
-// of 256, 772 at 65,536 and 871 at 262,144; Vulkan 1,187 against 1,177 and
-// 1,058), the wavefront 262,144 (docs/runtime.md).
+// device, the fastest pools measured on an H100 (512 x 512 x 64,
+// docs/runtime.md): the wavefront 262,144; the megakernel, since it keeps
+// each thread's frame in registers (more registers a thread, fewer threads
+// at once; 2026-12-06), 65,536 on Vulkan (2,094 Mrays/s against 1,693 at
+// 32,768, 2,099 at 81,920 and 1,974 at 131,072) and 98,304 on hip (1,444
+// against 1,406 at 131,072 and 1,339 at 65,536). The runtime's default of
+// 256 keeps a GPU almost idle (5 Mrays/s on hip).
 constexpr uint32_t kDefaultCpuFramePool = 8192;
-constexpr uint32_t kDefaultGpuMegakernelFramePool = 131072;
+constexpr uint32_t kDefaultVulkanMegakernelFramePool = 65536;
+constexpr uint32_t kDefaultHipMegakernelFramePool = 98304;
 constexpr uint32_t kDefaultGpuWavefrontFramePool = 262144;
 // The stages whose invocations are rays (section 7).
 constexpr const char *kPathRayStage = "intersect";
@@ -91,7 +95,7 @@ void printUsage(std::FILE *out) {
       "  --schedule S         wavefront (default) | state-machine\n"
       "  --workers N          CPU workers (cpu; default one per core)\n"
       "  --frame-pool N       frames in the pool (default 8192 on cpu; on\n"
-      "                       vulkan and hip 131072 for the state machine,\n"
+      "                       vulkan 65536 (hip 98304) for the state machine,\n"
       "                       262144 for the wavefront)\n"
       "  --no-partial-admission  admit a producer only whole\n"
       "  --scheduler-placement host|device  where the wavefront scheduler\n"
@@ -270,10 +274,11 @@ int checkOptions(Options &options) {
   uint64_t pixels = uint64_t(options.width) * options.height;
   const bool onCpu = options.run.backend.rfind("cpu", 0) == 0;
   if (!options.framePoolGiven)
-    options.run.framePool = onCpu ? kDefaultCpuFramePool
-                            : options.run.schedule == "state-machine"
-                                ? kDefaultGpuMegakernelFramePool
-                                : kDefaultGpuWavefrontFramePool;
+    options.run.framePool =
+        onCpu ? kDefaultCpuFramePool
+        : options.run.schedule != "state-machine" ? kDefaultGpuWavefrontFramePool
+        : options.run.backend == "hip"            ? kDefaultHipMegakernelFramePool
+                                                  : kDefaultVulkanMegakernelFramePool;
   const uint64_t passLanes = onCpu
                                  ? kDefaultCpuPassLanes
                                  : rt::kMaxRunLanes;

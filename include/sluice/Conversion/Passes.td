@@ -328,11 +328,31 @@ def BuildMegakernel : Pass<"sluice-build-megakernel", "::mlir::ModuleOp"> {
     CPU (a subgroup operation in a loop makes the CPU's lanes coroutines)
     and for SPIR-V (slower there on the NVIDIA driver). Run on a module
     whose megakernel it built, the pass rebuilds it.
+
+    With `private-state` (the default) thread `g`'s frame and item slots
+    are private to it as well: no other thread and nothing after the kernel
+    reads frame `g` or slots `g * bound + k`, so every frame field the
+    copied bodies load or store (the views that convert-wave-to-gpu marks
+    `sluice.frame_field`) becomes a one-element private variable of the
+    thread, and every payload field an array of `bound` private elements
+    (slot `g * bound + k` is element `k`; element 0 when the bound is 1).
+    A backend keeps them in registers: a lane's stages and its items'
+    handlers pass their values on without a store and a load of the frame
+    or payload buffers. Those buffers stay arguments (the ABI is the stage
+    kernels') but the megakernel no longer reads or writes them. Rounding
+    does not change: a value is the same bits in a register and in memory,
+    and no backend contracts across what were separate stages
+    (wave-fuse-multiply-add fuses explicitly; NVRTC runs with
+    `--fmad=false`, LLVM contracts nothing unflagged, and sluice-gpu-to-spirv
+    decorates float multiplies, adds and subtracts `NoContraction`).
   }];
   let options = [
     Option<"warpVote", "warp-vote", "bool", /*default=*/"false",
            "Each subgroup runs one stage at a time: the furthest one a "
            "thread of it waits at (gpu.subgroup_reduce)">,
+    Option<"privateState", "private-state", "bool", /*default=*/"true",
+           "Keep the thread's frame and item payloads in private variables "
+           "(registers) instead of the frame and payload buffers">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",

@@ -963,6 +963,15 @@ struct ConvertSluiceGPUToSPIRVPass
                       spirv::MemorySemanticsAttr::get(
                           ctx, spirv::MemorySemantics::None));
     });
+    // No contraction but the explicit one: a float multiply and an add are
+    // rounded each (math.fma is GL.Fma), as NVRTC with --fmad=false and
+    // LLVM round them, so that a driver rounds a kernel's arithmetic alike
+    // however it was split into stages (the megakernel's private frames:
+    // sluice-build-megakernel) and as the other backends do.
+    module.walk([&](Operation *op) {
+      if (isa<spirv::FMulOp, spirv::FAddOp, spirv::FSubOp>(op))
+        op->setAttr("no_contraction", UnitAttr::get(ctx));
+    });
     module.walk([](spirv::ModuleOp spv) { specializeBlockSize(spv); });
     // The gpu.func attribution count is copied onto spirv.func; drop it.
     module.walk([](spirv::FuncOp func) {

@@ -11,9 +11,15 @@
 // the owners' free rings) and the uniforms as private arrays of the thread,
 // so the megakernel's buffers are only the frames, the payload arrays, the
 // fault record, the inputs, the buffer bindings and the machine words.
-// Payloads stay in memory as in the stage kernels: in registers, a device
-// may fuse the producer's float arithmetic with the handler's, and the
-// results would differ from the wavefront's.
+// With `private-state` (the default) the frame and the item slots are
+// private too: a thread runs its lane's stages one after another on frame
+// g, and the items it publishes at its own slots g * bound + k right after,
+// and no other thread and nothing after the kernel reads either. So each
+// frame field becomes a one-element private variable (a register), each
+// payload field a private array of `bound` elements (registers too when
+// the bound is 1), and the bodies' frame and payload accesses stop going
+// through memory. Rounding is unchanged: wave-fuse-multiply-add makes every
+// fusion explicit and the backends contract nothing else (docs/compiler.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,8 +70,9 @@ struct OwnerShape {
 
 class MegakernelBuilder {
 public:
-  MegakernelBuilder(ModuleOp module, bool warpVote)
-      : module(module), builder(module.getContext()), warpVote(warpVote) {}
+  MegakernelBuilder(ModuleOp module, bool warpVote, bool privateState)
+      : module(module), builder(module.getContext()), warpVote(warpVote),
+        privateState(privateState) {}
 
   LogicalResult run();
 
@@ -147,6 +154,7 @@ private:
   ModuleOp module;
   OpBuilder builder;
   bool warpVote;
+  bool privateState;
   Location loc = UnknownLoc::get(module.getContext());
   DictionaryAttr descriptor;
   gpu::GPUModuleOp kernels;
@@ -165,6 +173,15 @@ private:
   Value invocationVar, laneVar, outcomeVar, counters, publishedSlots,
       publishedCounts, allocLimits;
   SmallVector<Value> rings; // per owner
+  // With privateState: per frame field (its layout index), the thread's
+  // one-element variable, allocated at the entry (after the other private
+  // arrays, before `privateEnd`) when a body first uses it.
+  llvm::DenseMap<int64_t, Value> frameVars;
+  // With privateState: per owner, per payload field, the thread's `share`
+  // slots, and the payload arguments they replace.
+  SmallVector<SmallVector<Value>> payloadVars;
+  llvm::DenseMap<Value, std::pair<unsigned, unsigned>> payloadArguments;
+  Operation *privateEnd = nullptr;
   Value machine, claimedVar;
   int64_t statWords = 0;
   // Where a thread goes when it stops (a fault, a bad outcome).
@@ -374,11 +391,23 @@ FailureOr<Block *> MegakernelBuilder::inlineKernel(gpu::GPUFuncOp kernel,
   mapping.lookup(invocation).replaceAllUsesWith(zero);
 
   Block *megaEntry = &body.front();
-  SmallVector<Operation *> returns, allocas, atomics, faultInvocations;
+  SmallVector<Operation *> returns, allocas, atomics, faultInvocations,
+      frameViews, payloadAccesses;
+  Value frames = mega.getArgument(kFrames);
   for (Block *block : copied)
     block->walk([&](Operation *op) {
       if (isa<gpu::ReturnOp>(op))
         returns.push_back(op);
+      else if (auto view = dyn_cast<memref::ViewOp>(op);
+               privateState && view && view.getSource() == frames &&
+               view->hasAttr(kFrameFieldAttrName))
+        frameViews.push_back(op);
+      else if (privateState && isa<memref::LoadOp, memref::StoreOp>(op) &&
+               payloadArguments.count(
+                   isa<memref::LoadOp>(op)
+                       ? cast<memref::LoadOp>(op).getMemRef()
+                       : cast<memref::StoreOp>(op).getMemRef()))
+        payloadAccesses.push_back(op);
       else if (auto alloca = dyn_cast<memref::AllocaOp>(op);
                alloca && alloca.getType().hasStaticShape())
         allocas.push_back(op);
@@ -413,6 +442,47 @@ FailureOr<Block *> MegakernelBuilder::inlineKernel(gpu::GPUFuncOp kernel,
                             atomic.getIndices());
     atomic.getResult().replaceAllUsesWith(old);
     op->erase();
+  }
+  // The frame is the thread's (frame g): a field is a private variable.
+  for (Operation *op : frameViews) {
+    auto view = cast<memref::ViewOp>(op);
+    int64_t field =
+        view->getAttrOfType<IntegerAttr>(kFrameFieldAttrName).getInt();
+    Value &var = frameVars[field];
+    if (!var) {
+      OpBuilder::InsertionGuard guard(builder);
+      builder.setInsertionPoint(privateEnd);
+      var = memref::AllocaOp::create(builder, loc, view.getType());
+    } else if (var.getType() != view.getType()) {
+      return view.emitOpError("views frame field ")
+             << field << " as " << view.getType() << ", another body as "
+             << var.getType();
+    }
+    view.getResult().replaceAllUsesWith(var);
+    op->erase();
+  }
+  // The item slots are the thread's: slot g * share + k is element k of the
+  // private array (element 0 when the bound is 1, so that the backend keeps
+  // it in a register).
+  for (Operation *op : payloadAccesses) {
+    auto load = dyn_cast<memref::LoadOp>(op);
+    auto store = dyn_cast<memref::StoreOp>(op);
+    OpOperand &memref = load ? load.getMemrefMutable() : store.getMemrefMutable();
+    auto [o, f] = payloadArguments.lookup(memref.get());
+    builder.setInsertionPoint(op);
+    Value slot = load ? load.getIndices().front() : store.getIndices().front();
+    int64_t share = owners[o].share;
+    Value element =
+        share == 1 ? zero
+                   : arith::SubIOp::create(
+                         builder, op->getLoc(), slot,
+                         arith::MulIOp::create(builder, op->getLoc(), thread,
+                                               index(share)));
+    memref.assign(payloadVars[o][f]);
+    if (load)
+      load.getIndicesMutable().assign(element);
+    else
+      store.getIndicesMutable().assign(element);
   }
   // The fault names the thread: every copied invocation is 0.
   for (Operation *op : faultInvocations)
@@ -921,7 +991,20 @@ LogicalResult MegakernelBuilder::run() {
     uniformVars.push_back(privateArray(1, uniform.type));
   for (OwnerShape &owner : owners)
     rings.push_back(privateArray(owner.share, i32Type));
+  if (privateState) {
+    for (auto [o, owner] : llvm::enumerate(owners)) {
+      SmallVector<Value> &vars = payloadVars.emplace_back();
+      for (size_t f = 0; f < owner.payload.size(); ++f) {
+        Value argument = mega.getArgument(owner.ringArgument + 1 + f);
+        vars.push_back(privateArray(
+            owner.share,
+            cast<MemRefType>(argument.getType()).getElementType()));
+        payloadArguments[argument] = {unsigned(o), unsigned(f)};
+      }
+    }
+  }
   Value block = gpu::BlockIdOp::create(builder, loc, gpu::Dimension::x);
+  privateEnd = block.getDefiningOp();
   Value size = gpu::BlockDimOp::create(builder, loc, gpu::Dimension::x);
   Value tid = gpu::ThreadIdOp::create(builder, loc, gpu::Dimension::x);
   thread = arith::AddIOp::create(
@@ -951,7 +1034,8 @@ struct BuildMegakernelPass
     : public sluice::impl::BuildMegakernelBase<BuildMegakernelPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (failed(MegakernelBuilder(getOperation(), warpVote).run()))
+    if (failed(
+            MegakernelBuilder(getOperation(), warpVote, privateState).run()))
       signalPassFailure();
   }
 };

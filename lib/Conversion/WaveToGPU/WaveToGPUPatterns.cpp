@@ -106,8 +106,12 @@ public:
     }
     Type stored =
         field.getType().isIndex() ? rewriter.getI64Type() : field.getType();
-    return memref::ViewOp::create(rewriter, loc, MemRefType::get({1}, stored),
-                                  arg(kFrames), offset, ValueRange{});
+    auto view = memref::ViewOp::create(rewriter, loc,
+                                       MemRefType::get({1}, stored),
+                                       arg(kFrames), offset, ValueRange{});
+    // sluice-build-megakernel keeps the field in a register of the thread.
+    view->setAttr(kFrameFieldAttrName, rewriter.getI64IntegerAttr(fieldIndex));
+    return view;
   }
 
   void storeField(Value frame, StringRef name, Value value) {

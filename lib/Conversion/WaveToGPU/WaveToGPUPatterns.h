@@ -41,6 +41,11 @@ enum KernelArg : unsigned {
   kFirstOwnerBuffer = SLUICE_KARG_FIRST_OWNER,
 };
 
+/// On the `memref.view` of a frame field (one element of the frame buffer):
+/// the field's index in the frame layout, so that sluice-build-megakernel
+/// can give the field a private variable of the thread instead.
+constexpr llvm::StringLiteral kFrameFieldAttrName = "sluice.frame_field";
+
 /// The program as the patterns see it.
 struct ProgramShape {
   wave::FrameLayoutOp layout;

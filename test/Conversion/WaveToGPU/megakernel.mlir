@@ -5,6 +5,10 @@
 // the 4 header words and the 3 uniform words (f32 scale: 1, i64 big: 2).
 // RUN: sluice-opt %s --wave-split --convert-wave-to-gpu --sluice-build-megakernel | FileCheck %s
 // RUN: sluice-opt %s --sluice-wave-to-gpu | FileCheck %s --check-prefix=PIPELINE
+// RUN: sluice-opt %s --wave-split --convert-wave-to-gpu --sluice-build-megakernel | FileCheck %s --check-prefix=PRIVATE
+// RUN: sluice-opt %s --wave-split --convert-wave-to-gpu --sluice-build-megakernel=private-state=false > %t.shared
+// RUN: FileCheck %s --check-prefix=SHARED < %t.shared
+// RUN: FileCheck %s --check-prefix=VIEWS < %t.shared
 
 pool.owner @sink capacity 8 stages ["drain"] payload [f32] {
   pool.handler "drain" (%item) {
@@ -50,7 +54,57 @@ wave.coroutine @emit(%lane: i32) bind(%out: memref<4xf32>, %scale: f32, %big: i6
 // CHECK-NEXT: %[[SCALE:.*]] = memref.alloca() : memref<1xf32>
 // CHECK-NEXT: %[[BIG:.*]] = memref.alloca() : memref<1xi64>
 // CHECK-NEXT: %[[FREE:.*]] = memref.alloca() : memref<2xi32>
+// CHECK-NEXT: %[[ITEMS:.*]] = memref.alloca() : memref<2xf32>
 // CHECK:      %[[THREAD:.*]] = arith.addi
+// The frame (layout: lane 0, next 1, arg0 2) and the item slots are the
+// thread's own: the payload field is an array of the bound's 2 private
+// elements (slot g * 2 + k is element k), and each frame field the bodies
+// use a private variable, in the order the bodies first use them (the entry
+// stores lane and arg0, then next). The megakernel views no frame field and
+// touches no payload buffer (%arg12; it is the module's last kernel).
+// PRIVATE-LABEL: gpu.func @emit__megakernel(
+// PRIVATE:      memref.alloca() : memref<1xi64>
+// PRIVATE-NEXT: memref.alloca() : memref<2xi32>
+// PRIVATE-NEXT: %[[ITEMS:.*]] = memref.alloca() : memref<2xf32>
+// PRIVATE-NEXT: %[[LANEF:.*]] = memref.alloca() : memref<1xi32>
+// PRIVATE-NEXT: %[[ARGF:.*]] = memref.alloca() : memref<1xi32>
+// PRIVATE-NEXT: %[[NEXTF:.*]] = memref.alloca() : memref<1xi32>
+// PRIVATE-NEXT: %[[BLOCK:.*]] = gpu.block_id x
+// PRIVATE-NEXT: %[[DIM:.*]] = gpu.block_dim x
+// PRIVATE-NEXT: %[[TID:.*]] = gpu.thread_id x
+// PRIVATE-NEXT: %[[MUL:.*]] = arith.muli %[[BLOCK]], %[[DIM]]
+// PRIVATE-NEXT: %[[G:.*]] = arith.addi %[[MUL]], %[[TID]]
+// PRIVATE-NOT:  memref.view
+// The entry stores the lane id, then the argument `publish` reads back...
+// PRIVATE:      memref.store %{{.*}}, %[[LANEF]][
+// PRIVATE-NOT:  memref.view
+// PRIVATE:      memref.store %[[ARG:.*]], %[[ARGF]][
+// PRIVATE-NOT:  memref.view
+// PRIVATE:      memref.store %c1_i32{{.*}}, %[[NEXTF]][
+// PRIVATE-NOT:  memref.view
+// PRIVATE:      memref.load %[[ARGF]][
+// ... and `publish` writes its two items at slot - g * 2 of the array, the
+// handler reads its item there.
+// PRIVATE:      %[[BASE1:.*]] = arith.muli %[[G]], %c2
+// PRIVATE-NEXT: %[[AT1:.*]] = arith.subi %{{.*}}, %[[BASE1]] : index
+// PRIVATE-NEXT: memref.store %{{.*}}, %[[ITEMS]][%[[AT1]]] : memref<2xf32>
+// PRIVATE:      %[[BASE2:.*]] = arith.muli %[[G]], %c2
+// PRIVATE-NEXT: %[[AT2:.*]] = arith.subi %{{.*}}, %[[BASE2]] : index
+// PRIVATE-NEXT: memref.store %{{.*}}, %[[ITEMS]][%[[AT2]]] : memref<2xf32>
+// PRIVATE:      %[[BASE3:.*]] = arith.muli %[[G]], %c2
+// PRIVATE-NEXT: %[[AT3:.*]] = arith.subi %{{.*}}, %[[BASE3]] : index
+// PRIVATE-NEXT: memref.load %[[ITEMS]][%[[AT3]]] : memref<2xf32>
+// PRIVATE-NOT:  memref.view
+// PRIVATE-NOT:  %arg12[
+// With private-state=false the bodies view the frame buffer (5 views:
+// entry 3, publish 2) and use the payload buffer (two stores, a load).
+// VIEWS-LABEL: gpu.func @emit__megakernel(
+// VIEWS-COUNT-5: memref.view %arg3[
+// VIEWS-NOT:   memref.view
+// SHARED-LABEL: gpu.func @emit__megakernel(
+// SHARED:       memref.store %{{.*}}, %arg12[
+// SHARED:       memref.store %{{.*}}, %arg12[
+// SHARED:       memref.load %arg12[
 // CHECK:      arith.cmpi ult, %[[THREAD]], %[[COUNT]] : index
 // The thread's item slots are g * 2 + k; its admission limit is the bound.
 // CHECK:      %[[FIRST:.*]] = arith.muli %[[THREAD]], %c2{{.*}} : index
@@ -84,15 +138,15 @@ wave.coroutine @emit(%lane: i32) bind(%out: memref<4xf32>, %scale: f32, %big: i6
 // CHECK:      memref.store %c-2_i32, %[[OUTCOME]]
 // CHECK:      arith.cmpi eq, %[[STAGE]], %c0_i32
 // The copied stage bodies see invocation 0; the counters are private (no
-// atomic on them), the payload is the shared array at the thread's slot.
+// atomic on them), the payload is the thread's private array.
 // CHECK-NOT:  memref.atomic_rmw addi %{{.*}}, %[[COUNTERS]]
 // CHECK:      memref.load %[[INV]][%c0]
 // CHECK:      memref.load %[[LANE]][%c0]
 // CHECK:      memref.load %[[FREE]]
-// CHECK:      memref.store %{{.*}}, %[[PAYLOAD]]
+// CHECK:      memref.store %{{.*}}, %[[ITEMS]]
 // CHECK:      memref.store %{{.*}}, %[[SLOTS]]
 // The handler body, then a released item is counted at global stage 2 + 0.
-// CHECK:      memref.load %[[PAYLOAD]]
+// CHECK:      memref.load %[[ITEMS]]
 // CHECK:      memref.atomic_rmw addf %{{.*}}, %[[OUT]]
 // A bad outcome records fault 8 and the thread.
 // CHECK:      memref.generic_atomic_rmw %[[FAULT]][%c0

@@ -42,7 +42,8 @@
 // SOA:          memref.load %[[OFFSETS]][%[[C0F]]] : memref<?xi64>
 // AOS:          %[[C0F:.*]] = arith.constant 0 : index
 // AOS:          arith.addi %{{.*}}, %[[C0F]] : index
-// CHECK:        %[[LANEVIEW:.*]] = memref.view %[[FRAMES]][%{{.*}}][] : memref<?xi8> to memref<1xi32>
+// The views carry the field's index for sluice-build-megakernel.
+// CHECK:        %[[LANEVIEW:.*]] = memref.view %[[FRAMES]][%{{.*}}][] {sluice.frame_field = 0 : i64} : memref<?xi8> to memref<1xi32>
 // CHECK:        memref.store %[[LANE32]], %[[LANEVIEW]][%{{.*}}] : memref<1xi32>
 // CHECK:        %[[LANE:.*]] = arith.index_castui %[[LANE32]] : i32 to index
 // CHECK:        %[[PIXEL:.*]] = memref.load %[[PIXELS]][%[[LANE]]] : memref<?xi32>
@@ -58,7 +59,7 @@
 // AOS:          %[[FRAME:.*]] = arith.muli %[[SF]], %[[C12]] : index
 // AOS:          %[[C8:.*]] = arith.constant 8 : index
 // AOS:          %[[AT:.*]] = arith.addi %[[FRAME]], %[[C8]] : index
-// CHECK:        %[[VIEW:.*]] = memref.view %[[FRAMES]][%[[AT]]][] : memref<?xi8> to memref<1xi32>
+// CHECK:        %[[VIEW:.*]] = memref.view %[[FRAMES]][%[[AT]]][] {sluice.frame_field = 2 : i64} : memref<?xi8> to memref<1xi32>
 // CHECK:        memref.store %[[SP]], %[[VIEW]][%{{.*}}] : memref<1xi32>
 // CHECK:        %[[BOUNCE:.*]] = arith.constant 1 : i32
 // CHECK:        memref.view %[[FRAMES]]

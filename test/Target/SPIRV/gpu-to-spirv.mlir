@@ -6,6 +6,7 @@
 // RUN: sluice-opt %s --sluice-gpu-to-spirv=workgroup-size=128 | FileCheck %s
 // RUN: sluice-opt %s --sluice-to-spirv | sluice-translate --sluice-to-spirv-bin -o %t.spv
 // RUN: spirv-val --target-env vulkan1.1 %t.spv
+// RUN: spirv-dis %t.spv | FileCheck %s --check-prefix=BINARY
 
 // CHECK-LABEL: spirv.module @__spv__kernels
 module attributes {gpu.container_module} {
@@ -52,6 +53,30 @@ module attributes {gpu.container_module} {
       %b = memref.load %bv[%c0] : memref<1xi8>
       %b1 = arith.addi %b, %b : i8
       memref.store %b1, %bv[%c0] : memref<1xi8>
+      gpu.return
+    }
+
+    // Float multiplies, adds and subtracts are NoContraction: a driver fuses
+    // only what math.fma fused, so a kernel rounds alike however its stages
+    // were put together (the megakernel's private frames).
+    // CHECK-LABEL: spirv.func @no_contraction
+    // CHECK: %[[P:.*]] = spirv.FMul %{{.*}}, %{{.*}} {no_contraction} : f32
+    // CHECK: %[[S:.*]] = spirv.FAdd %[[P]], %{{.*}} {no_contraction} : f32
+    // CHECK: %[[D:.*]] = spirv.FSub %[[S]], %{{.*}} {no_contraction} : f32
+    // CHECK: spirv.GL.Fma %[[D]], %{{.*}}, %{{.*}} : f32
+    // CHECK-NOT: no_contraction
+    // CHECK: spirv.Return
+    // In the binary: these three and @frame_fields' add.
+    // BINARY-COUNT-4: OpDecorate %{{.*}} NoContraction
+    // BINARY-NOT: NoContraction
+    gpu.func @no_contraction(%out: memref<?xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %x = memref.load %out[%c0] : memref<?xf32>
+      %p = arith.mulf %x, %x : f32
+      %s = arith.addf %p, %x : f32
+      %d = arith.subf %s, %x : f32
+      %f = math.fma %d, %x, %x : f32
+      memref.store %f, %out[%c0] : memref<?xf32>
       gpu.return
     }
 
