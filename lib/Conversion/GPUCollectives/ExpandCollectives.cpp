@@ -354,6 +354,8 @@ expandGPUCollectives(gpu::GPUModuleOp module,
     }
     if (options.expandSubgroupReduce)
       for (gpu::SubgroupReduceOp reduce : subgroupReduces) {
+        if (options.keepSubgroupReduce && options.keepSubgroupReduce(reduce))
+          continue;
         if (failed(expandSubgroupReduce(reduce, options)))
           return failure();
         ++result.subgroupReduces;

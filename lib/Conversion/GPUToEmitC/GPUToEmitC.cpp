@@ -204,6 +204,38 @@ void emitPrelude(OpBuilder &b, Location loc) {
   line("#else");
   line("#define SLUICE_SHFL(value, lane) __shfl((value), (int)(lane))");
   line("#endif");
+  // Whole-subgroup reductions of an i32 (isHIPNativeSubgroupReduce): one
+  // REDUX instruction on NVIDIA from sm_80, else a butterfly of xor
+  // shuffles over warpSize. Every lane of the subgroup takes part.
+  line(R"(#if (defined(__CUDACC_RTC__) || defined(__CUDACC__)) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#define SLUICE_SUBGROUP_REDUCE(name, T, redux, combine) \
+  __device__ inline int32_t sluice_subgroup_##name(int32_t value) { \
+    return (int32_t)redux(__activemask(), (T)value); \
+  }
+#else
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+#define SLUICE_SHFL_XOR(value, mask) __shfl_xor_sync(__activemask(), (value), (mask))
+#else
+#define SLUICE_SHFL_XOR(value, mask) __shfl_xor((value), (mask))
+#endif
+#define SLUICE_SUBGROUP_REDUCE(name, T, redux, combine) \
+  __device__ inline int32_t sluice_subgroup_##name(int32_t value) { \
+    T x = (T)value; \
+    for (int mask = 1; mask < warpSize; mask <<= 1) { \
+      T y = (T)SLUICE_SHFL_XOR((int32_t)x, mask); \
+      x = combine; \
+    } \
+    return (int32_t)x; \
+  }
+#endif
+SLUICE_SUBGROUP_REDUCE(add, uint32_t, __reduce_add_sync, x + y)
+SLUICE_SUBGROUP_REDUCE(and, uint32_t, __reduce_and_sync, x & y)
+SLUICE_SUBGROUP_REDUCE(or, uint32_t, __reduce_or_sync, x | y)
+SLUICE_SUBGROUP_REDUCE(xor, uint32_t, __reduce_xor_sync, x ^ y)
+SLUICE_SUBGROUP_REDUCE(minsi, int32_t, __reduce_min_sync, (y < x ? y : x))
+SLUICE_SUBGROUP_REDUCE(maxsi, int32_t, __reduce_max_sync, (y > x ? y : x))
+SLUICE_SUBGROUP_REDUCE(minui, uint32_t, __reduce_min_sync, (y < x ? y : x))
+SLUICE_SUBGROUP_REDUCE(maxui, uint32_t, __reduce_max_sync, (y > x ? y : x)))");
   // f16 (e = 5, m = 10) and bf16 (e = 8, m = 7) are their bits; arithmetic
   // is f32 (emulateHalfFloats), so these are the only conversions: the exact
   // value as a double, and round to nearest even from a double.
@@ -460,6 +492,7 @@ struct ConvertSluiceGPUToHIPEmitCPass
       sluice::CollectiveExpansionOptions collectives;
       collectives.expandSubgroupQueries = true; // no subgroup id builtins
       collectives.shufflesAsIndexed = true;     // __shfl reads a lane
+      collectives.keepSubgroupReduce = sluice::isHIPNativeSubgroupReduce;
       if (failed(sluice::checkHIPSubgroupOps(copy)) ||
           failed(sluice::expandGPUCollectives(copy, collectives)) ||
           failed(sluice::expandKernelMath(copy, hipKernelMath())) ||

@@ -4,6 +4,8 @@
 // as `idx` from a lane of the subgroup, over the whole subgroup; that is
 // SLUICE_SHFL(value, lane): __shfl on HIP, __shfl_sync with the full mask on
 // NVIDIA (the prelude). Nothing assumes a warp size: warpSize is the device's.
+// A whole-subgroup reduction of an i32 stays for this conversion and becomes
+// sluice_subgroup_<op>(value) of the prelude.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,7 +46,56 @@ struct IndexedShuffleLowering : OpConversionPattern<gpu::ShuffleOp> {
   }
 };
 
+/// The prelude's function for `op` on i32, or "" when it has none.
+StringRef nativeReduceName(gpu::AllReduceOperation op) {
+  switch (op) {
+  case gpu::AllReduceOperation::ADD:
+    return "sluice_subgroup_add";
+  case gpu::AllReduceOperation::AND:
+    return "sluice_subgroup_and";
+  case gpu::AllReduceOperation::OR:
+    return "sluice_subgroup_or";
+  case gpu::AllReduceOperation::XOR:
+    return "sluice_subgroup_xor";
+  case gpu::AllReduceOperation::MINSI:
+    return "sluice_subgroup_minsi";
+  case gpu::AllReduceOperation::MAXSI:
+    return "sluice_subgroup_maxsi";
+  case gpu::AllReduceOperation::MINUI:
+    return "sluice_subgroup_minui";
+  case gpu::AllReduceOperation::MAXUI:
+    return "sluice_subgroup_maxui";
+  default:
+    return "";
+  }
+}
+
+struct NativeSubgroupReduceLowering
+    : OpConversionPattern<gpu::SubgroupReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(gpu::SubgroupReduceOp reduce, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!sluice::isHIPNativeSubgroupReduce(reduce)) // expanded before
+      return rewriter.notifyMatchFailure(reduce, "no function of the prelude");
+    Type type = getTypeConverter()->convertType(reduce.getType());
+    rewriter.replaceOp(reduce,
+                       emitc::CallOpaqueOp::create(
+                           rewriter, reduce.getLoc(), TypeRange{type},
+                           nativeReduceName(reduce.getOp()),
+                           ValueRange{adaptor.getValue()})
+                           .getResult(0));
+    return success();
+  }
+};
+
 } // namespace
+
+bool sluice::isHIPNativeSubgroupReduce(gpu::SubgroupReduceOp reduce) {
+  return !reduce.getClusterSize() && reduce.getClusterStride() == 1 &&
+         reduce.getType().isSignlessInteger(32) &&
+         !nativeReduceName(reduce.getOp()).empty();
+}
 
 LogicalResult sluice::checkHIPSubgroupOps(gpu::GPUModuleOp module) {
   WalkResult walk = module.walk([](gpu::ShuffleOp shuffle) {
@@ -61,5 +112,6 @@ LogicalResult sluice::checkHIPSubgroupOps(gpu::GPUModuleOp module) {
 
 void sluice::populateHIPSubgroupPatterns(const TypeConverter &converter,
                                          RewritePatternSet &patterns) {
-  patterns.add<IndexedShuffleLowering>(converter, patterns.getContext());
+  patterns.add<IndexedShuffleLowering, NativeSubgroupReduceLowering>(
+      converter, patterns.getContext());
 }

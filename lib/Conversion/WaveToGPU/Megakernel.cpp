@@ -453,11 +453,9 @@ FailureOr<Block *> MegakernelBuilder::inlineKernel(gpu::GPUFuncOp kernel,
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPoint(privateEnd);
       var = memref::AllocaOp::create(builder, loc, view.getType());
-    } else if (var.getType() != view.getType()) {
-      return view.emitOpError("views frame field ")
-             << field << " as " << view.getType() << ", another body as "
-             << var.getType();
     }
+    assert(var.getType() == view.getType() &&
+           "a field's type is the frame layout's, in every body");
     view.getResult().replaceAllUsesWith(var);
     op->erase();
   }

@@ -13,6 +13,7 @@
 #ifndef SLUICE_CONVERSION_GPUCOLLECTIVES_EXPANDCOLLECTIVES_H
 #define SLUICE_CONVERSION_GPUCOLLECTIVES_EXPANDCOLLECTIVES_H
 
+#include <functional>
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 #include <cstdint>
@@ -30,6 +31,10 @@ struct CollectiveExpansionOptions {
   /// Rewrite gpu.subgroup_reduce as shuffles (a target without native
   /// subgroup reductions).
   bool expandSubgroupReduce = true;
+  /// With expandSubgroupReduce: the reductions the target lowers itself
+  /// (HIP: the whole subgroup on i32, `sluice_subgroup_<op>` of the prelude);
+  /// empty: every one is expanded.
+  std::function<bool(mlir::gpu::SubgroupReduceOp)> keepSubgroupReduce;
   /// Rewrite every gpu.shuffle as `idx` from a source lane computed at the
   /// arith level, with the subgroup size as width (a target whose shuffle
   /// primitive reads a lane by number: HIP's __shfl).

@@ -35,8 +35,17 @@ bool isContiguousMemRef(mlir::MemRefType type);
 /// anything else of the kernel fails to convert.
 mlir::LogicalResult checkHIPSubgroupOps(mlir::gpu::GPUModuleOp module);
 
+/// Whether the HIP lowering writes `reduce` as one call of the prelude,
+/// `sluice_subgroup_<op>(value)`: a reduction over the whole subgroup (no
+/// cluster) of an i32 by add, and, or, xor, minsi, maxsi, minui or maxui.
+/// On NVIDIA from sm_80 that is one `__reduce_<op>_sync` (a REDUX
+/// instruction), elsewhere a butterfly of `__shfl_xor` over warpSize; every
+/// other reduction is expanded into shuffles before the conversion.
+bool isHIPNativeSubgroupReduce(mlir::gpu::SubgroupReduceOp reduce);
+
 /// gpu.shuffle (as sluice-expand-gpu-collectives leaves it: idx from a lane
-/// of the subgroup) as SLUICE_SHFL(value, lane) of the prelude.
+/// of the subgroup) as SLUICE_SHFL(value, lane) of the prelude, and the
+/// native subgroup reductions (isHIPNativeSubgroupReduce).
 void populateHIPSubgroupPatterns(const mlir::TypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
 
