@@ -950,7 +950,16 @@ struct ConvertSluiceGPUToSPIRVPass
     // Atomics: AcquireRelease without a storage-class bit orders no memory
     // in Vulkan's model (it is Relaxed in effect), and lavapipe (Mesa 22.3)
     // miscompiles loops of such atomics in partial workgroups; say Relaxed.
+    // No contraction but the explicit one: a float multiply and an add are
+    // rounded each (math.fma is GL.Fma), as NVRTC with --fmad=false and
+    // LLVM round them, so that a driver rounds a kernel's arithmetic alike
+    // however it was split into stages (the megakernel's private frames:
+    // sluice-build-megakernel) and as the other backends do.
     module.walk([&](Operation *op) {
+      if (isa<spirv::FMulOp, spirv::FAddOp, spirv::FSubOp>(op)) {
+        op->setAttr("no_contraction", UnitAttr::get(ctx));
+        return;
+      }
       if (!isa<spirv::SPIRVDialect>(op->getDialect()) ||
           !op->getName().stripDialect().contains("Atomic"))
         return;
@@ -962,15 +971,6 @@ struct ConvertSluiceGPUToSPIRVPass
           op->setAttr(attr.getName(),
                       spirv::MemorySemanticsAttr::get(
                           ctx, spirv::MemorySemantics::None));
-    });
-    // No contraction but the explicit one: a float multiply and an add are
-    // rounded each (math.fma is GL.Fma), as NVRTC with --fmad=false and
-    // LLVM round them, so that a driver rounds a kernel's arithmetic alike
-    // however it was split into stages (the megakernel's private frames:
-    // sluice-build-megakernel) and as the other backends do.
-    module.walk([&](Operation *op) {
-      if (isa<spirv::FMulOp, spirv::FAddOp, spirv::FSubOp>(op))
-        op->setAttr("no_contraction", UnitAttr::get(ctx));
     });
     module.walk([](spirv::ModuleOp spv) { specializeBlockSize(spv); });
     // The gpu.func attribution count is copied onto spirv.func; drop it.

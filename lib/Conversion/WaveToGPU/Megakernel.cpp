@@ -394,6 +394,13 @@ FailureOr<Block *> MegakernelBuilder::inlineKernel(gpu::GPUFuncOp kernel,
   SmallVector<Operation *> returns, allocas, atomics, faultInvocations,
       frameViews, payloadAccesses;
   Value frames = mega.getArgument(kFrames);
+  auto accessesPayload = [&](Operation *op) {
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      return payloadArguments.contains(load.getMemRef());
+    if (auto store = dyn_cast<memref::StoreOp>(op))
+      return payloadArguments.contains(store.getMemRef());
+    return false;
+  };
   for (Block *block : copied)
     block->walk([&](Operation *op) {
       if (isa<gpu::ReturnOp>(op))
@@ -402,11 +409,7 @@ FailureOr<Block *> MegakernelBuilder::inlineKernel(gpu::GPUFuncOp kernel,
                privateState && view && view.getSource() == frames &&
                view->hasAttr(kFrameFieldAttrName))
         frameViews.push_back(op);
-      else if (privateState && isa<memref::LoadOp, memref::StoreOp>(op) &&
-               payloadArguments.count(
-                   isa<memref::LoadOp>(op)
-                       ? cast<memref::LoadOp>(op).getMemRef()
-                       : cast<memref::StoreOp>(op).getMemRef()))
+      else if (privateState && accessesPayload(op))
         payloadAccesses.push_back(op);
       else if (auto alloca = dyn_cast<memref::AllocaOp>(op);
                alloca && alloca.getType().hasStaticShape())
@@ -462,25 +465,25 @@ FailureOr<Block *> MegakernelBuilder::inlineKernel(gpu::GPUFuncOp kernel,
   // The item slots are the thread's: slot g * share + k is element k of the
   // private array (element 0 when the bound is 1, so that the backend keeps
   // it in a register).
-  for (Operation *op : payloadAccesses) {
-    auto load = dyn_cast<memref::LoadOp>(op);
-    auto store = dyn_cast<memref::StoreOp>(op);
-    OpOperand &memref = load ? load.getMemrefMutable() : store.getMemrefMutable();
-    auto [o, f] = payloadArguments.lookup(memref.get());
-    builder.setInsertionPoint(op);
-    Value slot = load ? load.getIndices().front() : store.getIndices().front();
+  auto privatize = [&](auto access) {
+    auto [o, f] = payloadArguments.lookup(access.getMemRef());
+    builder.setInsertionPoint(access);
     int64_t share = owners[o].share;
     Value element =
-        share == 1 ? zero
-                   : arith::SubIOp::create(
-                         builder, op->getLoc(), slot,
-                         arith::MulIOp::create(builder, op->getLoc(), thread,
-                                               index(share)));
-    memref.assign(payloadVars[o][f]);
-    if (load)
-      load.getIndicesMutable().assign(element);
+        share == 1
+            ? zero
+            : arith::SubIOp::create(
+                  builder, access.getLoc(), access.getIndices().front(),
+                  arith::MulIOp::create(builder, access.getLoc(), thread,
+                                        index(share)));
+    access.getMemrefMutable().assign(payloadVars[o][f]);
+    access.getIndicesMutable().assign(element);
+  };
+  for (Operation *op : payloadAccesses) {
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      privatize(load);
     else
-      store.getIndicesMutable().assign(element);
+      privatize(cast<memref::StoreOp>(op));
   }
   // The fault names the thread: every copied invocation is 0.
   for (Operation *op : faultInvocations)
