@@ -437,7 +437,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> stageNames;
   std::vector<rt::StageStatistics> stages;
   uint64_t iterations = 0, pathRays = 0, shadowRays = 0;
-  double scheduleSeconds = 0;
+  double scheduleSeconds = 0, setupSeconds = 0;
   rt::HostBuffer film;
   auto renderStart = std::chrono::steady_clock::now();
   for (uint32_t pass = 0, done = 0; done < options.spp; ++pass) {
@@ -479,6 +479,7 @@ int main(int argc, char **argv) {
     addStatistics(stages, report.stages);
     iterations += report.iterations;
     scheduleSeconds += report.seconds;
+    setupSeconds += report.setupSeconds;
     uint64_t passPath = invocationsOf(stageNames, report.stages, kPathRayStage);
     uint64_t passShadow =
         invocationsOf(stageNames, report.stages, kShadowRayStage);
@@ -537,8 +538,9 @@ int main(int argc, char **argv) {
               "%" PRIu64 " shadow rays)\n",
               rays, pathRays, shadowRays);
   std::printf("wall time: %.6f s (the schedules of %u passes; %.6f s with "
-              "the film transfers)\n",
-              scheduleSeconds, passes, renderSeconds);
+              "the film transfers; set-up of the frame storage before the "
+              "schedules' clocks %.6f s)\n",
+              scheduleSeconds, passes, renderSeconds, setupSeconds);
   std::printf("Mrays/s: %.2f\n",
               scheduleSeconds > 0 ? double(rays) / scheduleSeconds / 1e6 : 0.0);
   std::fflush(stdout);

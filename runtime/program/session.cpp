@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 namespace sluice::runtime {
 namespace {
@@ -408,22 +409,40 @@ RunReport Program::run(const RunOptions &options) {
                             options.placement == SchedulerPlacement::Device);
       !status.ok())
     return fail(std::move(status));
-  auto start = std::chrono::steady_clock::now();
-  RunResult result;
+  // So is the storage it needs (frames, item slots, the device's buffers:
+  // Device::allocate), as a renderer sets it up once for many runs;
+  // report.setupSeconds says how long that took.
+  auto setupStart = std::chrono::steady_clock::now();
+  Status prepared;
+  std::optional<WavefrontScheduler> scheduler;
   if (stateMachine) {
-    result = runStateMachine(program, impl.loaded->device(), options.lanes,
-                             options.framePool);
+    prepared = prepareStateMachine(program, impl.loaded->device(),
+                                   options.framePool);
   } else {
-    SchedulerOptions scheduler;
-    scheduler.framePool = options.framePool;
-    scheduler.partialAdmission = options.partialAdmission;
-    scheduler.maxIterations = options.maxIterations;
-    scheduler.tracePath = options.tracePath;
-    scheduler.iterationLogPath = options.iterationLogPath;
-    scheduler.placement = options.placement;
-    scheduler.sorting = options.sorting;
-    result = WavefrontScheduler(program, impl.loaded->device(), scheduler)
-                 .run(options.lanes);
+    SchedulerOptions schedulerOptions;
+    schedulerOptions.framePool = options.framePool;
+    schedulerOptions.partialAdmission = options.partialAdmission;
+    schedulerOptions.maxIterations = options.maxIterations;
+    schedulerOptions.tracePath = options.tracePath;
+    schedulerOptions.iterationLogPath = options.iterationLogPath;
+    schedulerOptions.placement = options.placement;
+    schedulerOptions.sorting = options.sorting;
+    scheduler.emplace(program, impl.loaded->device(),
+                      std::move(schedulerOptions));
+    // A failure is the run's to report: run() prepares again.
+    (void)scheduler->prepare();
+  }
+  auto start = std::chrono::steady_clock::now();
+  report.setupSeconds =
+      std::chrono::duration<double>(start - setupStart).count();
+  RunResult result;
+  if (!stateMachine) {
+    result = scheduler->run(options.lanes);
+  } else if (prepared.ok()) {
+    result = runPreparedStateMachine(impl.loaded->device(), options.lanes);
+  } else {
+    result.schedule = Schedule::StateMachine;
+    result.status = std::move(prepared);
   }
   report.seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)

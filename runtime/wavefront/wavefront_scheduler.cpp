@@ -548,30 +548,38 @@ RunResult WavefrontScheduler::run(uint32_t lanes) {
   return result;
 }
 
+Status prepareStateMachine(const ProgramDescriptor &program, Device &device,
+                           uint32_t framePool) {
+  for (const OwnerDesc &owner : program.owners)
+    if (owner.policy.present())
+      return Status::error(ErrorKind::Unsupported,
+                           "owner '" + owner.name +
+                               "' has a storage policy; the state-machine "
+                               "schedule gives every worker a private share "
+                               "of the owner's slots and never asks for "
+                               "availability (run the wavefront schedule)");
+  ProgramShape shape;
+  Status status = ProgramShape::build(program, shape);
+  if (status.ok())
+    status = validateRunShape(shape, program, framePool, true);
+  if (status.ok())
+    status = device.allocate(program, shape, framePool);
+  return status;
+}
+
 RunResult runStateMachine(const ProgramDescriptor &program, Device &device,
                           uint32_t lanes, uint32_t framePool) {
   RunResult result;
   result.schedule = Schedule::StateMachine;
-  for (const OwnerDesc &owner : program.owners)
-    if (owner.policy.present()) {
-      result.status = Status::error(ErrorKind::Unsupported,
-                                    "owner '" + owner.name +
-                                        "' has a storage policy; the "
-                                        "state-machine schedule gives every "
-                                        "worker a private share of the "
-                                        "owner's slots and never asks for "
-                                        "availability (run the wavefront "
-                                        "schedule)");
-      return result;
-    }
-  ProgramShape shape;
-  result.status = ProgramShape::build(program, shape);
-  if (result.status.ok())
-    result.status = validateRunShape(shape, program, framePool, true);
-  if (result.status.ok())
-    result.status = device.allocate(program, shape, framePool);
+  result.status = prepareStateMachine(program, device, framePool);
   if (!result.status.ok())
     return result;
+  return runPreparedStateMachine(device, lanes);
+}
+
+RunResult runPreparedStateMachine(Device &device, uint32_t lanes) {
+  RunResult result;
+  result.schedule = Schedule::StateMachine;
   StateMachineReport report;
   result.status = device.runStateMachine(lanes, report);
   if (!result.status.ok())

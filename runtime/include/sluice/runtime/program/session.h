@@ -104,11 +104,15 @@ enum class RunPhase : uint8_t { Check, Load, Upload, Schedule };
 
 // What a run did: RunResult (status, iterations, lanes finished, per-stage
 // statistics in global stage order) plus the lanes asked for, the stage
-// names and the wall time of the schedule (without uploading the bindings).
+// names and the wall time of the schedule (without uploading the bindings,
+// making the pipelines or setting up the storage the schedule needs).
 struct RunReport : RunResult {
   uint32_t lanes = 0;
   std::vector<std::string> stageNames; // per global stage: "bounce", "shadow.shade"
   double seconds = 0;
+  // The set-up before the schedule's clock started: the frames, item slots
+  // and device buffers of the run's frame pool (Device::allocate).
+  double setupSeconds = 0;
   // Where the run stopped; a failure before Schedule never ran a kernel.
   RunPhase phase = RunPhase::Check;
   // A failure on the device before the schedule started (loading the

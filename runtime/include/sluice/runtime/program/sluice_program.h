@@ -124,7 +124,7 @@ typedef struct sluice_run_report {
   uint64_t lanes;          /* asked for */
   uint64_t lanes_finished;
   uint64_t iterations;     /* wavefront iterations */
-  double seconds;          /* wall time of the schedule */
+  double seconds;          /* wall time of the schedule (its storage was set up before) */
   uint32_t stage_count;    /* sluice_program_stage_statistics indexes */
 } sluice_run_report;
 

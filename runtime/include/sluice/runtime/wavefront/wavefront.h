@@ -248,8 +248,16 @@ private:
 
 // The state-machine (megakernel) schedule of the same descriptor, for
 // comparison: same kernels, same results, no host iterations.
+// prepareStateMachine() + runPreparedStateMachine().
 RunResult runStateMachine(const ProgramDescriptor &program, Device &device,
                           uint32_t lanes, uint32_t framePool);
+// Its set-up: checks the program (no owner with a storage policy) and the
+// frame pool, and allocates the device's storage (Device::allocate).
+Status prepareStateMachine(const ProgramDescriptor &program, Device &device,
+                           uint32_t framePool);
+// Its run on a device that prepareStateMachine() set up (the runtime's
+// Program::run keeps the set-up out of the schedule's wall time).
+RunResult runPreparedStateMachine(Device &device, uint32_t lanes);
 
 } // namespace sluice::runtime
 
