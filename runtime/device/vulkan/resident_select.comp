@@ -11,13 +11,39 @@
 #extension GL_GOOGLE_include_directive : require
 #include "resident_common.glsl"
 #include "resident_chunks.glsl"
+#ifdef SLUICE_PROFILE
+// SLUICE_VULKAN_PROFILE=1: invocation 0 of every workgroup reads the
+// subgroup clock at the ends of the five parts and adds each part's cycles
+// to push.profile's words 16-20; word 21 counts the workgroups, word 22 the
+// dispatches (workgroup 0's).
+#extension GL_ARB_shader_clock : require
+uint64_t marks_[6];
+#define MARK(k)                                                                \
+  if (gl_LocalInvocationID.x == 0)                                             \
+    marks_[k] = clockARB();
+void profileEnd() {
+  if (gl_LocalInvocationID.x != 0)
+    return;
+  U64s sums = U64s(push.profile);
+  for (uint k = 0; k < 5; ++k)
+    atomicAdd(sums.v[16 + k], marks_[k + 1] - marks_[k]);
+  atomicAdd(sums.v[21], 1ul);
+  if (gl_WorkGroupID.x == 0)
+    atomicAdd(sums.v[22], 1ul);
+}
+#else
+#define MARK(k)
+void profileEnd() {}
+#endif
 
 layout(local_size_x = BLOCK) in;
 
 void main() {
+  MARK(0)
   Layout L = Layout(push.layoutAddress);
   loadTables(L);
   barrier();
+  MARK(1)
   R32s head = R32s(L.chunkRanks);
   uint stage = R32s(L.control).v[CONTROL_PREVIOUS_STAGE];
   uint count = R32s(L.control).v[CONTROL_PREVIOUS_COUNT];
@@ -53,6 +79,7 @@ void main() {
       }
     }
   }
+  MARK(2)
   uint stageRanks = GRID_SELECT_HEADER + freeChunks + 1;
   for (uint c = group; c < stageChunks; c += groups) {
     uint base = head.v[stageRanks + c];
@@ -70,9 +97,11 @@ void main() {
   }
   // The invocations' outcomes and publish counts, and the admission
   // windows (their sizes: the allocation limits).
+  MARK(3)
   uint thread = gl_GlobalInvocationID.x;
   uint threads = gl_NumWorkGroups.x * BLOCK;
   resetInvocations(L, stage, count, thread, threads);
+  MARK(4)
   if (stage < L.mainStageCount)
     for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e) {
       uint owner = edgeOwner_[e];
@@ -80,4 +109,6 @@ void main() {
                  uint(R64s(L.ringPositions).v[2 * owner] % capacity_[owner]),
                  uint(R32s(L.allocLimits).v[owner]), thread, threads);
     }
+  MARK(5)
+  profileEnd();
 }

@@ -21,6 +21,7 @@
 #include "sluice_generated/resident_schedule.spv.h"
 #include "sluice_generated/resident_schedule_profiled.spv.h"
 #include "sluice_generated/resident_select.spv.h"
+#include "sluice_generated/resident_select_profiled.spv.h"
 #include "sluice_generated/resident_sort.spv.h"
 #endif
 
@@ -290,7 +291,7 @@ public:
   // at its first run.
   std::unique_ptr<vk::Kernel> scheduleKernel, routeKernel, selectKernel,
       sortKernel,
-      switchKernel, profiledScheduleKernel;
+      switchKernel, profiledScheduleKernel, profiledSelectKernel;
   // Per owner: its policy kernel, for the device placement (null: none).
   std::vector<std::unique_ptr<vk::Kernel>> residentPolicyKernels;
   // Why the device refused the stage switch (it uses every stage kernel's
@@ -453,11 +454,16 @@ Status VulkanPrimitives::createResidentKernels() {
     return status;
   if (Status status = shader(k_resident_route, routeKernel); !status.ok())
     return status;
-  if (profiling())
+  if (profiling()) {
     if (Status status =
             shader(k_resident_schedule_profiled, profiledScheduleKernel);
         !status.ok())
       return status;
+    if (Status status =
+            shader(k_resident_select_profiled, profiledSelectKernel);
+        !status.ok())
+      return status;
+  }
   if (Status status = shader(k_resident_select, selectKernel); !status.ok())
     return status;
   if (Status status = shader(k_resident_sort, sortKernel); !status.ok())
@@ -587,10 +593,10 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   std::unique_ptr<vk::Buffer> profile;
   if (profiling()) {
     if (Status status =
-            context->createBuffer(16 * 8, vk::Placement::Host, profile);
+            context->createBuffer(32 * 8, vk::Placement::Host, profile);
         !status.ok())
       return status;
-    std::memset(profile->data(), 0, 16 * 8);
+    std::memset(profile->data(), 0, 32 * 8);
     push.profile = profile->deviceAddress();
   }
   if (!profile && profileRequested())
@@ -598,6 +604,7 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
                   "VK_KHR_shader_clock's shaderSubgroupClock)";
   const vk::Kernel &schedule =
       profile ? *profiledScheduleKernel : *scheduleKernel;
+  const vk::Kernel &select = profile ? *profiledSelectKernel : *selectKernel;
   ResidentPush resume = push;
   resume.phase = 1;
   auto pushBytes = std::as_bytes(std::span<const ResidentPush>(&push, 1));
@@ -674,7 +681,7 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
         recording.barrier();
       }
       if (gridSelects) { // the scheduler gives it zero groups when it selects
-        recording.dispatchIndirect(*selectKernel, {}, pushBytes, *grids,
+        recording.dispatchIndirect(select, {}, pushBytes, *grids,
                                    selectGrid);
         recording.barrier();
       }
@@ -820,6 +827,19 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
     for (size_t k = 0; k < 8; ++k)
       line += std::string(k ? ", " : " ") + kParts[k] + " " +
               std::to_string(sums[15] ? sums[k] / sums[15] : 0);
+    // resident_select.comp's parts (words 16-20), per workgroup (word 21)
+    // of the dispatches that ran it (word 22).
+    if (sums[22] != 0) {
+      static constexpr const char *kSelectParts[] = {
+          "tables", "refill", "selection", "reset", "windows"};
+      line += "; select dispatch profile: " + std::to_string(sums[22]) +
+              " dispatches of " + std::to_string(sums[21] / sums[22]) +
+              " workgroups on average; mean subgroup-clock cycles per "
+              "workgroup:";
+      for (size_t k = 0; k < 5; ++k)
+        line += std::string(k ? ", " : " ") + kSelectParts[k] + " " +
+                std::to_string(sums[16 + k] / sums[21]);
+    }
     out.profile = line;
   }
   const auto *positions =
