@@ -118,8 +118,6 @@ void buildResidentState(const ResidentLaunch &launch, uint32_t gridBlocks, uint3
   out.positions = L.ringPositions;
   L.windows = image.place(owners * 8); // located later
   L.sortKeys = image.array(std::span<const u32>(launch.sortKeys));
-  L.scratch = image.place(2 * maxInvocations * 4);
-  L.codes = image.place(2 * maxInvocations * 8);
   L.sortRange = image.place(2 * 8);
   L.sortHistogram = image.place(16 * uint64_t(gridBlocks) * 4);
   u32 largestSet = 0;
@@ -152,6 +150,14 @@ void buildResidentState(const ResidentLaunch &launch, uint32_t gridBlocks, uint3
       image.place(uint64_t(out.policyFaultWords) * 8);
   L.profile = out.profile = image.place(decision::kProfileWords * 8);
   out.layoutOffset = image.place(sizeof(decision::ResidentLayout));
+  // The sort's work areas, which every sort writes before it reads them,
+  // after the initial contents: the device buffer holds them, the host
+  // neither builds nor uploads them (6 MiB of the 8 at a frame pool of
+  // 262,144).
+  auto align = [](uint64_t offset) { return (offset + 15) & ~uint64_t(15); };
+  L.scratch = align(out.bytes.size());
+  L.codes = align(L.scratch + 2 * maxInvocations * 4);
+  out.deviceBytes = L.codes + 2 * maxInvocations * 8;
 
   // Initial contents: every frame free, every slot in its ring.
   u32 *free = image.at<u32>(L.sets) + setOffset[stages];

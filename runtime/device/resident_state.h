@@ -21,8 +21,11 @@ namespace sluice::runtime {
 
 struct ResidentState {
   // The initial contents (every frame free, every slot in its ring), with
-  // the layout at `layoutOffset` once located.
+  // the layout at `layoutOffset` once located: the device buffer's first
+  // bytes.size() bytes of deviceBytes (work areas follow, which the device
+  // writes before it reads them).
   std::vector<unsigned char> bytes;
+  uint64_t deviceBytes = 0;
   decision::ResidentLayout layout{};
   uint64_t records = 0, snapshots = 0, deltas = 0, times = 0, control = 0,
            positions = 0, layoutOffset = 0, // byte offsets into `bytes`

@@ -252,15 +252,15 @@ Status ResidentScheduler::run(
 
   ResidentState state;
   buildResidentState(launch, gridBlocks_, recordCapacity, state);
-  if (state_ && stateBytes_ < state.bytes.size()) {
+  if (state_ && stateBytes_ < state.deviceBytes) {
     driver.release(state_);
     state_ = 0;
   }
   if (!state_) {
-    if (Status status = driver.allocate(state.bytes.size(), state_);
+    if (Status status = driver.allocate(state.deviceBytes, state_);
         !status.ok())
       return status;
-    stateBytes_ = state.bytes.size();
+    stateBytes_ = state.deviceBytes;
   }
   DevicePointer base = state_;
   locateResidentState(

@@ -497,7 +497,7 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   buildResidentState(launch, 1, batch, state);
   std::unique_ptr<vk::Buffer> stateBuffer, grids, countWord;
   if (Status status = context->createBuffer(
-          state.bytes.size(), vk::Placement::Device, stateBuffer);
+          state.deviceBytes, vk::Placement::Device, stateBuffer);
       !status.ok())
     return status;
   // Sets larger than the scheduler's shared copy (POOL_WORDS): a dispatch
