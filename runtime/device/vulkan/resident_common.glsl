@@ -163,24 +163,31 @@ void resetInvocations(Layout L, uint stage, uint count, uint first,
 // An owner's admission window: its free ring's `window` slots from ring
 // position `start`, copied by the invocations first, first + stride, ...,
 // each with eight loads in flight before their stores (the tables in
-// shared memory: loadTables). Coherent loads: the scheduler's own routing
-// may have appended to the ring earlier in the same dispatch.
-void copyWindow(Layout L, uint owner, uint start, uint window, uint first,
-                uint stride) {
-  uint cap = capacity_[owner];
-  U32s ring = U32s(L.freeRing + uint64_t(ringOffset_[owner]) * 4);
-  U32s target = U32s(R64s(L.windows).v[owner]);
-  for (uint k0 = first; k0 < window; k0 += 8 * stride) {
-    uint value[8];
-    for (uint j = 0; j < 8; ++j) {
-      uint k = k0 + j * stride, at = start + k;
-      value[j] = k < window ? ring.v[at >= cap ? at - cap : at] : 0;
-    }
-    for (uint j = 0; j < 8; ++j)
-      if (k0 + j * stride < window)
-        target.v[k0 + j * stride] = value[j];
+// shared memory: loadTables). `RING` is the ring's view: U32s (coherent
+// loads, each ordered after the one before it) in the scheduler, whose own
+// routing may have appended to the ring earlier in the same dispatch;
+// R32s in the select shader, which reads what earlier dispatches wrote, so
+// that the eight loads are in flight together (the windows took 18,350
+// cycles a workgroup with coherent loads on an H100).
+#define COPY_WINDOW(NAME, RING)                                                \
+  void NAME(Layout L, uint owner, uint start, uint window, uint first,        \
+            uint stride) {                                                     \
+    uint cap = capacity_[owner];                                               \
+    RING ring = RING(L.freeRing + uint64_t(ringOffset_[owner]) * 4);           \
+    U32s target = U32s(R64s(L.windows).v[owner]);                             \
+    for (uint k0 = first; k0 < window; k0 += 8 * stride) {                     \
+      uint value[8];                                                           \
+      for (uint j = 0; j < 8; ++j) {                                           \
+        uint k = k0 + j * stride, at = start + k;                              \
+        value[j] = k < window ? ring.v[at >= cap ? at - cap : at] : 0;         \
+      }                                                                        \
+      for (uint j = 0; j < 8; ++j)                                             \
+        if (k0 + j * stride < window)                                          \
+          target.v[k0 + j * stride] = value[j];                                \
+    }                                                                          \
   }
-}
+COPY_WINDOW(copyWindow, U32s)
+COPY_WINDOW(copyEarlierWindow, R32s)
 
 // The program's tables into shared memory, in one round of loads (the
 // sizes come with the push constants); the caller meets the workgroup

@@ -55,6 +55,11 @@ shared uint stopped_;
 // histogram per invocation afterwards.
 shared bool cached_;
 U32s sets;
+// The same words read only, for countChunks: what earlier dispatches wrote
+// (the grid's selection counts chunks before this dispatch changes a set),
+// so that its eight loads per invocation are in flight together (coherent
+// loads are each ordered after the one before).
+R32s earlierSets;
 // Routing in the scheduler (a small previous dispatch, with the sets
 // cached): the previous dispatch, its tallies, the lowest bad outcome.
 shared uint routeHere_, routedStage_, routedCount_;
@@ -193,7 +198,7 @@ void countChunks(uint first, uint wordCount) {
       [[unroll]] for (uint k = 0; k < 8; ++k) {
         uint c = c0 + k * gl_NumSubgroups, w = c * 32 + s * size + lane;
         value_[k] = c < chunks && lane < size && w < wordCount
-                        ? sets.v[first + w]
+                        ? earlierSets.v[first + w]
                         : 0;
       }
       [[unroll]] for (uint k = 0; k < 8; ++k)
@@ -669,6 +674,7 @@ void main() {
   uint t = gl_LocalInvocationID.x;
   MARK(0)
   sets = U32s(L.sets);
+  earlierSets = R32s(L.sets);
   // One round of loads: the tables, the counts, the control words, the
   // ring positions, the sort keys' sizes and (when they fit) the sets.
   loadTables(L);

@@ -105,7 +105,7 @@ void main() {
   if (stage < L.mainStageCount)
     for (uint e = producerBegin_[stage]; e < producerBegin_[stage + 1]; ++e) {
       uint owner = edgeOwner_[e];
-      copyWindow(L, owner,
+      copyEarlierWindow(L, owner,
                  uint(R64s(L.ringPositions).v[2 * owner] % capacity_[owner]),
                  uint(R32s(L.allocLimits).v[owner]), thread, threads);
     }
