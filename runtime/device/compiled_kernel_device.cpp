@@ -237,10 +237,54 @@ Status CompiledKernels::allocate(const HostRouter &router,
     make(uint64_t(layout.ownerCapacity[o]) * 4, device_.rings[o]);
   if (!status.ok())
     return status;
+  if (shape_.megakernel)
+    if (Status sized = sizeMegakernel(router, router.framePool); !sized.ok())
+      return sized;
   if (device_.fieldOffsetCount != 0)
     return primitives_->upload(
         *device_.fieldOffsets,
         bytesOf(router.layout.fieldOffsets.data(), device_.fieldOffsetCount));
+  return Status::success();
+}
+
+Status CompiledKernels::sizeMegakernel(const HostRouter &router,
+                                       uint32_t threads) {
+  const uint64_t threadWords =
+      SLUICE_MEGAKERNEL_THREAD_WORDS(uint64_t(shape_.stages));
+  uint64_t uniformWords = 0;
+  for (const auto &[binding, count] : shape_.megakernelUniforms)
+    uniformWords += count;
+  const uint64_t words = SLUICE_MEGAKERNEL_HEADER_WORDS + uniformWords +
+                         uint64_t(threads) * threadWords;
+  Megakernel &m = megakernel_;
+  Status status = Status::success();
+  // The machine words take every lane claim's atomic and the field offsets
+  // every frame access: device memory (a discrete GPU's atomics on host
+  // memory cross the bus one by one).
+  auto make = [&](uint64_t bytes, std::unique_ptr<KernelBuffer> &buffer,
+                  KernelBufferUse use = KernelBufferUse::Transfer) {
+    if (status.ok() && (!buffer || buffer->bytes() < bytes))
+      status = create(std::max<uint64_t>(bytes, 16), use, buffer);
+  };
+  make(16, m.placeholder);
+  make(router.layout.fieldOffsets.size() * 8, m.fieldOffsets,
+       KernelBufferUse::Resident);
+  make(kGpuFaultWords * 4, m.fault);
+  make(words * 4, m.machine, KernelBufferUse::Resident);
+  if (status.ok()) // each launch downloads the machine words
+    status = primitives_->reserveDownload(words * 4);
+  if (!status.ok())
+    return status;
+  try {
+    // The host copy's pages are touched here, not while a run's clock runs.
+    if (m.words.size() < words)
+      m.words.resize(words, 0u);
+  } catch (const std::bad_alloc &) {
+    return Status::error(ErrorKind::OutOfMemory,
+                         primitives_->label() + ": cannot allocate the " +
+                             "machine words of " + std::to_string(threads) +
+                             " threads");
+  }
   return Status::success();
 }
 
@@ -391,30 +435,11 @@ Status CompiledKernels::runMegakernel(const HostRouter &router,
   out = MegakernelResult{};
   out.stages.assign(stages, StageStatistics{});
   Megakernel &m = megakernel_;
-  Status status = Status::success();
-  // The machine words take every lane claim's atomic and the field offsets
-  // every frame access: device memory (a discrete GPU's atomics on host
-  // memory cross the bus one by one).
-  auto make = [&](uint64_t bytes, std::unique_ptr<KernelBuffer> &buffer,
-                  KernelBufferUse use = KernelBufferUse::Transfer) {
-    if (status.ok() && (!buffer || buffer->bytes() < bytes))
-      status = create(std::max<uint64_t>(bytes, 16), use, buffer);
-  };
-  make(16, m.placeholder);
-  make(router.layout.fieldOffsets.size() * 8, m.fieldOffsets,
-       KernelBufferUse::Resident);
-  make(kGpuFaultWords * 4, m.fault);
-  make(words * 4, m.machine, KernelBufferUse::Resident);
-  try {
-    // The kernel writes every thread's words; only the header is set here.
-    m.words.resize(words);
-    std::fill(m.words.begin(), m.words.begin() + threadBase, 0u);
-  } catch (const std::bad_alloc &) {
-    return Status::error(ErrorKind::OutOfMemory,
-                         primitives_->label() + ": cannot allocate the " +
-                             "machine words of " +
-                             std::to_string(run.threads) + " threads");
-  }
+  Status status = sizeMegakernel(router, run.threads);
+  if (!status.ok())
+    return status;
+  // The kernel writes every thread's words; only the header is set here.
+  std::fill(m.words.begin(), m.words.begin() + threadBase, 0u);
   uint64_t uniformAt = SLUICE_MEGAKERNEL_HEADER_WORDS;
   for (const auto &[binding, count] : shape_.megakernelUniforms) {
     const std::vector<unsigned char> &value = residents_[binding].small;

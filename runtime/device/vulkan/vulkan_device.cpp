@@ -129,6 +129,12 @@ public:
   // words are read in place, more go through a copy into host-cached
   // staging memory first (the stream is idle: downloads follow wait()).
   static constexpr uint64_t kStagedReadBytes = 4096;
+  Status reserveDownload(uint64_t bytes) override {
+    if (bytes < kStagedReadBytes || (staging && staging->size() >= bytes))
+      return Status::success();
+    staging.reset();
+    return context->createBuffer(bytes, vk::Placement::Host, staging);
+  }
   Status read(const vk::Buffer &source, uint64_t offset,
               std::span<unsigned char> out) {
     if (out.empty())

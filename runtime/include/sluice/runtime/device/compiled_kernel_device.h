@@ -104,6 +104,12 @@ public:
   // not exceed it), after wait(): how the router reads a sort key column.
   virtual Status downloadRange(const KernelBuffer &buffer, uint64_t offset,
                                std::span<unsigned char> out) = 0;
+  // Makes whatever a later download of up to `bytes` bytes needs (a staging
+  // buffer), so that the download does not make it. Nothing by default.
+  virtual Status reserveDownload(uint64_t bytes) {
+    (void)bytes;
+    return Status::success();
+  }
   // Enqueues global stage `stage`'s kernel over `count` invocations.
   virtual Status launch(uint32_t stage,
                         std::span<const LaunchArgument> arguments,
@@ -225,6 +231,10 @@ public:
   // (`out.fault`).
   Status runMegakernel(const HostRouter &router, KernelBuffer &frames,
                        const MegakernelRun &run, MegakernelResult &out);
+  // Sizes the megakernel's buffers and host words for `threads` threads
+  // (kept when large enough). allocate() sizes them for the frame pool, the
+  // most threads a run takes, so that a state-machine run finds them made.
+  Status sizeMegakernel(const HostRouter &router, uint32_t threads);
 
   // The device placement: the argument table and buffers of `router`'s
   // dispatches at their allocated sizes (discrete memory only).
