@@ -9,10 +9,12 @@
 #
 #   SLUICE_OUT=DIR bash ab.sh AOT BASE.sluice NEW.sluice [--rounds N] [--backends "hip vulkan"]
 #                             [--configs "megakernel wavefront sorted"] [--octaves "0 8"]
-#                             [--size WxHxSPP]
+#                             [--size WxHxSPP] [--base-render BIN] [--new-render BIN]
 #
 # (sorted: the wavefront sorted by its sort_by keys; default: megakernel and
-# wavefront.)
+# wavefront.) --base-render / --new-render: the sluice-render each side runs
+# (default AOT/sluice-render for both), for an A/B of a runtime change: the
+# same artifact as BASE and NEW, two builds of sluice-render.
 set -uo pipefail
 aot=${1:?usage: ab.sh AOT BASE NEW}
 base=${2:?usage: ab.sh AOT BASE NEW}
@@ -23,6 +25,8 @@ backends="hip vulkan"
 wanted="megakernel wavefront"
 octave_list="0 8"
 size=512x512x64
+base_render=$aot/sluice-render
+new_render=$aot/sluice-render
 while [ $# -gt 0 ]; do
   case "$1" in
     --rounds) rounds=$2; shift 2 ;;
@@ -30,6 +34,8 @@ while [ $# -gt 0 ]; do
     --configs) wanted=$2; shift 2 ;;
     --octaves) octave_list=$2; shift 2 ;;
     --size) size=$2; shift 2 ;;
+    --base-render) base_render=$2; shift 2 ;;
+    --new-render) new_render=$2; shift 2 ;;
     *) echo "ab.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -38,16 +44,17 @@ mkdir -p "$out"
 export LD_LIBRARY_PATH=$aot/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 IFS=x read -r width height spp <<<"$size"
 size=(--width "$width" --height "$height" --spp "$spp")
-render() { # artifact backend options... -> Mrays/s
-  "$aot/sluice-render" --artifact "$1" --scene "$aot/scenes/cornell-box.json" --backend "$2" \
-    "${size[@]}" "${@:3}" 2>&1 | awk '/^Mrays\/s:/ {print $2}' | tail -1
+render() { # sluice-render artifact backend options... -> Mrays/s
+  "$1" --artifact "$2" --scene "$aot/scenes/cornell-box.json" --backend "$3" \
+    "${size[@]}" "${@:4}" 2>&1 | awk '/^Mrays\/s:/ {print $2}' | tail -1
 }
 # Warm-up: NVRTC compiles each artifact's kernels once into its cache, the
 # Vulkan driver its pipelines.
-for artifact in "$base" "$new"; do
+for side in "$base_render|$base" "$new_render|$new"; do
+  renderer=${side%%|*}; artifact=${side#*|}
   for backend in $backends; do
     for schedule in wavefront state-machine; do
-      "$aot/sluice-render" --artifact "$artifact" --scene "$aot/scenes/cornell-box.json" \
+      "$renderer" --artifact "$artifact" --scene "$aot/scenes/cornell-box.json" \
         --backend "$backend" --width 16 --height 16 --spp 1 --schedule $schedule > /dev/null 2>&1
     done
   done
@@ -69,9 +76,10 @@ for round in $(seq "$rounds"); do
       for config in "${configs[@]}"; do
         name=${config%%|*}; options=${config#*|}
         for which in base new; do
-          artifact=$base; [ $which = new ] && artifact=$new
+          artifact=$base renderer=$base_render
+          [ $which = new ] && artifact=$new renderer=$new_render
           # shellcheck disable=SC2086
-          m=$(render "$artifact" "$backend" --texture-octaves $octaves $options)
+          m=$(render "$renderer" "$artifact" "$backend" --texture-octaves $octaves $options)
           echo "$backend octaves$octaves $name $which ${m:-0}" >> "$results"
         done
       done
