@@ -54,6 +54,18 @@ std::span<unsigned char> bytesOf(T *data, uint64_t count) {
   return {reinterpret_cast<unsigned char *>(data), count * sizeof(T)};
 }
 
+// The megakernel's threads for `lanes` lanes: thread g owns frame g and
+// `bound` item slots of each owner it feeds, so live items never exceed a
+// capacity.
+uint32_t megakernelThreads(const HostRouter &router, uint32_t lanes) {
+  const ProgramShape &shape = *router.shape;
+  uint32_t threads = std::min(router.framePool, std::max<uint32_t>(lanes, 1));
+  for (uint32_t o = 0; o < router.owners.size(); ++o)
+    if (uint32_t bound = shape.maxBoundInto(o))
+      threads = std::min(threads, router.owners[o].capacity / bound);
+  return std::max<uint32_t>(threads, 1);
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -237,9 +249,11 @@ Status CompiledKernels::allocate(const HostRouter &router,
     make(uint64_t(layout.ownerCapacity[o]) * 4, device_.rings[o]);
   if (!status.ok())
     return status;
+  // The megakernel's buffers for the most threads a run of this pool takes,
+  // before a run's clock starts; a failure here is the state-machine run's
+  // to report (it sizes them again), never a wavefront run's.
   if (shape_.megakernel)
-    if (Status sized = sizeMegakernel(router, router.framePool); !sized.ok())
-      return sized;
+    (void)sizeMegakernel(router, megakernelThreads(router, router.framePool));
   if (device_.fieldOffsetCount != 0)
     return primitives_->upload(
         *device_.fieldOffsets,
@@ -822,16 +836,10 @@ Status runCompiledStateMachine(CompiledKernels &kernels, HostRouter &router,
                              " lanes, but the program was loaded for " +
                              std::to_string(router.laneLimit) +
                              " (BackendOptions::lanes)");
-  // Thread g owns frame g and `bound` item slots of each owner it feeds, so
-  // live items never exceed a capacity.
   const ProgramShape &shape = *router.shape;
   MegakernelRun run;
   run.lanes = lanes;
-  run.threads = std::min(router.framePool, std::max<uint32_t>(lanes, 1));
-  for (uint32_t o = 0; o < router.owners.size(); ++o)
-    if (uint32_t bound = shape.maxBoundInto(o))
-      run.threads = std::min(run.threads, router.owners[o].capacity / bound);
-  run.threads = std::max<uint32_t>(run.threads, 1);
+  run.threads = megakernelThreads(router, lanes);
   run.lanesPerThread = kernels.primitives().megakernelLanesPerThread();
   if (const char *text = std::getenv("SLUICE_MEGAKERNEL_LANES_PER_THREAD"))
     run.lanesPerThread = uint32_t(std::strtoul(text, nullptr, 10));
