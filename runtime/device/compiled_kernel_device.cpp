@@ -249,11 +249,6 @@ Status CompiledKernels::allocate(const HostRouter &router,
     make(uint64_t(layout.ownerCapacity[o]) * 4, device_.rings[o]);
   if (!status.ok())
     return status;
-  // The megakernel's buffers for the most threads a run of this pool takes,
-  // before a run's clock starts; a failure here is the state-machine run's
-  // to report (it sizes them again), never a wavefront run's.
-  if (shape_.megakernel)
-    (void)sizeMegakernel(router, megakernelThreads(router, router.framePool));
   if (device_.fieldOffsetCount != 0)
     return primitives_->upload(
         *device_.fieldOffsets,
@@ -261,15 +256,20 @@ Status CompiledKernels::allocate(const HostRouter &router,
   return Status::success();
 }
 
+CompiledKernels::MachineWords
+CompiledKernels::machineWords(uint32_t threads) const {
+  MachineWords out;
+  out.threadWords = SLUICE_MEGAKERNEL_THREAD_WORDS(uint64_t(shape_.stages));
+  out.threadBase = SLUICE_MEGAKERNEL_HEADER_WORDS;
+  for (const auto &[binding, count] : shape_.megakernelUniforms)
+    out.threadBase += count;
+  out.total = out.threadBase + uint64_t(threads) * out.threadWords;
+  return out;
+}
+
 Status CompiledKernels::sizeMegakernel(const HostRouter &router,
                                        uint32_t threads) {
-  const uint64_t threadWords =
-      SLUICE_MEGAKERNEL_THREAD_WORDS(uint64_t(shape_.stages));
-  uint64_t uniformWords = 0;
-  for (const auto &[binding, count] : shape_.megakernelUniforms)
-    uniformWords += count;
-  const uint64_t words = SLUICE_MEGAKERNEL_HEADER_WORDS + uniformWords +
-                         uint64_t(threads) * threadWords;
+  const uint64_t words = machineWords(threads).total;
   Megakernel &m = megakernel_;
   Status status = Status::success();
   // The machine words take every lane claim's atomic and the field offsets
@@ -440,12 +440,9 @@ Status CompiledKernels::runMegakernel(const HostRouter &router,
                                       MegakernelResult &out) {
   using Clock = std::chrono::steady_clock;
   const uint32_t stages = shape_.stages;
-  const uint64_t threadWords = SLUICE_MEGAKERNEL_THREAD_WORDS(uint64_t(stages));
-  uint64_t uniformWords = 0;
-  for (const auto &[binding, count] : shape_.megakernelUniforms)
-    uniformWords += count;
-  const uint64_t threadBase = SLUICE_MEGAKERNEL_HEADER_WORDS + uniformWords;
-  const uint64_t words = threadBase + uint64_t(run.threads) * threadWords;
+  const MachineWords layout = machineWords(run.threads);
+  const uint64_t threadWords = layout.threadWords,
+                 threadBase = layout.threadBase, words = layout.total;
   out = MegakernelResult{};
   out.stages.assign(stages, StageStatistics{});
   Megakernel &m = megakernel_;
@@ -904,6 +901,13 @@ Status CompiledKernelDevice::runStateMachine(uint32_t lanes,
   d.stats.submitWaitNanoseconds += result.times.launchWaitNanoseconds;
   d.stats.dispatchNanoseconds += result.times.launchWaitNanoseconds;
   return status;
+}
+
+Status CompiledKernelDevice::reserveStateMachine(uint32_t lanes) {
+  Impl &d = *impl_;
+  if (!d.kernels.shape().megakernel || !d.router->allocated())
+    return Status::success();
+  return d.kernels.sizeMegakernel(*d.router, megakernelThreads(*d.router, lanes));
 }
 
 Status CompiledKernelDevice::readCounts(Observation &out) {

@@ -16,6 +16,8 @@ void Device::setFrameSorting(const FrameSorting &) {}
 
 Status Device::prepare(bool, bool) { return Status::success(); }
 
+Status Device::reserveStateMachine(uint32_t) { return Status::success(); }
+
 std::unique_ptr<CapacityOwnerClient>
 Device::policyClient(uint32_t, const OwnerPolicy &policy) {
   return std::make_unique<CompiledPolicyClient>(policy);

@@ -417,7 +417,7 @@ RunReport Program::run(const RunOptions &options) {
   std::optional<WavefrontScheduler> scheduler;
   if (stateMachine) {
     prepared = prepareStateMachine(program, impl.loaded->device(),
-                                   options.framePool);
+                                   options.lanes, options.framePool);
   } else {
     SchedulerOptions schedulerOptions;
     schedulerOptions.framePool = options.framePool;

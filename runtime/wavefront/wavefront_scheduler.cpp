@@ -549,7 +549,7 @@ RunResult WavefrontScheduler::run(uint32_t lanes) {
 }
 
 Status prepareStateMachine(const ProgramDescriptor &program, Device &device,
-                           uint32_t framePool) {
+                           uint32_t lanes, uint32_t framePool) {
   for (const OwnerDesc &owner : program.owners)
     if (owner.policy.present())
       return Status::error(ErrorKind::Unsupported,
@@ -564,6 +564,10 @@ Status prepareStateMachine(const ProgramDescriptor &program, Device &device,
     status = validateRunShape(shape, program, framePool, true);
   if (status.ok())
     status = device.allocate(program, shape, framePool);
+  // A failure to make the run's buffers here is the run's to report
+  // (runStateMachine makes what is missing).
+  if (status.ok())
+    (void)device.reserveStateMachine(lanes);
   return status;
 }
 
@@ -571,7 +575,7 @@ RunResult runStateMachine(const ProgramDescriptor &program, Device &device,
                           uint32_t lanes, uint32_t framePool) {
   RunResult result;
   result.schedule = Schedule::StateMachine;
-  result.status = prepareStateMachine(program, device, framePool);
+  result.status = prepareStateMachine(program, device, lanes, framePool);
   if (!result.status.ok())
     return result;
   return runPreparedStateMachine(device, lanes);

@@ -597,12 +597,15 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
                     state.setWordCount,
                     0};
   std::unique_ptr<vk::Buffer> profile;
+  // The profiled shaders' sums: the scheduler's words 0-15, the select
+  // shader's 16-22.
+  constexpr uint64_t kProfileBytes = 32 * 8;
   if (profiling()) {
     if (Status status =
-            context->createBuffer(32 * 8, vk::Placement::Host, profile);
+            context->createBuffer(kProfileBytes, vk::Placement::Host, profile);
         !status.ok())
       return status;
-    std::memset(profile->data(), 0, 32 * 8);
+    std::memset(profile->data(), 0, kProfileBytes);
     push.profile = profile->deviceAddress();
   }
   if (!profile && profileRequested())

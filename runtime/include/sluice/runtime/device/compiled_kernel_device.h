@@ -232,8 +232,8 @@ public:
   Status runMegakernel(const HostRouter &router, KernelBuffer &frames,
                        const MegakernelRun &run, MegakernelResult &out);
   // Sizes the megakernel's buffers and host words for `threads` threads
-  // (kept when large enough). allocate() sizes them for the frame pool, the
-  // most threads a run takes, so that a state-machine run finds them made.
+  // (kept when large enough): runMegakernel(), and before a run's clock
+  // CompiledKernelDevice::reserveStateMachine().
   Status sizeMegakernel(const HostRouter &router, uint32_t threads);
 
   // The device placement: the argument table and buffers of `router`'s
@@ -269,6 +269,12 @@ private:
     KernelBuffer *frames = nullptr;
     uint64_t laneIdCount = 0, fieldOffsetCount = 0;
   } device_;
+  // The megakernel's machine words for `threads` threads: the header and
+  // the uniforms (`threadBase` words), then `threadWords` per thread.
+  struct MachineWords {
+    uint64_t threadWords = 0, threadBase = 0, total = 0;
+  };
+  MachineWords machineWords(uint32_t threads) const;
   // The megakernel's buffers (runMegakernel), kept between runs.
   struct Megakernel {
     std::unique_ptr<KernelBuffer> placeholder, fieldOffsets, fault, machine;
@@ -335,6 +341,7 @@ public:
   Status readCounts(Observation &out) override;
   // The megakernel, when the compiled kernels have one (else Unsupported).
   Status runStateMachine(uint32_t lanes, StateMachineReport &report) override;
+  Status reserveStateMachine(uint32_t lanes) override;
   Status prepare(bool stateMachine, bool resident) override;
   // The device placement, where the primitives have one.
   Status residentSupport() const override;

@@ -127,6 +127,10 @@ public:
   // megakernel launch; items are handled by the lane's worker right after
   // they are published.
   virtual Status runStateMachine(uint32_t lanes, StateMachineReport &report);
+  // After allocate(): makes the buffers a state-machine run of `lanes` lanes
+  // needs, so that runStateMachine() finds them made (it makes whatever is
+  // missing, and reports a failure to make it). Nothing by default.
+  virtual Status reserveStateMachine(uint32_t lanes);
 
   // The device placement: success when this device can run the decision
   // loop itself, otherwise why not (the scheduler then keeps the host

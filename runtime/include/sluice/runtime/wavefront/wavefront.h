@@ -252,9 +252,10 @@ private:
 RunResult runStateMachine(const ProgramDescriptor &program, Device &device,
                           uint32_t lanes, uint32_t framePool);
 // Its set-up: checks the program (no owner with a storage policy) and the
-// frame pool, and allocates the device's storage (Device::allocate).
+// frame pool, allocates the device's storage (Device::allocate) and the
+// buffers of a run of `lanes` lanes (Device::reserveStateMachine).
 Status prepareStateMachine(const ProgramDescriptor &program, Device &device,
-                           uint32_t framePool);
+                           uint32_t lanes, uint32_t framePool);
 // Its run on a device that prepareStateMachine() set up (the runtime's
 // Program::run keeps the set-up out of the schedule's wall time).
 RunResult runPreparedStateMachine(Device &device, uint32_t lanes);
