@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <string_view>
 
 namespace sluice::runtime {
 
@@ -222,12 +223,23 @@ Status CompiledKernels::allocate(const HostRouter &router,
   Status status = Status::success();
   // What every invocation reads or updates atomically, and the host copies
   // only a few words of, stays in device memory: the field offsets (once),
-  // the counters and the admission windows. The per-invocation arrays the
-  // host fills or reads whole are transfers.
-  // The buffers of the previous run are kept where they are large enough:
-  // a renderer's passes allocate once.
+  // the counters and the allocation limits. The per-invocation arrays the
+  // host placement fills or reads whole are transfers there, and device
+  // memory for the device placement (placeArrays).
+  // The buffers of the previous run are kept where they are large enough
+  // and made with the use asked for: a renderer's passes allocate once.
+  PerDispatch &d = device_;
+  if (d.arrays != arrayUse_) {
+    for (std::unique_ptr<KernelBuffer> *array :
+         {&d.invocations, &d.laneIds, &d.nextStage, &d.publishedSlots,
+          &d.publishedCounts, &d.fault})
+      array->reset();
+    d.rings.clear();
+    d.arrays = arrayUse_;
+  }
+  const KernelBufferUse arrays = arrayUse_;
   auto make = [&](uint64_t bytes, std::unique_ptr<KernelBuffer> &out,
-                  KernelBufferUse use = KernelBufferUse::Transfer) {
+                  KernelBufferUse use) {
     bytes = std::max<uint64_t>(bytes, 4);
     if (status.ok() && (!out || out->bytes() < bytes)) {
       out.reset();
@@ -235,18 +247,19 @@ Status CompiledKernels::allocate(const HostRouter &router,
     }
   };
   constexpr KernelBufferUse kResident = KernelBufferUse::Resident;
-  make(maxInvocations * 4, device_.invocations);
-  make(device_.laneIdCount * 4, device_.laneIds);
+  make(maxInvocations * 4, device_.invocations, arrays);
+  make(device_.laneIdCount * 4, device_.laneIds, arrays);
   make(device_.fieldOffsetCount * 8, device_.fieldOffsets, kResident);
-  make(maxInvocations * 4, device_.nextStage);
+  make(maxInvocations * 4, device_.nextStage, arrays);
   make(uint64_t(layout.counterCount) * 4, device_.counters, kResident);
-  make(maxInvocations * layout.publishStride * 4, device_.publishedSlots);
-  make(maxInvocations * owners * 4, device_.publishedCounts);
+  make(maxInvocations * layout.publishStride * 4, device_.publishedSlots,
+       arrays);
+  make(maxInvocations * owners * 4, device_.publishedCounts, arrays);
   make(owners * 4, device_.allocLimits, kResident);
-  make(kGpuFaultWords * 4, device_.fault);
+  make(kGpuFaultWords * 4, device_.fault, arrays);
   device_.rings.resize(owners);
   for (uint64_t o = 0; o < owners; ++o)
-    make(uint64_t(layout.ownerCapacity[o]) * 4, device_.rings[o]);
+    make(uint64_t(layout.ownerCapacity[o]) * 4, device_.rings[o], arrays);
   if (!status.ok())
     return status;
   if (device_.fieldOffsetCount != 0)
@@ -254,6 +267,14 @@ Status CompiledKernels::allocate(const HostRouter &router,
         *device_.fieldOffsets,
         bytesOf(router.layout.fieldOffsets.data(), device_.fieldOffsetCount));
   return Status::success();
+}
+
+Status CompiledKernels::placeArrays(const HostRouter &router,
+                                    KernelBufferUse use) {
+  arrayUse_ = use;
+  if (unified_ || device_.arrays == use || !router.allocated())
+    return Status::success();
+  return allocate(router, device_.frames);
 }
 
 CompiledKernels::MachineWords
@@ -924,17 +945,39 @@ Status CompiledKernelDevice::readCounts(Observation &out) {
 namespace sluice::runtime {
 
 Status CompiledKernelDevice::prepare(bool stateMachine, bool resident) {
-  KernelPrimitives &primitives = *impl_->primitives;
+  Impl &d = *impl_;
+  KernelPrimitives &primitives = *d.primitives;
   if (Status status = primitives.prepare(
-          stateMachine && impl_->kernels.shape().megakernel, false);
+          stateMachine && d.kernels.shape().megakernel, false);
       !status.ok())
     return status;
   // Where the device placement cannot run, the scheduler keeps the host
   // placement, which needs nothing made; a failure to make its kernels is
   // the run's to report, should it place the scheduler on the device.
-  if (resident && primitives.residentSupport().ok())
+  bool devicePlacement = resident && primitives.residentSupport().ok();
+  if (devicePlacement)
     (void)primitives.prepare(false, true);
-  return Status::success();
+  // The per-invocation arrays where the run's placement wants them (the
+  // state machine uses none of them). SLUICE_KERNEL_ARRAYS=device puts a
+  // host-placement run's in device memory too: its stage kernels then run
+  // on the device placement's memory, so that their device time is the
+  // stage-kernel time of the device placement's dispatch sequence
+  // (bench/placement/compare.py's overhead).
+  if (stateMachine)
+    return Status::success();
+  const char *arrays = std::getenv("SLUICE_KERNEL_ARRAYS");
+  bool deviceArrays =
+      devicePlacement || (arrays && std::string_view(arrays) == "device");
+  return placeArrays(deviceArrays ? KernelBufferUse::Resident
+                                  : KernelBufferUse::Transfer);
+}
+
+Status CompiledKernelDevice::placeArrays(KernelBufferUse use) {
+  Impl &d = *impl_;
+  if (d.kernels.arrayUse() == use)
+    return Status::success();
+  d.laneIdsChanged = true;
+  return d.kernels.placeArrays(*d.router, use);
 }
 
 Status CompiledKernelDevice::residentSupport() const {
@@ -992,6 +1035,9 @@ Status CompiledKernelDevice::runResident(const ResidentRun &run,
   if (!router.allocated())
     return Status::error(ErrorKind::InvalidState,
                          label + ": runResident() before allocate()");
+  // Made already when the run was prepared (prepare(), before its clock).
+  if (Status status = placeArrays(KernelBufferUse::Resident); !status.ok())
+    return status;
   router.reset();
   router.setFrameSorting(run.sorting);
   d.stats = CompiledKernelStats{};

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
@@ -21,8 +22,10 @@ namespace {
 
 class FakeBuffer final : public KernelBuffer {
 public:
-  explicit FakeBuffer(uint64_t bytes) : KernelBuffer(bytes), data(bytes, 0) {}
+  FakeBuffer(uint64_t bytes, KernelBufferUse use)
+      : KernelBuffer(bytes), data(bytes, 0), use(use) {}
   std::vector<unsigned char> data;
+  KernelBufferUse use;
   uint32_t uploads = 0, downloads = 0;
 };
 
@@ -42,9 +45,9 @@ class FakePrimitives final : public KernelPrimitives {
 public:
   std::string label() const override { return "fake device"; }
   bool unifiedMemory() const override { return false; }
-  Status createBuffer(uint64_t bytes, KernelBufferUse,
+  Status createBuffer(uint64_t bytes, KernelBufferUse use,
                       std::unique_ptr<KernelBuffer> &out) override {
-    auto buffer = std::make_unique<FakeBuffer>(bytes);
+    auto buffer = std::make_unique<FakeBuffer>(bytes, use);
     created.push_back(buffer.get());
     out = std::move(buffer);
     return Status::success();
@@ -79,6 +82,9 @@ public:
     // inputs; binding 0, extents.
     EXPECT_EQ(arguments.size(), 12u);
     EXPECT_EQ(stage, 0u);
+    uses.clear();
+    for (const LaunchArgument &argument : arguments)
+      uses.push_back(fake(*argument.buffer).use);
     const uint32_t *invocations = words<uint32_t>(arguments[0]);
     const uint32_t *laneIds = words<uint32_t>(arguments[1]);
     uint32_t *next = words<uint32_t>(arguments[4]);
@@ -142,8 +148,17 @@ public:
     prepared.emplace_back(stateMachine, resident);
     return Status::success();
   }
+  // A device placement these primitives claim (none runs here: the tests
+  // only prepare for one).
+  Status residentSupport() const override {
+    if (residentSupported)
+      return Status::success();
+    return KernelPrimitives::residentSupport();
+  }
 
   std::vector<FakeBuffer *> created;
+  std::vector<KernelBufferUse> uses; // the last stage launch's arguments'
+  bool residentSupported = false;
   std::vector<std::pair<bool, bool>> prepared; // prepare()'s requests
   std::vector<uint32_t> order; // the lanes launched, in invocation order
   uint32_t launches = 0;
@@ -281,6 +296,61 @@ TEST_F(CompiledKernelDeviceTest, LaneIdsAreUploadedOnlyAfterTheyChange) {
 // The stage sorts by its frame field 0 (an i32): the router downloads the
 // key column from the device's frame buffer (it has no host copy) and
 // launches the frames in key order, equal keys in queue order.
+// The per-invocation arrays (invocations, lane ids, outcomes, publish
+// records, fault) live where the run's placement wants them: Transfer memory
+// for the host placement, device memory once a run is prepared for the
+// device placement, and Transfer again for a host-placement run after it;
+// what every invocation shares (field offsets, counters, allocation limits)
+// is device memory throughout. A dispatch after each switch still counts
+// each lane once: the lane ids go up again into the new buffer.
+TEST_F(CompiledKernelDeviceTest, ArraysFollowTheSchedulerPlacement) {
+  setBindings();
+  device.fakes->residentSupported = true;
+  ASSERT_TRUE(device.allocate(program, shape, 8).ok());
+  using Use = KernelBufferUse;
+  constexpr Use T = Use::Transfer, R = Use::Resident;
+  // invocations, lane ids, frames, field offsets, next stage, counters,
+  // published slots, published counts, alloc limits, fault; binding 0,
+  // extents.
+  auto expected = [&](Use arrays) {
+    return std::vector<Use>{arrays, arrays, R, R, arrays, R,
+                            arrays, arrays, R, arrays, R, R};
+  };
+  std::vector<int32_t> total(kCounts, 0);
+  auto run = [&](uint32_t lanes) {
+    device.reset();
+    device.refill(lanes);
+    device.dispatch(0, lanes);
+    for (uint32_t lane = 0; lane < lanes; ++lane)
+      ++total[lane];
+    EXPECT_EQ(counts(), total);
+  };
+  run(8);
+  EXPECT_EQ(device.fakes->uses, expected(T));
+  ASSERT_TRUE(device.prepare(false, true).ok());
+  run(6);
+  EXPECT_EQ(device.fakes->uses, expected(R)) << "prepared for the device placement";
+  ASSERT_TRUE(device.prepare(true, false).ok());
+  run(5);
+  EXPECT_EQ(device.fakes->uses, expected(R)) << "a state-machine run uses none";
+  ASSERT_TRUE(device.prepare(false, false).ok());
+  run(7);
+  EXPECT_EQ(device.fakes->uses, expected(T)) << "prepared for the host placement";
+  // Without a device placement, a run asked to place the scheduler there
+  // keeps the host placement and its Transfer arrays.
+  device.fakes->residentSupported = false;
+  ASSERT_TRUE(device.prepare(false, true).ok());
+  run(8);
+  EXPECT_EQ(device.fakes->uses, expected(T));
+  // SLUICE_KERNEL_ARRAYS=device: a host-placement run on the device
+  // placement's memory (the benchmarks' stage-kernel time).
+  ASSERT_EQ(setenv("SLUICE_KERNEL_ARRAYS", "device", 1), 0);
+  ASSERT_TRUE(device.prepare(false, false).ok());
+  unsetenv("SLUICE_KERNEL_ARRAYS");
+  run(3);
+  EXPECT_EQ(device.fakes->uses, expected(R));
+}
+
 TEST_F(CompiledKernelDeviceTest, SortedStageDownloadsItsKeysFromTheDevice) {
   program.mainStages[0].sortKeyField = 0;
   ASSERT_TRUE(ProgramShape::build(program, shape).ok());

@@ -52,13 +52,27 @@
 #define RECORD_WORDS 12 // decision::Record, 48 bytes
 #define GRID_SELECT_HEADER 8 // kGridSelectHeader
 
-layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer U32s {
+// The views every shader writes through. They are `coherent` where an
+// invocation may read what another invocation of the same dispatch wrote
+// (the scheduler's one workgroup, the sort's passes). A shader whose
+// invocations read only their own writes and what earlier dispatches wrote
+// (the select and routing shaders: what they write, later dispatches read
+// behind the pipeline barrier, which makes it visible without `coherent`)
+// defines SLUICE_NO_SHARED_WRITES before including this file, and its views
+// are plain: NVIDIA's compiler orders every coherent access after the one
+// before it, a round trip to the device's cache each.
+#ifdef SLUICE_NO_SHARED_WRITES
+#define SLUICE_VIEW
+#else
+#define SLUICE_VIEW coherent
+#endif
+layout(buffer_reference, std430, buffer_reference_align = 4) SLUICE_VIEW buffer U32s {
   uint v[];
 };
-layout(buffer_reference, std430, buffer_reference_align = 4) coherent buffer I32s {
+layout(buffer_reference, std430, buffer_reference_align = 4) SLUICE_VIEW buffer I32s {
   int v[];
 };
-layout(buffer_reference, std430, buffer_reference_align = 8) coherent buffer U64s {
+layout(buffer_reference, std430, buffer_reference_align = 8) SLUICE_VIEW buffer U64s {
   uint64_t v[];
 };
 

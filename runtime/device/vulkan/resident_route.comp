@@ -7,6 +7,7 @@
 // one global atomic per counter and workgroup. The HIP kernel's
 // runAndRoute() and its tallies are the same algorithm.
 #extension GL_GOOGLE_include_directive : require
+#define SLUICE_NO_SHARED_WRITES // resident_common.glsl
 #include "resident_common.glsl"
 
 layout(local_size_x = BLOCK) in;

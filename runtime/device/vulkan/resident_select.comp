@@ -9,6 +9,7 @@
 // windows. The scheduler's grid for it is zero otherwise. The HIP kernel's
 // gridSelect() is the same algorithm (runtime/device/hip/resident_kernel.hip).
 #extension GL_GOOGLE_include_directive : require
+#define SLUICE_NO_SHARED_WRITES // resident_common.glsl
 #include "resident_common.glsl"
 #include "resident_chunks.glsl"
 #ifdef SLUICE_PROFILE

@@ -66,14 +66,17 @@ struct LaunchArgument {
 // What a buffer is for: where a discrete backend should put it.
 enum class KernelBufferUse : uint8_t {
   // Read and written by kernels for a whole run or longer (frames, payload
-  // fields, inputs, bindings), or hot in every invocation while the host
-  // copies only a few words of it (field offsets, counters, admission
-  // windows, the megakernel's machine words: atomics and repeated reads):
-  // device-local memory. A backend stages large downloads of it.
+  // fields, inputs, bindings, and in the device placement the
+  // per-invocation arrays: CompiledKernels::placeArrays), or hot in every
+  // invocation while the host copies only a few words of it (field
+  // offsets, counters, allocation limits, the megakernel's machine words:
+  // atomics and repeated reads): device-local memory. A backend stages
+  // large downloads of it.
   Resident,
-  // The per-invocation arrays a dispatch uploads or downloads whole
-  // (invocations, lane ids, outcomes, publish records, the fault): memory
-  // the host reads fast (host-cached), which kernels reach over the bus.
+  // The host placement's per-invocation arrays, which a dispatch uploads or
+  // downloads whole (invocations, lane ids, outcomes, publish records, the
+  // fault, the admission windows): memory the host reads fast
+  // (host-cached), which kernels reach over the bus.
   Transfer,
 };
 
@@ -215,7 +218,21 @@ public:
 
   // Discrete memory: sizes the per-dispatch device buffers for `router` and
   // uploads its field offsets; `frames` is the frame buffer it was given.
+  // The per-invocation arrays are made with the use placeArrays() last set.
   Status allocate(const HostRouter &router, KernelBuffer *frames);
+
+  // Where the per-invocation arrays live (the invocation list, the lane
+  // ids, the outcomes, the publish records, the fault words and the
+  // admission windows): Transfer memory for the host placement, which fills
+  // and reads them around every dispatch; device memory (Resident) for the
+  // device placement, where only kernels touch them between the run's start
+  // and its end, and where Transfer memory would make each invocation's
+  // frame index, outcome and window slot a round trip over the bus. Makes
+  // them again, at their sizes for `router` when it is allocated, if they
+  // were made with the other use; their contents do not survive that
+  // (the lane ids are uploaded again: the caller marks them changed).
+  Status placeArrays(const HostRouter &router, KernelBufferUse use);
+  KernelBufferUse arrayUse() const { return arrayUse_; }
 
   // Runs `count` invocations of `args` (HostRouter::beginDispatch) and
   // leaves the outcomes where the router reads them (finishGpuDispatch
@@ -268,7 +285,10 @@ private:
     std::vector<std::unique_ptr<KernelBuffer>> rings;
     KernelBuffer *frames = nullptr;
     uint64_t laneIdCount = 0, fieldOffsetCount = 0;
+    // The use the per-invocation arrays above were made with.
+    KernelBufferUse arrays = KernelBufferUse::Transfer;
   } device_;
+  KernelBufferUse arrayUse_ = KernelBufferUse::Transfer; // placeArrays()
   // The megakernel's machine words for `threads` threads: the header and
   // the uniforms (`threadBase` words), then `threadWords` per thread.
   struct MachineWords {
@@ -357,6 +377,10 @@ protected:
   KernelPrimitives &primitives() const;
 
 private:
+  // The per-invocation arrays with `use` (CompiledKernels::placeArrays);
+  // the lane ids go up again at the next dispatch.
+  Status placeArrays(KernelBufferUse use);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
