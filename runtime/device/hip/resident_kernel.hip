@@ -27,10 +27,13 @@
 // block 0's parts of an iteration (SLUICE_MARK).
 
 #define SLUICE_RESIDENT_BLOCK 256
-// The blocks per multiprocessor the compiler plans registers for (1: as
-// many registers as the code wants; SLUICE_HIP_NVRTC_OPTIONS can set it).
+// The blocks per multiprocessor the compiler plans registers for
+// (SLUICE_HIP_NVRTC_OPTIONS can set it; 1: as many registers as the code
+// wants). 3: at most 85 registers a thread, 24 warps a multiprocessor, for
+// the stage bodies' memory latency (docs/runtime.md, "The device
+// placement's arrays in device memory").
 #ifndef SLUICE_RESIDENT_MIN_BLOCKS
-#define SLUICE_RESIDENT_MIN_BLOCKS 1
+#define SLUICE_RESIDENT_MIN_BLOCKS 3
 #endif
 
 namespace sluice_resident {

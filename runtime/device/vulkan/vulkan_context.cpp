@@ -12,6 +12,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <cstdlib>
 #include <string_view>
 #include <vector>
 
@@ -22,7 +23,9 @@ namespace {
 // Memory type indices allowed by `typeBits` for `placement`, best first.
 // Device and Host need host-visible, host-coherent memory and prefer
 // device-local and host-cached memory respectively; DeviceOnly takes any type,
-// device-local without host-visible first, then device-local, then the rest.
+// device-local without host-visible first, then device-local, then the rest;
+// DeviceFirst device-local host-visible-coherent first, then device-local,
+// then host-visible-coherent.
 std::vector<uint32_t> memoryCandidates(const ContextState &state,
                                        uint32_t typeBits, Placement placement) {
   const VkMemoryPropertyFlags hostAccess = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
@@ -39,6 +42,13 @@ std::vector<uint32_t> memoryCandidates(const ContextState &state,
     case Placement::DeviceOnly:
       rank = deviceLocal ? (hostVisible ? 1 : 0) : 2;
       break;
+    case Placement::DeviceFirst: {
+      bool mappable = (flags & hostAccess) == hostAccess;
+      if (!deviceLocal && !mappable)
+        continue;
+      rank = deviceLocal ? (mappable ? 0 : 1) : 2;
+      break;
+    }
     case Placement::Device:
     case Placement::Host: {
       if ((flags & hostAccess) != hostAccess)
@@ -319,8 +329,10 @@ Status Context::createBuffer(uint64_t bytes, Placement placement,
   if (candidates.empty())
     return Status::error(ErrorKind::Unsupported,
                          "Vulkan device " + state.info.name + " has no " +
-                             (placement == Placement::DeviceOnly
-                                  ? ""
+                             (placement == Placement::DeviceOnly ? ""
+                              : placement == Placement::DeviceFirst
+                                  ? "device-local or host-visible, "
+                                    "host-coherent "
                                   : "host-visible, host-coherent ") +
                              "memory type for a storage buffer");
   // A small device-local host-visible heap (BAR without resizable BAR) runs
@@ -369,10 +381,19 @@ Status Context::createBuffer(uint64_t bytes, Placement placement,
     buffer->address_ = fn.vkGetBufferDeviceAddress(state.device, &where);
   }
   // DeviceOnly buffers are mapped only when the memory obtained allows it.
+  // SLUICE_VULKAN_UNMAPPED_DEVICE_FIRST=1 leaves DeviceFirst buffers
+  // unmapped whatever their memory, as a GPU whose mappable device-local
+  // heap is full does (a test of their staged copies on any device).
   const VkMemoryPropertyFlags hostAccess = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
                                            VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
-  if ((state.memory.memoryTypes[typeIndex].propertyFlags & hostAccess) ==
-      hostAccess) {
+  static const bool unmappedDeviceFirst = [] {
+    const char *text = std::getenv("SLUICE_VULKAN_UNMAPPED_DEVICE_FIRST");
+    return text && std::string_view(text) == "1";
+  }();
+  bool unmapped = placement == Placement::DeviceFirst && unmappedDeviceFirst;
+  if (!unmapped &&
+      (state.memory.memoryTypes[typeIndex].propertyFlags & hostAccess) ==
+          hostAccess) {
     result = fn.vkMapMemory(state.device, memory, 0, VK_WHOLE_SIZE, 0,
                             &buffer->mapped_);
     if (result != VK_SUCCESS) {

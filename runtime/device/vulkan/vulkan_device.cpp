@@ -11,6 +11,7 @@
 #include "../resident_state.h"
 
 #include <cassert>
+#include <cstdio>
 #include <cstdlib>
 #include <chrono>
 #include <cstring>
@@ -37,6 +38,12 @@ public:
       : KernelBuffer(buffer->size()), buffer(std::move(buffer)) {}
   std::unique_ptr<vk::Buffer> buffer;
 };
+
+// A vector's words as the bytes a read fills.
+template <typename T> std::span<unsigned char> bytesOf(std::vector<T> &words) {
+  return {reinterpret_cast<unsigned char *>(words.data()),
+          words.size() * sizeof(T)};
+}
 
 vk::Buffer &vulkanBuffer(const KernelBuffer &buffer) {
   return *static_cast<const VulkanBuffer &>(buffer).buffer;
@@ -73,25 +80,37 @@ public:
   std::string label() const override { return "vulkan device"; }
   bool unifiedMemory() const override { return false; }
 
-  // Resident buffers in device-local memory the host can map (resizable BAR
-  // on a discrete GPU: host reads of it are uncached and slow, so only the
-  // bindings' explicit reads come from it); per-dispatch transfers in
-  // host-cached memory, which the host reads at memory speed.
+  // Resident buffers in device-local memory, mapped where the host can map
+  // it (resizable BAR on a discrete GPU: host reads of it are uncached and
+  // slow, so only the bindings' explicit reads come from it) and unmapped
+  // VRAM when that heap is full (Placement::DeviceFirst: host copies then
+  // go through staging; kernels keep VRAM's speed); per-dispatch transfers
+  // in host-cached memory, which the host reads at memory speed.
   Status createBuffer(uint64_t bytes, KernelBufferUse use,
                       std::unique_ptr<KernelBuffer> &out) override {
     std::unique_ptr<vk::Buffer> buffer;
-    vk::Placement placement = use == KernelBufferUse::Resident
-                                  ? vk::Placement::Device
-                                  : vk::Placement::Host;
+    bool resident = use == KernelBufferUse::Resident;
+    vk::Placement placement =
+        resident ? vk::Placement::DeviceFirst : vk::Placement::Host;
     if (Status status = context->createBuffer(bytes, placement, buffer);
         !status.ok())
       return status;
+    if (resident && !buffer->deviceLocal() && !warnedHostMemory) {
+      // Every kernel access to it crosses the bus: say so once.
+      warnedHostMemory = true;
+      std::fprintf(stderr,
+                   "sluice: %s: no device-local memory left for a buffer of "
+                   "%llu bytes; it is in host memory, which kernels reach "
+                   "over the bus\n",
+                   label().c_str(), static_cast<unsigned long long>(bytes));
+    }
     out = std::make_unique<VulkanBuffer>(std::move(buffer));
     return Status::success();
   }
 
-  // Placement::Device buffers are host-visible, coherent and mapped: a copy
-  // into the mapping, made while the stream is idle.
+  // A mapped buffer: a copy into the mapping, made while the stream is
+  // idle; an unmapped one (DeviceFirst's VRAM): through host-cached
+  // staging memory and a copy on the stream.
   Status upload(KernelBuffer &buffer,
                 std::span<const unsigned char> bytes) override {
     vk::Buffer &target = vulkanBuffer(buffer);
@@ -101,9 +120,20 @@ public:
                                std::to_string(bytes.size()) +
                                " bytes into a buffer of " +
                                std::to_string(target.size()));
-    if (!bytes.empty())
+    return write(target, bytes);
+  }
+  Status write(vk::Buffer &target, std::span<const unsigned char> bytes) {
+    if (bytes.empty())
+      return Status::success();
+    if (target.data()) {
       std::memcpy(target.data(), bytes.data(), bytes.size());
-    return Status::success();
+      return Status::success();
+    }
+    if (Status status = stagingOf(bytes.size()); !status.ok())
+      return status;
+    std::memcpy(staging->data(), bytes.data(), bytes.size());
+    stream->copy(*staging, 0, target, 0, bytes.size());
+    return stream->submitAndWait();
   }
   Status download(const KernelBuffer &buffer,
                   std::span<unsigned char> out) override {
@@ -135,22 +165,25 @@ public:
     staging.reset();
     return context->createBuffer(bytes, vk::Placement::Host, staging);
   }
+  // The staging buffer, at least `bytes` large.
+  Status stagingOf(uint64_t bytes) {
+    if (staging && staging->size() >= bytes)
+      return Status::success();
+    staging.reset();
+    return context->createBuffer(bytes, vk::Placement::Host, staging);
+  }
   Status read(const vk::Buffer &source, uint64_t offset,
               std::span<unsigned char> out) {
     if (out.empty())
       return Status::success();
     const auto *mapped = static_cast<const unsigned char *>(source.data());
-    if (!source.deviceLocal() || out.size() < kStagedReadBytes) {
+    if (mapped &&
+        (!source.deviceLocal() || out.size() < kStagedReadBytes)) {
       std::memcpy(out.data(), mapped + offset, out.size());
       return Status::success();
     }
-    if (!staging || staging->size() < out.size()) {
-      staging.reset();
-      if (Status status = context->createBuffer(
-              out.size(), vk::Placement::Host, staging);
-          !status.ok())
-        return status;
-    }
+    if (Status status = stagingOf(out.size()); !status.ok())
+      return status;
     stream->copy(const_cast<vk::Buffer &>(source), offset, *staging, 0,
                  out.size());
     if (Status status = stream->submitAndWait(); !status.ok())
@@ -289,7 +322,9 @@ public:
   // Binding 0 of the launches since the last wait: their counts.
   std::vector<std::unique_ptr<vk::Buffer>> countBuffers;
   size_t countsUsed = 0;
-  std::unique_ptr<vk::Buffer> staging;      // reads of device-local memory
+  // Reads of device-local memory, writes into unmapped memory.
+  std::unique_ptr<vk::Buffer> staging;
+  bool warnedHostMemory = false; // a resident buffer in host memory
   uint32_t workgroupSize = 64;
   std::vector<vk::Buffer *> bindings;
   std::vector<double> dispatchNs;
@@ -502,8 +537,10 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   ResidentState state;
   buildResidentState(launch, 1, batch, state);
   std::unique_ptr<vk::Buffer> stateBuffer, grids, countWord;
+  // The scheduler's state: device-local, mapped or not (its image goes up
+  // once below; the log comes back through copies).
   if (Status status = context->createBuffer(
-          state.deviceBytes, vk::Placement::Device, stateBuffer);
+          state.deviceBytes, vk::Placement::DeviceFirst, stateBuffer);
       !status.ok())
     return status;
   // Sets larger than the scheduler's shared copy (POOL_WORDS): a dispatch
@@ -583,8 +620,8 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
         return vulkanBuffer(buffer).deviceAddress();
       },
       state);
-  auto *mapped = static_cast<unsigned char *>(stateBuffer->data());
-  std::memcpy(mapped, state.bytes.data(), state.bytes.size());
+  if (Status status = write(*stateBuffer, state.bytes); !status.ok())
+    return status;
 
   ResidentPush push{stateBuffer->deviceAddress() + state.layoutOffset,
                     grids->deviceAddress(),
@@ -805,17 +842,20 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
             reinterpret_cast<const uint64_t *>(copied + state.snapshots) +
             uint64_t(n) * state.snapshotWords;
         log.last.assign(last, last + state.snapshotWords);
-        if (log.verdict == decision::kPolicyFault) {
-          const auto *fault =
-              reinterpret_cast<const uint64_t *>(mapped + state.policyFault);
-          out.policyFault.assign(fault, fault + state.policyFaultWords);
-        }
       }
       // The batch queued behind this one saw the stop and ran nothing.
       for (uint32_t other = 0; other < inFlight; ++other)
         if (recordings[other]->inFlight())
           if (Status status = recordings[other]->wait(); !status.ok())
             return batchFailed(status);
+      if (stop == decision::kStopVerdict &&
+          log.verdict == decision::kPolicyFault) {
+        out.policyFault.resize(state.policyFaultWords);
+        if (Status status = read(*stateBuffer, state.policyFault,
+                                 bytesOf(out.policyFault));
+            !status.ok())
+          return status;
+      }
       break;
     }
     // The next batch: the same state, the log this one's end reset.
@@ -851,8 +891,10 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
     }
     out.profile = line;
   }
-  const auto *positions =
-      reinterpret_cast<const uint64_t *>(mapped + state.positions);
+  std::vector<uint64_t> positions(2 * uint64_t(t.ownerCount));
+  if (Status status = read(*stateBuffer, state.positions, bytesOf(positions));
+      !status.ok())
+    return status;
   for (u32 o = 0; o < t.ownerCount; ++o)
     out.allocHeads.push_back(positions[2 * o]);
   return Status::success();

@@ -23,8 +23,15 @@
 // not host-visible (VRAM proper), then any device-local memory, then any
 // memory; it is mapped only when the type obtained happens to be host-visible
 // and host-coherent (integrated GPUs, lavapipe), so data() may be null: move
-// its contents with Stream::copy. Every buffer can be a copy source and
-// destination.
+// its contents with Stream::copy. Placement::DeviceFirst keeps a buffer in
+// device-local memory whatever the host can map: device-local host-visible
+// memory first (mapped), then device-local memory that is not (unmapped:
+// data() null, as DeviceOnly), and host-visible memory only when no
+// device-local memory is left; for buffers that kernels use hot and the
+// host copies now and then, so that a full device-local host-visible heap
+// (a BAR without resizable BAR, or one that other processes hold) costs
+// their host copies a staging step rather than every kernel access a trip
+// over the bus. Every buffer can be a copy source and destination.
 //
 // Work is recorded into a Stream (one command buffer) and submitted with a
 // fence. Commands (dispatches and copies) run in recording order: each one
@@ -125,7 +132,7 @@ std::vector<uint32_t> entryPointBindings(std::span<const uint32_t> spirv,
 
 // Where a buffer's memory lives; see the header comment. DeviceOnly buffers may
 // be unmapped (Buffer::data() null).
-enum class Placement : uint8_t { Device, Host, DeviceOnly };
+enum class Placement : uint8_t { Device, Host, DeviceOnly, DeviceFirst };
 
 class Context;
 
@@ -134,7 +141,8 @@ struct DescriptorWrites;
 } // namespace detail
 
 // A storage buffer; host-visible ones are mapped for their whole life, and
-// data() is null for one that is not mapped (Placement::DeviceOnly). Sizes are
+// data() is null for one that is not mapped (Placement::DeviceOnly and
+// DeviceFirst may give such a buffer). Sizes are
 // rounded up to a multiple of 4 bytes, at least 16.
 class Buffer {
 public:
