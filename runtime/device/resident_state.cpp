@@ -92,9 +92,12 @@ void buildResidentState(const ResidentLaunch &launch, uint32_t gridBlocks, uint3
         ++o;
       universe = t.ownerCapacity[o];
     }
+    // Each set starts on a 16-byte boundary (its words padded to a
+    // multiple of four, the padding never set), so that the GPU
+    // placements count its chunks with 16-byte loads.
     setOffset.push_back(words);
     setWords.push_back((universe + 31) / 32);
-    words += setWords.back();
+    words += (setWords.back() + 3) & ~u32(3);
   }
   L.sets = image.place(uint64_t(words) * 4);
   out.edgeCount = u32(edges);

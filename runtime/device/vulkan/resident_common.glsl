@@ -87,6 +87,10 @@ layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer R32
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer R64s {
   uint64_t v[];
 };
+// Quads of words (16-byte loads), read only.
+layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer R128s {
+  uvec4 v[];
+};
 
 // resident_layout.h's ResidentLayout, member for member.
 layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer Layout {

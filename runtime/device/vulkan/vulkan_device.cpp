@@ -876,6 +876,17 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
     for (size_t k = 0; k < 8; ++k)
       line += std::string(k ? ", " : " ") + kParts[k] + " " +
               std::to_string(sums[15] ? sums[k] / sums[15] : 0);
+    // The grid selection's ranks inside refill+select (words 8-11), over
+    // the dispatches that computed them (word 12).
+    if (sums[12] != 0) {
+      static constexpr const char *kRankParts[] = {
+          "free counts", "free prefix", "stage counts", "stage prefix"};
+      line += "; grid selection's ranks in " + std::to_string(sums[12]) +
+              " of them:";
+      for (size_t k = 0; k < 4; ++k)
+        line += std::string(k ? ", " : " ") + kRankParts[k] + " " +
+                std::to_string(sums[8 + k] / sums[12]);
+    }
     // resident_select.comp's parts (words 16-20), per workgroup (word 21)
     // of the dispatches that ran it (word 22).
     if (sums[22] != 0) {
