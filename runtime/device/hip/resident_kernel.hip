@@ -1671,8 +1671,10 @@ sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout,
       awaitRouted(control, round);
       SLUICE_MARK(0);
       schedule(L, sh);
-      if (t == 0)
+      if (t == 0) {
         sh.run.stop = sh.stop != kStopRunning ? 1 : 0;
+        control[kControlCursor] = 0; // every block has left the last stage
+      }
       publishDecided(control, round, sh); // its __syncthreads: sh.run
       SLUICE_MARK(7);
     } else {
@@ -1707,9 +1709,36 @@ sluice_resident_scheduler(const sluice::decision::ResidentLayout *layout,
       sh.order = 0;
     }
     __syncthreads();
+    // The stage: thread g runs invocation g; past the grid's threads, each
+    // warp takes the dispatch's next 32 invocations from the iteration's
+    // cursor until none is left, so that a warp whose lanes finish early (a
+    // short BVH traversal) takes more and the grid's last warps do not wait
+    // on a fixed share (a grid-stride loop left block 0 waiting 28,000
+    // cycles an iteration for the slowest block on the path tracer); a
+    // dispatch no larger than the grid takes no atomic. Which thread runs an
+    // invocation changes nothing the routing records: each is run once, by
+    // its index. (Elsewhere a grid-stride loop: the AMD build has no warp
+    // shuffles of 32 lanes.)
+#if defined(__CUDACC_RTC__) || defined(__CUDACC__)
+    const u32 gridThreads = gridDim.x * SLUICE_RESIDENT_BLOCK;
+    if (blockIdx.x * SLUICE_RESIDENT_BLOCK + t < count)
+      runAndRoute(L, sh, words, stage, count,
+                  blockIdx.x * SLUICE_RESIDENT_BLOCK + t);
+    while (count > gridThreads) {
+      u32 base = 0;
+      if ((t & 31) == 0)
+        base = atomicAdd(control + kControlCursor, 32u);
+      base = gridThreads + __shfl_sync(0xFFFFFFFFu, base, 0);
+      if (base >= count)
+        break;
+      if (base + (t & 31) < count)
+        runAndRoute(L, sh, words, stage, count, base + (t & 31));
+    }
+#else
     for (u32 i = blockIdx.x * SLUICE_RESIDENT_BLOCK + t; i < count;
          i += gridDim.x * SLUICE_RESIDENT_BLOCK)
       runAndRoute(L, sh, words, stage, count, i);
+#endif
     __syncthreads();
     SLUICE_MARK(8);
     // The block's tallies.

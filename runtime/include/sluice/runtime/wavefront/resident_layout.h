@@ -47,6 +47,9 @@ enum ControlWord : u32 {
   // over the launch's iterations); with kControlDecision, the two halves of
   // an iteration's hand-over, cheaper than two grid barriers.
   kControlArrived = 11,
+  // hip: the next invocation of the iteration's dispatch that a warp takes
+  // (block 0 sets it to 0 before it publishes the decision).
+  kControlCursor = 12,
   // hip: the decision block 0 published last, one u64 (words 14 and 15)
   // that the other blocks spin on and then have whole: the launch's round
   // + 1 (kDecisionRoundMask), the stop flag (bit 13), the grid-select flag
