@@ -49,13 +49,18 @@ render() { # sluice-render artifact backend options... -> Mrays/s
     "${size[@]}" "${@:4}" 2>&1 | awk '/^Mrays\/s:/ {print $2}' | tail -1
 }
 # Warm-up: NVRTC compiles each artifact's kernels once into its cache, the
-# Vulkan driver its pipelines.
+# Vulkan driver its pipelines, the device placement's shaders included (on
+# NVIDIA the first run of a binary whose pipelines are not in the driver's
+# shader disk cache rendered the Vulkan wavefront at a third of its rate:
+# docs/runtime.md, "The device placement's arrays in device memory").
 for side in "$base_render|$base" "$new_render|$new"; do
   renderer=${side%%|*}; artifact=${side#*|}
   for backend in $backends; do
-    for schedule in wavefront state-machine; do
+    for schedule in "--schedule wavefront" "--schedule state-machine" \
+        "--scheduler-placement device --sort off" "--scheduler-placement device --sort on"; do
+      # shellcheck disable=SC2086
       "$renderer" --artifact "$artifact" --scene "$aot/scenes/cornell-box.json" \
-        --backend "$backend" --width 16 --height 16 --spp 1 --schedule $schedule > /dev/null 2>&1
+        --backend "$backend" --width 64 --height 64 --spp 4 $schedule > /dev/null 2>&1
     done
   done
 done
