@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <string>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -127,6 +128,19 @@ TEST_F(VulkanTest, BufferMapRoundTrip) {
   ASSERT_TRUE(deviceOnly);
   EXPECT_EQ(deviceOnly->size(), 1004u);
   EXPECT_EQ(deviceOnly->hostVisible(), deviceOnly->data() != nullptr);
+  // DeviceFirst memory is device-local wherever the device has any (every
+  // device's, lavapipe's included), mapped where it is host-visible too
+  // (unless SLUICE_VULKAN_UNMAPPED_DEVICE_FIRST=1 says to leave it
+  // unmapped), and its contents move with copies like any buffer's.
+  auto deviceFirst = buffer(1001, Placement::DeviceFirst);
+  ASSERT_TRUE(deviceFirst);
+  EXPECT_EQ(deviceFirst->size(), 1004u);
+  EXPECT_TRUE(deviceFirst->deviceLocal());
+  const char *unmapped = std::getenv("SLUICE_VULKAN_UNMAPPED_DEVICE_FIRST");
+  if (!unmapped || std::string(unmapped) != "1")
+    EXPECT_EQ(deviceFirst->hostVisible(), deviceFirst->data() != nullptr);
+  else
+    EXPECT_EQ(deviceFirst->data(), nullptr);
 
   std::vector<uint32_t> pattern = randomWords(4096, 1);
   for (Placement placement : {Placement::Device, Placement::Host}) {
