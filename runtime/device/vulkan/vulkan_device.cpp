@@ -160,10 +160,7 @@ public:
   // staging memory first (the stream is idle: downloads follow wait()).
   static constexpr uint64_t kStagedReadBytes = 4096;
   Status reserveDownload(uint64_t bytes) override {
-    if (bytes < kStagedReadBytes || (staging && staging->size() >= bytes))
-      return Status::success();
-    staging.reset();
-    return context->createBuffer(bytes, vk::Placement::Host, staging);
+    return bytes < kStagedReadBytes ? Status::success() : stagingOf(bytes);
   }
   // The staging buffer, at least `bytes` large.
   Status stagingOf(uint64_t bytes) {
@@ -864,41 +861,43 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
       return batchFailed(status);
   }
   if (profile) {
-    // resident_schedule.comp's parts, in order (MARK(0) .. MARK(8)).
-    static constexpr const char *kParts[] = {
-        "loads", "routing", "snapshot", "decision", "refill+select",
-        "sort+arguments", "windows", "grids"};
     const auto *sums = static_cast<const uint64_t *>(profile->data());
     std::string line = "scheduler dispatch profile: " +
                        std::to_string(sums[15]) +
                        " dispatches ran every part; mean subgroup-clock "
                        "cycles:";
-    for (size_t k = 0; k < 8; ++k)
-      line += std::string(k ? ", " : " ") + kParts[k] + " " +
-              std::to_string(sums[15] ? sums[k] / sums[15] : 0);
+    // " name mean, name mean, ...": the parts' sums from word `first`,
+    // each divided by `count`.
+    auto means = [&](std::initializer_list<const char *> names, size_t first,
+                     uint64_t count) {
+      size_t k = 0;
+      for (const char *name : names) {
+        line += std::string(k ? ", " : " ") + name + " " +
+                std::to_string(count ? sums[first + k] / count : 0);
+        ++k;
+      }
+    };
+    // resident_schedule.comp's parts, in order (MARK(0) .. MARK(8)).
+    means({"loads", "routing", "snapshot", "decision", "refill+select",
+           "sort+arguments", "windows", "grids"},
+          0, sums[15]);
     // The grid selection's ranks inside refill+select (words 8-11), over
     // the dispatches that computed them (word 12).
     if (sums[12] != 0) {
-      static constexpr const char *kRankParts[] = {
-          "free counts", "free prefix", "stage counts", "stage prefix"};
       line += "; grid selection's ranks in " + std::to_string(sums[12]) +
               " of them:";
-      for (size_t k = 0; k < 4; ++k)
-        line += std::string(k ? ", " : " ") + kRankParts[k] + " " +
-                std::to_string(sums[8 + k] / sums[12]);
+      means({"free counts", "free prefix", "stage counts", "stage prefix"}, 8,
+            sums[12]);
     }
     // resident_select.comp's parts (words 16-20), per workgroup (word 21)
     // of the dispatches that ran it (word 22).
     if (sums[22] != 0) {
-      static constexpr const char *kSelectParts[] = {
-          "tables", "refill", "selection", "reset", "windows"};
       line += "; select dispatch profile: " + std::to_string(sums[22]) +
               " dispatches of " + std::to_string(sums[21] / sums[22]) +
               " workgroups on average; mean subgroup-clock cycles per "
               "workgroup:";
-      for (size_t k = 0; k < 5; ++k)
-        line += std::string(k ? ", " : " ") + kSelectParts[k] + " " +
-                std::to_string(sums[16 + k] / sums[21]);
+      means({"tables", "refill", "selection", "reset", "windows"}, 16,
+            sums[21]);
     }
     out.profile = line;
   }
