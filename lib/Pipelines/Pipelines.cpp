@@ -87,6 +87,7 @@ void buildWaveToGPUPipeline(OpPassManager &pm,
   pm.addPass(wave::createWaveSplit(split));
   ConvertWaveToGPUOptions convert;
   convert.checkBounds = options.checkBounds;
+  convert.lanePublishPositions = options.lanePublishPositions;
   pm.addPass(createConvertWaveToGPU(convert));
   pm.addPass(createBuildMegakernel());
 }
@@ -540,16 +541,31 @@ LogicalResult compileWaveProgram(ModuleOp module,
   if (failed(checkOptions(module, options)) ||
       failed(checkCoroutineArguments(module)))
     return failure();
-  {
-    PassManager pm(module.getContext());
+  // The CPU kernels publish at positions of their own (no claim that the
+  // workers' cores would pass between them: docs/cpu-backend.md, "Publish
+  // positions without a claim"), so they come from a hand-off of their own.
+  const bool cpu = llvm::is_contained(options.backends, "cpu");
+  OwningOpRef<ModuleOp> cpuHandOff;
+  if (cpu)
+    cpuHandOff = cast<ModuleOp>(module->clone());
+  auto handOff = [&](ModuleOp target, bool lanePublishPositions) {
+    PassManager pm(target.getContext());
     WaveToGPUOptions gpu;
     gpu.layout = options.layout;
     gpu.capacities = llvm::ArrayRef<std::string>(options.capacities);
     gpu.checkBounds = options.checkBounds;
+    gpu.lanePublishPositions = lanePublishPositions;
     buildWaveToGPUPipeline(pm, gpu);
-    if (failed(pm.run(module)))
-      return failure();
-  }
+    return pm.run(target);
+  };
+  if (failed(handOff(module, false)) ||
+      (cpu && failed(handOff(*cpuHandOff, true))))
+    return failure();
+  // Both ran the same passes on copies of one module; the option changes
+  // only the kernels' claim code, never the descriptor.
+  assert((!cpu || (*cpuHandOff)->getAttr(kProgramDescriptorAttrName) ==
+                      module->getAttr(kProgramDescriptorAttrName)) &&
+         "the CPU hand-off describes another program");
 
   // The descriptor, with an entry per backend, through the runtime's reader.
   FailureOr<llvm::json::Object> json = programDescriptorJSON(module);
@@ -562,6 +578,8 @@ LogicalResult compileWaveProgram(ModuleOp module,
     // The level the CPU kernels need of the machine that loads them.
     if (backend == "cpu" && isCPULevel(options.cpu))
       entry["isa"] = options.cpu;
+    if (backend == "cpu")
+      entry["publish_positions"] = "lane";
     if (backend == "hip")
       entry["symbols"] = hipSymbols(module, json->getArray("owners"));
     backends[backend] = std::move(entry);
@@ -581,10 +599,16 @@ LogicalResult compileWaveProgram(ModuleOp module,
   module->removeAttr(kProgramDescriptorAttrName);
   if (failed(checkKernelSignatures(module, program)))
     return failure();
+  if (cpu) {
+    (*cpuHandOff)->removeAttr(kProgramDescriptorAttrName);
+    if (failed(checkKernelSignatures(*cpuHandOff, program)))
+      return failure();
+  }
 
   std::vector<rt::ArtifactSection> sections;
   for (const std::string &backend : options.backends) {
-    OwningOpRef<ModuleOp> copy(cast<ModuleOp>(module->clone()));
+    OwningOpRef<ModuleOp> copy(
+        cast<ModuleOp>((backend == "cpu" ? *cpuHandOff : module)->clone()));
     if (backend != "cpu" && descriptor)
       (*copy)->setAttr(kProgramDescriptorAttrName, descriptor);
     rt::ArtifactSection &section = sections.emplace_back();

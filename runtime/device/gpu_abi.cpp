@@ -34,9 +34,57 @@ void prepareGpuDispatch(const GpuKernelLayout &layout,
   }
 }
 
+namespace {
+
+// Lane positions: invocation i took window positions [i * bound, i * bound
+// + p_i). Rewrites the window in the free ring as those slots in invocation
+// order, then the positions no invocation took, so that the ring's head
+// advances over exactly the slots taken; returns their count.
+uint64_t compactLaneWindow(const sluice_rt_kernel_args &args, uint32_t owner,
+                           uint32_t begin, uint32_t count,
+                           GpuDispatchViews &views) {
+  const sluice_rt_owner_slots &slots = args.owners[owner];
+  const uint64_t window = uint32_t(views.allocLimits[owner]);
+  const uint32_t *ring = views.rings[owner];
+  std::vector<uint32_t> &order = views.compacted;
+  order.resize(window);
+  auto takenBy = [&](uint32_t i) {
+    uint64_t first = uint64_t(i) * slots.bound;
+    uint64_t published = std::min(
+        args.published_counts[(uint64_t(begin) + i) * args.owner_count + owner],
+        slots.bound);
+    return std::make_pair(first, std::min(first + published, window));
+  };
+  uint64_t taken = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    auto [first, end] = takenBy(i);
+    taken += end > first ? end - first : 0;
+  }
+  uint64_t used = 0, unused = taken;
+  for (uint32_t i = 0; i < count && uint64_t(i) * slots.bound < window; ++i) {
+    auto [first, end] = takenBy(i);
+    uint64_t last = std::min(first + slots.bound, window);
+    for (uint64_t p = first; p < end; ++p)
+      order[used++] = ring[p];
+    for (uint64_t p = std::max(first, end); p < last; ++p)
+      order[unused++] = ring[p];
+  }
+  for (uint64_t p = uint64_t(count) * slots.bound; p < window; ++p)
+    order[unused++] = ring[p];
+  // The ring is the router's (read-only to the kernels, hence the ABI's
+  // const); the window is not free to anyone else during the dispatch.
+  auto *freeRing = const_cast<uint32_t *>(slots.free_ring);
+  const uint64_t head = views.ringHeads[owner];
+  for (uint64_t k = 0; k < window; ++k)
+    freeRing[(head + k) % slots.capacity] = order[k];
+  return taken;
+}
+
+} // namespace
+
 void finishGpuDispatch(const GpuKernelLayout &layout,
                        const sluice_rt_kernel_args &args, uint32_t begin,
-                       uint32_t count, const GpuDispatchViews &views) {
+                       uint32_t count, GpuDispatchViews &views) {
   uint32_t ownerCount = args.owner_count;
   const int32_t *fault = views.fault;
   if (fault[0] != SLUICE_RT_FAULT_NONE) {
@@ -60,7 +108,10 @@ void finishGpuDispatch(const GpuKernelLayout &layout,
     const sluice_rt_owner_slots &slots = args.owners[o];
     if (slots.bound == 0)
       continue;
-    uint64_t taken = uint32_t(views.counters[layout.allocBase + o]);
+    uint64_t taken =
+        layout.lanePublishPositions
+            ? compactLaneWindow(args, o, begin, count, views)
+            : uint32_t(views.counters[layout.allocBase + o]);
     std::atomic_ref<uint64_t>(*slots.alloc_head).fetch_add(taken);
     uint32_t compiledBase = layout.ownerPublishBase[o];
     for (uint32_t i = 0; i < count; ++i) {

@@ -486,6 +486,24 @@ Status parseDescriptor(std::string_view text, std::string_view origin,
             backend.isa = isa.get<std::string>();
           }
         }
+        // Optional: how the kernels take free-ring positions ("claimed",
+        // the default, or "lane": the CPU backend's, whose host compacts).
+        if (!reader.failed() && entry.is_object() &&
+            entry.contains("publish_positions")) {
+          const json &positions = entry["publish_positions"];
+          std::string text =
+              positions.is_string() ? positions.get<std::string>() : "";
+          if (text != "claimed" && text != "lane")
+            reader.fail(where + ".publish_positions",
+                        "must be \"claimed\" or \"lane\", got " +
+                            describe(positions));
+          else if (text == "lane" && name != "cpu")
+            reader.fail(where + ".publish_positions",
+                        "is \"lane\", which only the cpu backend's host "
+                        "compacts");
+          else
+            backend.lanePublishPositions = text == "lane";
+        }
         // Optional: kernel name -> the symbol the backend's code exports.
         if (!reader.failed() && entry.is_object() && entry.contains("symbols")) {
           const json &symbols = entry["symbols"];

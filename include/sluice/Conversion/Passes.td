@@ -255,9 +255,12 @@ def ConvertWaveToGPU : Pass<"convert-wave-to-gpu", "::mlir::ModuleOp"> {
 
     `wave.next` writes the frame's `next` field and `next_stage`, and counts
     an arrival at the target stage. `pool.publish` takes the next free-ring
-    position atomically, writes the payload at the slot, appends the slot to
-    the invocation's publish record and counts an arrival at the owner's
-    first stage. A publish beyond the emission bound (fault 1,
+    position atomically (with `lane-publish-positions`: position
+    `invocation * bound + k` for the invocation's k-th publish, no atomic, so
+    the positions a dispatch takes have holes that the host compacts;
+    docs/cpu-backend.md, "Publish positions without a claim"), writes the
+    payload at the slot, appends the slot to the invocation's publish record
+    and counts an arrival at the owner's first stage. A publish beyond the emission bound (fault 1,
     BOUND_EXCEEDED) or beyond `alloc_limits` (fault 2, POOL_EXHAUSTED) writes
     nothing and records the fault instead. `pool.move` optionally rewrites the payload, records the
     owner-stage index in `next_stage` and counts an arrival; `pool.release`
@@ -278,7 +281,13 @@ def ConvertWaveToGPU : Pass<"convert-wave-to-gpu", "::mlir::ModuleOp"> {
   let options = [
     Option<"checkBounds", "check-bounds", "bool", /*default=*/"false",
            "Guard every access to a buffer binding with a bounds check that "
-           "records an OUT_OF_BOUNDS fault">
+           "records an OUT_OF_BOUNDS fault">,
+    Option<"lanePublishPositions", "lane-publish-positions", "bool",
+           /*default=*/"false",
+           "pool.publish takes free-ring position invocation * bound + k "
+           "(its k-th publish) instead of claiming the next one with an "
+           "atomic add; the host compacts the window after the dispatch "
+           "(the CPU backend)">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect", "::mlir::cf::ControlFlowDialect",

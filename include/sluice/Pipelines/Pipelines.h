@@ -46,6 +46,11 @@ struct WaveToGPUOptions : public mlir::PassPipelineOptions<WaveToGPUOptions> {
       *this, "check-bounds",
       llvm::cl::desc("Bounds-check every access to a buffer binding"),
       llvm::cl::init(false)};
+  Option<bool> lanePublishPositions{
+      *this, "lane-publish-positions",
+      llvm::cl::desc("pool.publish at free-ring position invocation * bound "
+                     "+ k, no atomic claim (the CPU backend's kernels)"),
+      llvm::cl::init(false)};
 };
 
 /// The upstream inliner (no simplification pipeline) and

@@ -58,9 +58,12 @@ struct ProducerEdge {
 
 class WaveToGpuLowering {
 public:
-  WaveToGpuLowering(ModuleOp module, bool checkBounds)
+  WaveToGpuLowering(ModuleOp module, bool checkBounds,
+                    bool lanePublishPositions)
       : module(module), builder(module.getContext()),
-        checkBounds(checkBounds) {}
+        checkBounds(checkBounds) {
+    state.lanePublishPositions = lanePublishPositions;
+  }
 
   LogicalResult run() {
     if (failed(collect()))
@@ -642,7 +645,9 @@ struct ConvertWaveToGPUPass
     : public sluice::impl::ConvertWaveToGPUBase<ConvertWaveToGPUPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (failed(WaveToGpuLowering(getOperation(), checkBounds).run()))
+    if (failed(WaveToGpuLowering(getOperation(), checkBounds,
+                                 lanePublishPositions)
+                   .run()))
       signalPassFailure();
   }
 };

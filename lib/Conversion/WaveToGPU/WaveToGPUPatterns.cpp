@@ -188,9 +188,12 @@ struct NextLowering : public KernelPattern<wave::NextOp> {
   }
 };
 
-/// Takes the owner's next free-ring position atomically, writes the payload
-/// at that slot, appends the slot to the invocation's publish record and
-/// counts an arrival at the owner's first stage.
+/// Takes the owner's next free-ring position atomically (or, with
+/// lane-publish-positions, position invocation * bound + k for the
+/// invocation's k-th publish: no claim shared by the invocations, the host
+/// compacts the window's holes), writes the payload at that slot, appends
+/// the slot to the invocation's publish record and counts an arrival at the
+/// owner's first stage.
 struct PublishLowering : public KernelPattern<pool::PublishOp> {
   using KernelPattern::KernelPattern;
   LogicalResult matchAndRewrite(pool::PublishOp op,
@@ -216,7 +219,16 @@ struct PublishLowering : public KernelPattern<pool::PublishOp> {
                     emit.add(published, emit.i32(1)));
 
     rewriter.setInsertionPoint(ifWithinBound.thenBlock()->getTerminator());
-    Value head = emit.bumpCounter(shape.allocBase + owner);
+    Value head;
+    if (state.lanePublishPositions) {
+      // The window holds `bound` positions per invocation (admission takes
+      // n invocations only when n * bound fits it).
+      Value invocation = arith::IndexCastUIOp::create(
+          rewriter, emit.loc, rewriter.getI32Type(), emit.invocation());
+      head = emit.add(emit.mul(invocation, emit.i32(bound)), published);
+    } else {
+      head = emit.bumpCounter(shape.allocBase + owner);
+    }
     Value limit = emit.load(emit.arg(kAllocLimits), emit.index(owner));
     Value admitted = arith::CmpIOp::create(
         rewriter, emit.loc, arith::CmpIPredicate::ult, head, limit);

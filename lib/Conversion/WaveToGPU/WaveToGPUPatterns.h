@@ -72,6 +72,9 @@ struct KernelValues {
 
 struct LoweringState {
   ProgramShape shape;
+  // pool.publish at position invocation * bound + k rather than a claim
+  // (convert-wave-to-gpu's lane-publish-positions).
+  bool lanePublishPositions = false;
   llvm::DenseMap<mlir::Operation *, KernelValues> kernels; // by gpu.func
 };
 

@@ -317,6 +317,7 @@ Status loadCpuKernels(const Artifact &artifact, const CompiledBackend &backend,
     shape.megakernelUniforms = compiled.megakernelUniforms();
   }
   shape.layout = compiled.kernelLayout();
+  shape.layout.lanePublishPositions = backend.lanePublishPositions;
   for (const CompiledOwner &owner : compiled.owners)
     shape.payloadElementBytes.emplace_back(owner.payload.size(), 8);
   shape.residentBuffers = uint32_t(compiled.bindings.size()) + 1; // + extents

@@ -1,6 +1,7 @@
 // The shadow-pool program (bench/inputs/shadow_pool_stats.mlir) in gpu form.
 // RUN: sluice-opt %s --wave-split=layout=soa --convert-wave-to-gpu | FileCheck %s --check-prefixes=CHECK,SOA
 // RUN: sluice-opt %s --wave-split=layout=aos --convert-wave-to-gpu | FileCheck %s --check-prefixes=CHECK,AOS
+// RUN: sluice-opt %s --wave-split=layout=soa --convert-wave-to-gpu=lane-publish-positions=true | FileCheck %s --check-prefix=LANEPOS
 
 // The descriptor. Global stages: entry 0, bounce 1, finish 2, then the owner's
 // intersect 3 and shade 4; so the free-ring head of @shadow is counter 5 and
@@ -120,6 +121,26 @@
 // CHECK:                %[[EXCEEDED:.*]] = arith.constant 1 : i32
 // CHECK:                arith.select %{{.*}}, %[[EXCEEDED]], %{{.*}} : i32
 // CHECK:        %[[FINISH:.*]] = arith.constant 2 : i32
+
+// With lane-publish-positions (the CPU backend's kernels) the position is not
+// claimed: invocation i's k-th publish takes position i * 2 + k (bound 2), and
+// counter 5 is never touched; the limit check and the rest are the same.
+// LANEPOS-LABEL: gpu.func @path__bounce(
+// LANEPOS-SAME: %[[COUNT:[a-z0-9]+]]: index,
+// LANEPOS-SAME: %[[COUNTERS:[a-z0-9]+]]: memref<?xi32> {sluice.counters}, %{{[a-z0-9]+}}: memref<?xi32>, %[[PUBLISHED:[a-z0-9]+]]: memref<?xi32>, %[[LIMITS:[a-z0-9]+]]: memref<?xi32>
+// LANEPOS:        %[[INV:.*]] = arith.addi %{{.*}}, %thread_id_x : index
+// LANEPOS-NEXT:   arith.cmpi ult, %[[INV]], %[[COUNT]] : index
+// LANEPOS:        %[[K:.*]] = memref.load %[[PUBLISHED]][%{{.*}}] : memref<?xi32>
+// LANEPOS:        scf.if
+// LANEPOS-NEXT:     %[[INV32:.*]] = arith.index_castui %[[INV]] : index to i32
+// LANEPOS-NEXT:     %[[BOUND:.*]] = arith.constant 2 : i32
+// LANEPOS-NEXT:     %[[BASE:.*]] = arith.muli %[[INV32]], %[[BOUND]] : i32
+// LANEPOS-NEXT:     %[[HEAD:.*]] = arith.addi %[[BASE]], %[[K]] : i32
+// LANEPOS-NEXT:     arith.constant 0 : index
+// LANEPOS-NEXT:     %[[LIMIT:.*]] = memref.load %[[LIMITS]][%{{.*}}] : memref<?xi32>
+// LANEPOS-NEXT:     arith.cmpi ult, %[[HEAD]], %[[LIMIT]] : i32
+// LANEPOS-NOT:    memref.atomic_rmw addi %{{.*}}, %[[COUNTERS]][%c5
+// LANEPOS-LABEL: gpu.func @path__finish(
 
 // "finish" ends the lane: 0xFFFFFFFF in the header and the outcome, no
 // arrival.

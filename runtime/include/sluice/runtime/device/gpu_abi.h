@@ -58,6 +58,10 @@ struct GpuKernelLayout {
   uint32_t publishStride = 0; // compiled publish record length
   std::vector<uint32_t> ownerPublishBase; // compiled, per owner
   std::vector<uint32_t> ownerCapacity;    // compiled: ring positions wrap here
+  // The kernels publish at window position invocation * bound + k (no
+  // claim; counters[allocBase + owner] stays 0): finishGpuDispatch takes
+  // what they published from the publish counts and compacts the window.
+  bool lanePublishPositions = false;
 };
 
 // The kernel-side scratch of one dispatch; the caller owns the memory (host
@@ -69,6 +73,7 @@ struct GpuDispatchViews {
   int32_t *fault = nullptr;          // kGpuFaultWords entries
   std::vector<uint32_t *> rings;     // per owner, ownerCapacity entries
   std::vector<uint64_t> ringHeads;   // filled by prepareGpuDispatch
+  std::vector<uint32_t> compacted;   // finishGpuDispatch's, lane positions
 };
 
 // Before a kernel over invocations [begin, begin + count) of `args`: zeroes
@@ -82,10 +87,12 @@ void prepareGpuDispatch(const GpuKernelLayout &layout,
 // and for a main stage advances every free-ring head by what the kernel took
 // and copies its publish records into the runtime's, for invocations
 // [begin, begin + count). `args.published_counts` must hold the kernel's
-// counts of those invocations.
+// counts of those invocations. With lane positions it first compacts each
+// window in the free ring: the slots taken, in invocation order, then the
+// rest in position order.
 void finishGpuDispatch(const GpuKernelLayout &layout,
                        const sluice_rt_kernel_args &args, uint32_t begin,
-                       uint32_t count, const GpuDispatchViews &views);
+                       uint32_t count, GpuDispatchViews &views);
 
 } // namespace sluice::runtime
 

@@ -113,6 +113,10 @@ struct CompiledBackend {
   // The CPU level the kernels need (cpu: one of kCpuLevels), or empty: the
   // architecture's baseline, or this machine's CPU ("native", unrecorded).
   std::string isa;
+  // The kernels' pool.publish takes position invocation * bound + k rather
+  // than claiming one (backends.cpu.publish_positions "lane"; the CPU
+  // backend only): the host compacts each dispatch's window.
+  bool lanePublishPositions = false;
   // Kernel name (as in the descriptor) -> the symbol the section's code
   // exports, where they differ (hip: the extern "C" names).
   std::map<std::string, std::string, std::less<>> symbols;

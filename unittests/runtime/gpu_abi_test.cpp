@@ -1,0 +1,141 @@
+//===- gpu_abi_test.cpp - Compiled kernel arguments, lane positions -------===//
+//
+// finishGpuDispatch of a main-stage dispatch, one owner (capacity 8, bound 2,
+// free-ring head 3, so the window wraps): with claimed positions the kernel's
+// claim counter says how far the head advances; with lane positions
+// (backends.cpu.publish_positions "lane") invocation i took positions
+// [2i, 2i + p_i) and the window is compacted in the free ring. The expected
+// rings below are derived by hand from that rule.
+//
+//===----------------------------------------------------------------------===//
+
+#include "sluice/runtime/device/gpu_abi.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+namespace sluice::runtime {
+namespace {
+
+struct OneOwnerDispatch {
+  static constexpr uint32_t kCount = 3, kBound = 2, kCapacity = 8;
+  GpuKernelLayout layout;
+  std::vector<uint32_t> freeRing = std::vector<uint32_t>(kCapacity);
+  uint64_t allocHead = 3;
+  sluice_rt_owner_slots slots{};
+  sluice_rt_fault fault{};
+  std::vector<uint32_t> publishedSlots =
+      std::vector<uint32_t>(kCount * kBound, 0xFFFFFFFFu);
+  std::vector<uint32_t> publishedCounts = std::vector<uint32_t>(kCount, 0);
+  sluice_rt_kernel_args args{};
+  std::vector<int32_t> counters;
+  std::vector<int32_t> allocLimits = std::vector<int32_t>(1);
+  std::vector<uint32_t> kernelSlots = std::vector<uint32_t>(kCount * kBound);
+  std::vector<uint32_t> ring = std::vector<uint32_t>(kCapacity);
+  int32_t kernelFault[kGpuFaultWords] = {};
+  GpuDispatchViews views;
+
+  OneOwnerDispatch() {
+    layout.counterCount = 4;
+    layout.allocBase = 3;
+    layout.publishStride = kBound;
+    layout.ownerPublishBase = {0};
+    layout.ownerCapacity = {kCapacity};
+    // Slots 10..17; positions 3..7 then 0..2 hold 13..17 then 10..12.
+    std::iota(freeRing.begin(), freeRing.end(), 10u);
+    slots.free_ring = freeRing.data();
+    slots.alloc_head = &allocHead;
+    slots.alloc_limit = allocHead + kCapacity;
+    slots.capacity = kCapacity;
+    slots.bound = kBound;
+    args.count = kCount;
+    args.owner = SLUICE_RT_NO_OWNER;
+    args.owner_count = 1;
+    args.publish_stride = kBound;
+    args.owners = &slots;
+    args.published_slots = publishedSlots.data();
+    args.published_counts = publishedCounts.data();
+    args.fault = &fault;
+    counters.assign(layout.counterCount, 0);
+    views.counters = counters.data();
+    views.allocLimits = allocLimits.data();
+    views.publishedSlots = kernelSlots.data();
+    views.fault = kernelFault;
+    views.rings = {ring.data()};
+  }
+  // What a kernel does when invocation `i` publishes at window position `p`.
+  void publish(uint32_t i, uint32_t p) {
+    kernelSlots[i * kBound + publishedCounts[i]++] = ring[p];
+  }
+  std::vector<uint32_t> ringFromHead() const {
+    std::vector<uint32_t> out;
+    for (uint32_t k = 0; k < kCapacity; ++k)
+      out.push_back(freeRing[(3 + k) % kCapacity]);
+    return out;
+  }
+};
+
+TEST(GpuAbi, ThePrepareCopiesTheWindowFromTheHead) {
+  OneOwnerDispatch d;
+  prepareGpuDispatch(d.layout, d.args, d.kCount, d.views);
+  EXPECT_EQ(d.allocLimits[0], 6); // count * bound
+  EXPECT_EQ(std::vector<uint32_t>(d.ring.begin(), d.ring.begin() + 6),
+            (std::vector<uint32_t>{13, 14, 15, 16, 17, 10}));
+}
+
+TEST(GpuAbi, ClaimedPositionsAdvanceTheHeadByTheClaims) {
+  OneOwnerDispatch d;
+  prepareGpuDispatch(d.layout, d.args, d.kCount, d.views);
+  // Claims in the order the lanes ran: invocation 2, then 0, then 2.
+  d.publish(2, 0);
+  d.publish(0, 1);
+  d.publish(2, 2);
+  d.counters[d.layout.allocBase] = 3;
+  finishGpuDispatch(d.layout, d.args, 0, d.kCount, d.views);
+  EXPECT_EQ(d.allocHead, 6u);
+  EXPECT_EQ(d.ringFromHead(),
+            (std::vector<uint32_t>{13, 14, 15, 16, 17, 10, 11, 12}))
+      << "claimed positions leave the ring as it was";
+  EXPECT_EQ(d.publishedSlots[0], 14u);
+  EXPECT_EQ(d.publishedSlots[4], 13u);
+  EXPECT_EQ(d.publishedSlots[5], 15u);
+}
+
+TEST(GpuAbi, LanePositionsCompactTheWindow) {
+  OneOwnerDispatch d;
+  d.layout.lanePublishPositions = true;
+  prepareGpuDispatch(d.layout, d.args, d.kCount, d.views);
+  // Invocation 0 publishes once (position 0), 1 not at all, 2 twice
+  // (positions 4 and 5); the claim counter stays 0.
+  d.publish(0, 0);
+  d.publish(2, 4);
+  d.publish(2, 5);
+  finishGpuDispatch(d.layout, d.args, 0, d.kCount, d.views);
+  EXPECT_EQ(d.allocHead, 6u) << "the head advances over the 3 slots taken";
+  // Window positions 0..5 held 13 14 15 16 17 10: taken 13, 17, 10 in
+  // invocation order, then the untaken 14, 15, 16 in position order.
+  EXPECT_EQ(d.ringFromHead(),
+            (std::vector<uint32_t>{13, 17, 10, 14, 15, 16, 11, 12}));
+  EXPECT_EQ(d.publishedSlots[0], 13u);
+  EXPECT_EQ(d.publishedSlots[4], 17u);
+  EXPECT_EQ(d.publishedSlots[5], 10u);
+}
+
+TEST(GpuAbi, LanePositionsOfAWindowSmallerThanTheDispatch) {
+  // An available window of 3 for 3 invocations of bound 2 (the admission
+  // would dispatch only one; the host takes what the kernel published).
+  OneOwnerDispatch d;
+  d.layout.lanePublishPositions = true;
+  d.slots.alloc_limit = d.allocHead + 3;
+  prepareGpuDispatch(d.layout, d.args, d.kCount, d.views);
+  ASSERT_EQ(d.allocLimits[0], 3);
+  d.publish(1, 2); // invocation 1's first position; 0 published nothing
+  finishGpuDispatch(d.layout, d.args, 0, d.kCount, d.views);
+  EXPECT_EQ(d.allocHead, 4u);
+  EXPECT_EQ(d.ringFromHead(),
+            (std::vector<uint32_t>{15, 13, 14, 16, 17, 10, 11, 12}));
+}
+
+} // namespace
+} // namespace sluice::runtime
