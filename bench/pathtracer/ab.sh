@@ -68,8 +68,8 @@ configs=()
 for name in $wanted; do
   case "$name" in
     megakernel) configs+=("megakernel|--schedule state-machine") ;; # sluice-render's pool
-    wavefront) configs+=("wavefront|--sort off --scheduler-placement device --frame-pool 262144") ;;
-    sorted) configs+=("sorted|--sort on --scheduler-placement device --frame-pool 262144") ;;
+    wavefront) configs+=("wavefront|--sort off --scheduler-placement device --frame-pool 1048576") ;;
+    sorted) configs+=("sorted|--sort on --scheduler-placement device --frame-pool 1048576") ;;
     *) echo "ab.sh: unknown configuration '$name'" >&2; exit 2 ;;
   esac
 done

@@ -17,7 +17,7 @@ set -uo pipefail
 aot=.aot
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then aot=$1; shift; fi
 size=512x512x64
-pool=262144
+pool=1048576
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) size=$2; shift 2 ;;

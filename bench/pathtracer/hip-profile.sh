@@ -40,7 +40,7 @@ run() { # name nvrtc-options render-options...
   done
 }
 mega=(--schedule state-machine --frame-pool 131072)
-wave=(--sort off --scheduler-placement device --frame-pool 262144)
+wave=(--sort off --scheduler-placement device --frame-pool 1048576)
 echo "== NVRTC options (the backend's own: --fmad=false, precise division)"
 run mega-base "" "${full[@]}" "${mega[@]}"
 run mega-fmad "--fmad=true" "${full[@]}" "${mega[@]}"

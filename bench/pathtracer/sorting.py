@@ -14,7 +14,7 @@ unsorted one of the same scene, backend and frame pool, and whether the
 films are byte-identical (sorting never changes a sample: integer film).
 
   python3 bench/pathtracer/sorting.py AOT [--backends vulkan,hip]
-      [--pools 65536,262144] [--octaves 0,8] [--partitions 256]
+      [--pools 262144,1048576] [--octaves 0,8] [--partitions 256]
       [--rounds 3] [--size 512x512x64]
 """
 
@@ -49,7 +49,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("aot")
     ap.add_argument("--backends", default="vulkan,hip")
-    ap.add_argument("--pools", default="65536,262144")
+    ap.add_argument("--pools", default="262144,1048576")
     ap.add_argument("--octaves", default="0,8")
     ap.add_argument("--partitions", default="256",
                     help="partition sizes besides the default (1024) and 0")

@@ -24,13 +24,18 @@
 // traversal as an any-hit query and releases an occluded ray; "shade" adds C
 // to the film. pool.emission_bound @path -> @shadow max 1 is proven by
 // sluice-verify-emission-bounds: every path through one main stage publishes
-// at most one ray. Capacity 262144 holds one shadow ray of every frame for
-// frame pools up to 262144 (the runtime needs P * 1 <= C without partial
+// at most one ray. Capacity 1048576 holds one shadow ray of every frame for
+// frame pools up to 1048576 (the runtime needs P * 1 <= C without partial
 // admission; with it, the default, any capacity runs, admitting fewer shade
 // invocations at a time). A GPU wants large pools: on the H200, capacity
 // 8192 admitted ~570 shade invocations per dispatch and took 98,000
 // scheduler iterations for 512 x 512 x 64; 262144 takes 1,527 (2.5x the
-// rays per second). sluice-translate --sluice-capacity=shadow=N overrides it.
+// rays per second). On an H100 (2026-12-06, the device placement, unsorted)
+// 1048576 with a frame pool of as many frames traces 1.30x (hip) and 1.41x
+// (Vulkan) the rays per second of 262144 with 262144 frames: with C = P
+// every shade dispatch that meets live shadow rays is admitted only in
+// part; 2097152 is slower again (docs/runtime.md, "The shadow rays'
+// capacity"). sluice-translate --sluice-capacity=shadow=N overrides it.
 //
 // Every random number u_K is Philox-2x32-10 of counter (pixel, sample * 256 +
 // bounce * 16 + K) and key seed (@philox, @uniform), so the image does not
@@ -61,7 +66,7 @@
 // test/pathtracer/wave/scenes.py writes the bindings of small scenes and
 // checks the films against closed forms.
 
-pool.owner @shadow capacity 262144 stages ["intersect", "shade"]
+pool.owner @shadow capacity 1048576 stages ["intersect", "shade"]
     payload [i32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32] {
   pool.handler "intersect" (%ray) {
     %pixel, %cr, %cg, %cb, %ox, %oy, %oz, %dx, %dy, %dz, %tmax = pool.load %ray

@@ -54,7 +54,12 @@ constexpr uint64_t kDefaultCpuPassLanes = 1u << 20;
 // (a few dispatches' worth of blocks for every worker, and frames that stay
 // in the caches); on a GPU backend, enough lanes in flight to fill the
 // device, the fastest pools measured on an H100 (512 x 512 x 64,
-// docs/runtime.md): the wavefront 262,144; the megakernel, since it keeps
+// docs/runtime.md): the wavefront a quarter of a pass's lanes, within
+// [262,144, 1,048,576] (1,048,576 is the shadow rays' capacity: 1,456
+// Mrays/s on hip against 1,413 at 655,360; 262,144 frames with the capacity
+// of 262,144 of before: 1,123; a small pass, like the demo's 1,048,576 lanes
+// on lavapipe, keeps 262,144: all of them in flight took 12% longer there
+// and 225 MB more); the megakernel, since it keeps
 // each thread's frame in registers (more registers a thread, fewer threads
 // at once; 2026-12-06), 65,536 on Vulkan (2,094 Mrays/s against 1,693 at
 // 32,768, 2,099 at 81,920 and 1,974 at 131,072) and 98,304 on hip (1,444
@@ -63,7 +68,8 @@ constexpr uint64_t kDefaultCpuPassLanes = 1u << 20;
 constexpr uint32_t kDefaultCpuFramePool = 8192;
 constexpr uint32_t kDefaultVulkanMegakernelFramePool = 65536;
 constexpr uint32_t kDefaultHipMegakernelFramePool = 98304;
-constexpr uint32_t kDefaultGpuWavefrontFramePool = 262144;
+constexpr uint32_t kMinGpuWavefrontFramePool = 262144;
+constexpr uint32_t kMaxGpuWavefrontFramePool = 1048576;
 // The stages whose invocations are rays (section 7).
 constexpr const char *kPathRayStage = "intersect";
 constexpr const char *kShadowRayStage = "shadow.intersect";
@@ -96,7 +102,8 @@ void printUsage(std::FILE *out) {
       "  --workers N          CPU workers (cpu; default one per core)\n"
       "  --frame-pool N       frames in the pool (default 8192 on cpu; on\n"
       "                       vulkan 65536 (hip 98304) for the state machine,\n"
-      "                       262144 for the wavefront)\n"
+      "                       for the wavefront a quarter of a pass's\n"
+      "                       lanes, from 262144 to 1048576)\n"
       "  --no-partial-admission  admit a producer only whole\n"
       "  --scheduler-placement host|device  where the wavefront scheduler\n"
       "                       decides (default host; device: on the GPU where\n"
@@ -273,12 +280,6 @@ int checkOptions(Options &options) {
         std::to_string(options.spp));
   uint64_t pixels = uint64_t(options.width) * options.height;
   const bool onCpu = options.run.backend.rfind("cpu", 0) == 0;
-  if (!options.framePoolGiven)
-    options.run.framePool =
-        onCpu ? kDefaultCpuFramePool
-        : options.run.schedule != "state-machine" ? kDefaultGpuWavefrontFramePool
-        : options.run.backend == "hip"            ? kDefaultHipMegakernelFramePool
-                                                  : kDefaultVulkanMegakernelFramePool;
   const uint64_t passLanes = onCpu
                                  ? kDefaultCpuPassLanes
                                  : rt::kMaxRunLanes;
@@ -291,6 +292,15 @@ int checkOptions(Options &options) {
     return usageError("--pass-spp " + std::to_string(options.passSpp) +
                       " is more than --spp " + std::to_string(options.spp));
   uint64_t lanes = pixels * options.passSpp;
+  if (!options.framePoolGiven)
+    options.run.framePool =
+        onCpu ? kDefaultCpuFramePool
+        : options.run.schedule != "state-machine"
+            ? uint32_t(std::clamp<uint64_t>(lanes / 4,
+                                            kMinGpuWavefrontFramePool,
+                                            kMaxGpuWavefrontFramePool))
+        : options.run.backend == "hip" ? kDefaultHipMegakernelFramePool
+                                       : kDefaultVulkanMegakernelFramePool;
   std::string pass = std::to_string(options.width) + " x " +
                      std::to_string(options.height) + " pixels x " +
                      std::to_string(options.passSpp) + " samples";

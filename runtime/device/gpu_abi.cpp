@@ -108,10 +108,9 @@ void finishGpuDispatch(const GpuKernelLayout &layout,
     const sluice_rt_owner_slots &slots = args.owners[o];
     if (slots.bound == 0)
       continue;
-    uint64_t taken =
-        layout.lanePublishPositions
-            ? compactLaneWindow(args, o, begin, count, views)
-            : uint32_t(views.counters[layout.allocBase + o]);
+    uint64_t taken = layout.lanePublishPositions
+                         ? compactLaneWindow(args, o, begin, count, views)
+                         : uint32_t(views.counters[layout.allocBase + o]);
     std::atomic_ref<uint64_t>(*slots.alloc_head).fetch_add(taken);
     uint32_t compiledBase = layout.ownerPublishBase[o];
     for (uint32_t i = 0; i < count; ++i) {

@@ -60,8 +60,7 @@ class WaveToGpuLowering {
 public:
   WaveToGpuLowering(ModuleOp module, bool checkBounds,
                     bool lanePublishPositions)
-      : module(module), builder(module.getContext()),
-        checkBounds(checkBounds) {
+      : module(module), builder(module.getContext()), checkBounds(checkBounds) {
     state.lanePublishPositions = lanePublishPositions;
   }
 
@@ -645,9 +644,9 @@ struct ConvertWaveToGPUPass
     : public sluice::impl::ConvertWaveToGPUBase<ConvertWaveToGPUPass> {
   using Base::Base;
   void runOnOperation() override {
-    if (failed(WaveToGpuLowering(getOperation(), checkBounds,
-                                 lanePublishPositions)
-                   .run()))
+    if (failed(
+            WaveToGpuLowering(getOperation(), checkBounds, lanePublishPositions)
+                .run()))
       signalPassFailure();
   }
 };
