@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <numeric>
 
 namespace sluice::runtime {
 
@@ -54,7 +55,13 @@ void buildResidentState(const ResidentLaunch &launch, uint32_t gridBlocks, uint3
                         ResidentState &out) {
   const decision::Tables &t = *launch.tables;
   const GpuKernelLayout &layout = *launch.layout;
+  // A state built before keeps its image's memory: at a frame pool and
+  // capacity of 1,048,576 the image is 5 MB, whose first touch (page faults,
+  // the growth's copies) took 52 ms on the development VM.
+  std::vector<unsigned char> reused = std::move(out.bytes);
+  reused.clear();
   out = ResidentState();
+  out.bytes = std::move(reused);
   Image image{out.bytes};
   decision::ResidentLayout &L = out.layout;
   const u32 stages = t.stageCount;
@@ -104,13 +111,24 @@ void buildResidentState(const ResidentLaunch &launch, uint32_t gridBlocks, uint3
   out.setWordCount = words;
   L.setOffset = image.array(std::span<const u32>(setOffset));
   L.setWords = image.array(std::span<const u32>(setWords));
-  std::vector<u32> ringOffset, ring;
-  for (u32 o = 0; o < owners; ++o) {
-    ringOffset.push_back(u32(ring.size()));
-    for (u32 slot = 0; slot < t.ownerCapacity[o]; ++slot)
-      ring.push_back(slot);
+  // The image's size, so that it grows once: the sets, the rings and the
+  // batch's log are nearly all of it.
+  uint64_t ringSlots = 0;
+  for (u32 o = 0; o < owners; ++o)
+    ringSlots += t.ownerCapacity[o];
+  out.bytes.reserve(out.bytes.size() + uint64_t(words) * 4 + ringSlots * 4 +
+                    uint64_t(recordCapacity + 1) *
+                        (sizeof(decision::Record) + out.snapshotWords * 8 +
+                         decision::kDeltaWords * 8 + decision::kTimeWords * 8) +
+                    (uint64_t(1) << 16));
+  // Every slot in its owner's ring, in order.
+  std::vector<u32> ringOffset;
+  L.freeRing = image.place(ringSlots * 4);
+  u32 *ring = image.at<u32>(L.freeRing);
+  for (u32 o = 0, at = 0; o < owners; at += t.ownerCapacity[o], ++o) {
+    ringOffset.push_back(at);
+    std::iota(ring + at, ring + at + t.ownerCapacity[o], u32(0));
   }
-  L.freeRing = image.array(std::span<const u32>(ring));
   L.ringOffset = image.array(std::span<const u32>(ringOffset));
   std::vector<u64> positions;
   for (u32 o = 0; o < owners; ++o) {
@@ -164,8 +182,9 @@ void buildResidentState(const ResidentLaunch &launch, uint32_t gridBlocks, uint3
 
   // Initial contents: every frame free, every slot in its ring.
   u32 *free = image.at<u32>(L.sets) + setOffset[stages];
-  for (u32 f = 0; f < t.framePool; ++f)
-    free[f / 32] |= 1u << (f % 32);
+  std::fill(free, free + t.framePool / 32, ~u32(0));
+  if (t.framePool % 32)
+    free[t.framePool / 32] = (1u << (t.framePool % 32)) - 1;
   image.at<u64>(L.scalars)[decision::kScalarFreeFrames] = t.framePool;
   u32 *control = image.at<u32>(L.control);
   control[decision::kControlDetail] = decision::kNone;

@@ -11,6 +11,8 @@
 
 #include "sluice/runtime/device/compiled_kernel_device.h"
 
+#include "../../runtime/device/resident_launch.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -148,13 +150,34 @@ public:
     prepared.emplace_back(stateMachine, resident);
     return Status::success();
   }
-  // A device placement these primitives claim (none runs here: the tests
-  // only prepare for one).
+  // A device placement these primitives claim: a run records the shape of
+  // its launch and stops at once with an empty log (no iteration).
   Status residentSupport() const override {
     if (residentSupported)
       return Status::success();
     return KernelPrimitives::residentSupport();
   }
+  struct LaunchShape {
+    uint32_t framePool, stages, maxInvocations;
+    std::vector<KernelBuffer *> windows;
+    bool operator==(const LaunchShape &) const = default;
+  };
+  static LaunchShape shapeOf(const ResidentLaunch &launch) {
+    return {launch.tables->framePool, launch.tables->stageCount,
+            launch.maxInvocations, launch.windows};
+  }
+  Status prepareResidentState(const ResidentLaunch &launch) override {
+    statesPrepared.push_back(shapeOf(launch));
+    return Status::success();
+  }
+  Status runResident(const ResidentLaunch &launch,
+                     ResidentLaunchResult &out) override {
+    residentRuns.push_back(shapeOf(launch));
+    out = ResidentLaunchResult();
+    out.stopReason = decision::kStopVerdict;
+    return Status::success();
+  }
+  std::vector<LaunchShape> statesPrepared, residentRuns;
 
   std::vector<FakeBuffer *> created;
   std::vector<KernelBufferUse> uses; // the last stage launch's arguments'
@@ -349,6 +372,36 @@ TEST_F(CompiledKernelDeviceTest, ArraysFollowTheSchedulerPlacement) {
   unsetenv("SLUICE_KERNEL_ARRAYS");
   run(3);
   EXPECT_EQ(device.fakes->uses, expected(R));
+}
+
+// The device placement's state (its image and buffer) is made before the
+// run's clock, for the launch the run then makes: by prepare() when the
+// frames exist, else by the allocate() that makes them; never for a host
+// placement.
+TEST_F(CompiledKernelDeviceTest, TheDevicePlacementsStateIsMadeBeforeTheRun) {
+  setBindings();
+  FakePrimitives &fakes = *device.fakes;
+  fakes.residentSupported = true;
+  ASSERT_TRUE(device.prepare(false, true).ok());
+  EXPECT_TRUE(fakes.statesPrepared.empty()) << "no frames yet";
+  ASSERT_TRUE(device.allocate(program, shape, 8).ok());
+  ASSERT_EQ(fakes.statesPrepared.size(), 1u);
+  ResidentRun run;
+  run.lanes = 8;
+  ResidentLog log;
+  ASSERT_TRUE(device.runResident(run, log).ok());
+  ASSERT_EQ(fakes.residentRuns.size(), 1u);
+  EXPECT_EQ(fakes.statesPrepared[0], fakes.residentRuns[0]);
+  EXPECT_EQ(fakes.residentRuns[0].framePool, 8u);
+  EXPECT_EQ(fakes.residentRuns[0].maxInvocations, 8u);
+  ASSERT_TRUE(device.prepare(false, true).ok());
+  ASSERT_EQ(fakes.statesPrepared.size(), 2u) << "frames allocated: at once";
+  ASSERT_TRUE(device.allocate(program, shape, 16).ok());
+  ASSERT_EQ(fakes.statesPrepared.size(), 3u);
+  EXPECT_EQ(fakes.statesPrepared[2].framePool, 16u);
+  ASSERT_TRUE(device.prepare(false, false).ok());
+  ASSERT_TRUE(device.allocate(program, shape, 32).ok());
+  EXPECT_EQ(fakes.statesPrepared.size(), 3u) << "a host placement: none";
 }
 
 TEST_F(CompiledKernelDeviceTest, SortedStageDownloadsItsKeysFromTheDevice) {

@@ -241,6 +241,12 @@ public:
     return deviceScheduler ? prepareResident() : Status::success();
   }
 
+  Status prepareResidentState(const ResidentLaunch &launch) override {
+    if (Status status = prepareResident(); !status.ok())
+      return status;
+    return resident.prepareState(*driver, launch);
+  }
+
   Status runResident(const ResidentLaunch &launch,
                      ResidentLaunchResult &out) override {
     if (Status status = idle(); !status.ok())

@@ -228,30 +228,23 @@ Status ResidentScheduler::prepare(Driver &driver,
   return prepareStatus_;
 }
 
-Status ResidentScheduler::run(
-    Driver &driver, void *stream, void *startEvent, void *endEvent,
-    const ResidentLaunch &launch, std::span<const uint64_t> parameters,
-    const std::function<DevicePointer(const KernelBuffer &)> &address,
-    ResidentLaunchResult &out) {
-  const decision::Tables &t = *launch.tables;
-  if (Status status = checkResidentLimits(t); !status.ok())
-    return status;
-  out = ResidentLaunchResult();
-  const uint32_t owners = t.ownerCount;
-  const uint32_t recordCapacity = 4096; // a launch's rounds: one record each
-  static_assert(recordCapacity + 1 < decision::kDecisionRoundMask);
-  const uint64_t maxInvocations = std::max<uint32_t>(launch.maxInvocations, 1);
+namespace {
+constexpr uint32_t kRecordCapacity = 4096; // a launch's rounds: one record each
+static_assert(kRecordCapacity + 1 < decision::kDecisionRoundMask);
+} // namespace
 
+Status ResidentScheduler::buildState(Driver &driver,
+                                     const ResidentLaunch &launch) {
   // The grid: as many blocks as the device holds at once, at most one per
   // 256 invocations of the largest dispatch.
+  const uint64_t maxInvocations = std::max<uint32_t>(launch.maxInvocations, 1);
   uint64_t perGrid = uint64_t(blocksPerMultiprocessor_) *
                      std::max(driver.info().multiprocessors, 1);
   uint64_t wanted = (maxInvocations + kResidentBlockThreads - 1) /
                     kResidentBlockThreads;
   gridBlocks_ = uint32_t(std::max<uint64_t>(1, std::min(perGrid, wanted)));
-
-  ResidentState state;
-  buildResidentState(launch, gridBlocks_, recordCapacity, state);
+  ResidentState &state = stateImage_;
+  buildResidentState(launch, gridBlocks_, kRecordCapacity, state);
   if (state_ && stateBytes_ < state.deviceBytes) {
     driver.release(state_);
     state_ = 0;
@@ -262,6 +255,30 @@ Status ResidentScheduler::run(
       return status;
     stateBytes_ = state.deviceBytes;
   }
+  return Status::success();
+}
+
+Status ResidentScheduler::prepareState(Driver &driver,
+                                       const ResidentLaunch &launch) {
+  if (Status status = checkResidentLimits(*launch.tables); !status.ok())
+    return status;
+  return buildState(driver, launch);
+}
+
+Status ResidentScheduler::run(
+    Driver &driver, void *stream, void *startEvent, void *endEvent,
+    const ResidentLaunch &launch, std::span<const uint64_t> parameters,
+    const std::function<DevicePointer(const KernelBuffer &)> &address,
+    ResidentLaunchResult &out) {
+  const decision::Tables &t = *launch.tables;
+  if (Status status = checkResidentLimits(t); !status.ok())
+    return status;
+  out = ResidentLaunchResult();
+  const uint32_t owners = t.ownerCount;
+  const uint32_t recordCapacity = kRecordCapacity;
+  if (Status status = buildState(driver, launch); !status.ok())
+    return status;
+  ResidentState &state = stateImage_;
   DevicePointer base = state_;
   locateResidentState(
       launch, u64(base),

@@ -13,6 +13,7 @@
 #define SLUICE_RUNTIME_DEVICE_HIP_HIP_RESIDENT_H
 
 #include "../resident_launch.h"
+#include "../resident_state.h"
 #include "sluice/runtime/device/hip/hip_driver.h"
 
 #include <array>
@@ -86,10 +87,18 @@ public:
              const std::function<DevicePointer(const KernelBuffer &)> &address,
              ResidentLaunchResult &out);
 
+  // Before a run's clock: builds the state image of `launch`'s shape and
+  // allocates its device buffer, which run() then reuses.
+  Status prepareState(Driver &driver, const ResidentLaunch &launch);
+
   // Blocks of the last run's grid.
   uint32_t gridBlocks() const { return gridBlocks_; }
 
 private:
+  // The grid, the state's image (stateImage_) and its buffer (state_) of
+  // `launch`.
+  Status buildState(Driver &driver, const ResidentLaunch &launch);
+
   Driver *driver_ = nullptr;
   bool prepared_ = false;
   Status prepareStatus_;
@@ -98,6 +107,7 @@ private:
   int blocksPerMultiprocessor_ = 0;
   DevicePointer state_ = 0;
   uint64_t stateBytes_ = 0;
+  ResidentState stateImage_; // its memory reused by the next run
   uint32_t gridBlocks_ = 0;
   size_t parameterCount_ = 0; // the kernel's Words
   bool profiled_ = false; // built with SLUICE_PROFILE (SLUICE_HIP_PROFILE=1)

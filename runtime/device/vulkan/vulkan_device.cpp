@@ -286,6 +286,10 @@ public:
 
   Status runResident(const ResidentLaunch &launch,
                      ResidentLaunchResult &out) override;
+  Status prepareResidentState(const ResidentLaunch &launch) override;
+  // The state's image of `launch` (residentImage) and a buffer that holds
+  // it (residentStateBuffer, kept while it is large enough).
+  Status buildResidentStateBuffer(const ResidentLaunch &launch);
 
   // Both placements run the owners' policy kernels: the host placement one
   // submission per hook call (VulkanPolicyClient), the device placement
@@ -330,6 +334,10 @@ public:
   std::unique_ptr<vk::Kernel> scheduleKernel, routeKernel, selectKernel,
       sortKernel,
       switchKernel, profiledScheduleKernel, profiledSelectKernel;
+  // The device placement's state image and its buffer, both reused by the
+  // next run.
+  ResidentState residentImage;
+  std::unique_ptr<vk::Buffer> residentStateBuffer;
   // Per owner: its policy kernel, for the device placement (null: none).
   std::vector<std::unique_ptr<vk::Kernel>> residentPolicyKernels;
   // Why the device refused the stage switch (it uses every stage kernel's
@@ -518,6 +526,33 @@ Status VulkanPrimitives::createResidentKernels() {
   return status;
 }
 
+Status VulkanPrimitives::buildResidentStateBuffer(
+    const ResidentLaunch &launch) {
+  buildResidentState(launch, 1, residentBatch(), residentImage);
+  // The scheduler's state: device-local, mapped or not (its image goes up
+  // at each run's start; the log comes back through copies); kept for the
+  // next run while it is large enough, as hip keeps its own.
+  if (residentStateBuffer &&
+      residentStateBuffer->size() >= residentImage.deviceBytes)
+    return Status::success();
+  residentStateBuffer.reset();
+  return context->createBuffer(residentImage.deviceBytes,
+                               vk::Placement::DeviceFirst,
+                               residentStateBuffer);
+}
+
+Status VulkanPrimitives::prepareResidentState(const ResidentLaunch &launch) {
+  if (Status support = residentSupport(); !support.ok())
+    return support;
+  if (Status status = checkResidentLimits(*launch.tables); !status.ok())
+    return status;
+  if (Status status = buildResidentStateBuffer(launch); !status.ok())
+    return status;
+  // The first write also makes the pages it goes through (the mapping's, or
+  // the staging buffer's).
+  return write(*residentStateBuffer, residentImage.bytes);
+}
+
 Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
                                      ResidentLaunchResult &out) {
   if (Status support = residentSupport(); !support.ok())
@@ -531,15 +566,11 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   const bool useSwitch = useStageSwitch();
 
   const uint32_t batch = residentBatch();
-  ResidentState state;
-  buildResidentState(launch, 1, batch, state);
-  std::unique_ptr<vk::Buffer> stateBuffer, grids, countWord;
-  // The scheduler's state: device-local, mapped or not (its image goes up
-  // once below; the log comes back through copies).
-  if (Status status = context->createBuffer(
-          state.deviceBytes, vk::Placement::DeviceFirst, stateBuffer);
-      !status.ok())
+  if (Status status = buildResidentStateBuffer(launch); !status.ok())
     return status;
+  ResidentState &state = residentImage;
+  std::unique_ptr<vk::Buffer> grids, countWord;
+  vk::Buffer *stateBuffer = residentStateBuffer.get();
   // Sets larger than the scheduler's shared copy (POOL_WORDS): a dispatch
   // without sorting is selected by the select shader's workgroups.
   const bool gridSelects =
@@ -915,6 +946,12 @@ bool VulkanPrimitives::useStageSwitch() const { return false; }
 bool VulkanPrimitives::profiling() const { return false; }
 Status VulkanPrimitives::runResident(const ResidentLaunch &,
                                      ResidentLaunchResult &) {
+  return residentSupport();
+}
+Status VulkanPrimitives::prepareResidentState(const ResidentLaunch &) {
+  return residentSupport();
+}
+Status VulkanPrimitives::buildResidentStateBuffer(const ResidentLaunch &) {
   return residentSupport();
 }
 #endif

@@ -133,6 +133,11 @@ public:
   // Runs every iteration on the device (resident_launch.h, internal).
   virtual Status runResident(const ResidentLaunch &launch,
                              ResidentLaunchResult &out);
+  // Sets up, before a run's clock, what runResident() of a launch of this
+  // shape builds and allocates (its state's image and buffer), so that the
+  // run finds them made and only writes its initial contents (the default:
+  // nothing to set up).
+  virtual Status prepareResidentState(const ResidentLaunch &launch);
   // Device::runsOwnerPolicies and Device::policyClient (the defaults: the
   // device placement does not, the host placement calls host functions).
   virtual bool runsOwnerPolicies() const { return false; }
