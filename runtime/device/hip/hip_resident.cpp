@@ -275,7 +275,6 @@ Status ResidentScheduler::run(
     return status;
   out = ResidentLaunchResult();
   const uint32_t owners = t.ownerCount;
-  const uint32_t recordCapacity = kRecordCapacity;
   if (Status status = buildState(driver, launch); !status.ok())
     return status;
   ResidentState &state = stateImage_;
@@ -309,7 +308,7 @@ Status ResidentScheduler::run(
 
   ResidentLog &log = out.log;
   uint64_t firstTime = 0;
-  std::vector<decision::Record> records(recordCapacity);
+  std::vector<decision::Record> records(kRecordCapacity);
   std::vector<uint64_t> snapshots, deltas, times;
   for (;;) {
     if (Status status = driver.record(startEvent, stream); !status.ok())

@@ -288,8 +288,10 @@ public:
                      ResidentLaunchResult &out) override;
   Status prepareResidentState(const ResidentLaunch &launch) override;
   // The state's image of `launch` (residentImage) and a buffer that holds
-  // it (residentStateBuffer, kept while it is large enough).
-  Status buildResidentStateBuffer(const ResidentLaunch &launch);
+  // it (residentStateBuffer, kept while it is large enough); `made`: the
+  // buffer is new.
+  Status buildResidentStateBuffer(const ResidentLaunch &launch,
+                                  bool *made = nullptr);
 
   // Both placements run the owners' policy kernels: the host placement one
   // submission per hook call (VulkanPolicyClient), the device placement
@@ -527,14 +529,18 @@ Status VulkanPrimitives::createResidentKernels() {
 }
 
 Status VulkanPrimitives::buildResidentStateBuffer(
-    const ResidentLaunch &launch) {
+    const ResidentLaunch &launch, bool *made) {
   buildResidentState(launch, 1, residentBatch(), residentImage);
   // The scheduler's state: device-local, mapped or not (its image goes up
   // at each run's start; the log comes back through copies); kept for the
   // next run while it is large enough, as hip keeps its own.
+  if (made)
+    *made = false;
   if (residentStateBuffer &&
       residentStateBuffer->size() >= residentImage.deviceBytes)
     return Status::success();
+  if (made)
+    *made = true;
   residentStateBuffer.reset();
   return context->createBuffer(residentImage.deviceBytes,
                                vk::Placement::DeviceFirst,
@@ -546,11 +552,14 @@ Status VulkanPrimitives::prepareResidentState(const ResidentLaunch &launch) {
     return support;
   if (Status status = checkResidentLimits(*launch.tables); !status.ok())
     return status;
-  if (Status status = buildResidentStateBuffer(launch); !status.ok())
+  bool made = false;
+  if (Status status = buildResidentStateBuffer(launch, &made); !status.ok())
     return status;
-  // The first write also makes the pages it goes through (the mapping's, or
-  // the staging buffer's).
-  return write(*residentStateBuffer, residentImage.bytes);
+  // A new buffer's first write makes the pages it goes through (the
+  // mapping's, or the staging buffer's); a kept buffer's are made already,
+  // and each run writes its own image.
+  return made ? write(*residentStateBuffer, residentImage.bytes)
+              : Status::success();
 }
 
 Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
@@ -951,7 +960,8 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &,
 Status VulkanPrimitives::prepareResidentState(const ResidentLaunch &) {
   return residentSupport();
 }
-Status VulkanPrimitives::buildResidentStateBuffer(const ResidentLaunch &) {
+Status VulkanPrimitives::buildResidentStateBuffer(const ResidentLaunch &,
+                                                  bool *) {
   return residentSupport();
 }
 #endif
