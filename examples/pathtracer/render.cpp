@@ -50,9 +50,15 @@ constexpr uint32_t kMaxSpp = (1u << 24) - 1;
 // cost (the device placement's state, its recording: about 20 ms on the
 // H200) that a smaller pass pays more often.
 constexpr uint64_t kDefaultCpuPassLanes = 1u << 20;
-// The frame pool without --frame-pool: on the CPU backend, the demo's 8,192
-// (a few dispatches' worth of blocks for every worker, and frames that stay
-// in the caches); on a GPU backend, enough lanes in flight to fill the
+// The frame pool without --frame-pool: on the CPU backend, the state
+// machine's 8,192 (a few dispatches' worth of blocks for every worker, and
+// frames that stay in the caches) and the wavefront an eighth of a pass's
+// lanes within [8,192, 131,072]: each dispatch costs the host a fixed part
+// and leaves a worker idle at its tail, so fewer, larger dispatches pay
+// (256 x 256 x 16 in one pass on 2 cores, 2026-12-06: heavy O=16 5.3-5.4
+// Mrays/s at 8,192, 5.6-5.7 at 32,768, 5.8-5.9 at 65,536, 5.8-6.0 at
+// 131,072 and 5.8-5.9 at 262,144; plain 6.8-7.0 -> 7.9 at 131,072); on a
+// GPU backend, enough lanes in flight to fill the
 // device, the fastest pools measured on an H100 (512 x 512 x 64,
 // docs/runtime.md): the wavefront a quarter of a pass's lanes, within
 // [262,144, 1,048,576] (1,048,576 is the shadow rays' capacity: 1,456
@@ -66,6 +72,7 @@ constexpr uint64_t kDefaultCpuPassLanes = 1u << 20;
 // against 1,406 at 131,072 and 1,339 at 65,536). The runtime's default of
 // 256 keeps a GPU almost idle (5 Mrays/s on hip).
 constexpr uint32_t kDefaultCpuFramePool = 8192;
+constexpr uint32_t kMaxCpuWavefrontFramePool = 131072;
 constexpr uint32_t kDefaultVulkanMegakernelFramePool = 65536;
 constexpr uint32_t kDefaultHipMegakernelFramePool = 98304;
 constexpr uint32_t kMinGpuWavefrontFramePool = 262144;
@@ -100,10 +107,11 @@ void printUsage(std::FILE *out) {
       "  --seed N             the generator key (default 0)\n"
       "  --schedule S         wavefront (default) | state-machine\n"
       "  --workers N          CPU workers (cpu; default one per core)\n"
-      "  --frame-pool N       frames in the pool (default 8192 on cpu; on\n"
-      "                       vulkan 65536 (hip 98304) for the state machine,\n"
-      "                       for the wavefront a quarter of a pass's\n"
-      "                       lanes, from 262144 to 1048576)\n"
+      "  --frame-pool N       frames in the pool (default for the state\n"
+      "                       machine 8192 on cpu, 65536 on vulkan, 98304 on\n"
+      "                       hip; for the wavefront an eighth of a pass's\n"
+      "                       lanes from 8192 to 131072 on cpu, a quarter\n"
+      "                       from 262144 to 1048576 on vulkan and hip)\n"
       "  --no-partial-admission  admit a producer only whole\n"
       "  --scheduler-placement host|device  where the wavefront scheduler\n"
       "                       decides (default host; device: on the GPU where\n"
@@ -294,7 +302,11 @@ int checkOptions(Options &options) {
   uint64_t lanes = pixels * options.passSpp;
   if (!options.framePoolGiven)
     options.run.framePool =
-        onCpu ? kDefaultCpuFramePool
+        onCpu ? options.run.schedule == "state-machine"
+                    ? kDefaultCpuFramePool
+                    : uint32_t(std::clamp<uint64_t>(lanes / 8,
+                                                    kDefaultCpuFramePool,
+                                                    kMaxCpuWavefrontFramePool))
         : options.run.schedule != "state-machine"
             ? uint32_t(std::clamp<uint64_t>(lanes / 4,
                                             kMinGpuWavefrontFramePool,
