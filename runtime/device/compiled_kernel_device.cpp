@@ -1040,6 +1040,10 @@ bool CompiledKernelDevice::runsOwnerPolicies() const {
   return impl_->primitives->runsOwnerPolicies();
 }
 
+bool CompiledKernelDevice::prefersDevicePlacement() const {
+  return impl_->primitives->prefersDevicePlacement();
+}
+
 std::unique_ptr<CapacityOwnerClient>
 CompiledKernelDevice::policyClient(uint32_t owner, const OwnerPolicy &policy) {
   return impl_->primitives->policyClient(owner, policy);

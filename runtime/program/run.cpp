@@ -78,9 +78,11 @@ int checkRunOptions(const ArtifactRunOptions &options) {
     return fail(options,
                 "--sort must be 'on' or 'off', got '" + options.sort + "'",
                 kExitBadInput);
-  if (options.placement != "host" && options.placement != "device")
+  if (options.placement != "host" && options.placement != "device" &&
+      options.placement != "auto")
     return fail(options,
-                "--scheduler-placement must be 'host' or 'device', got '" +
+                "--scheduler-placement must be 'host', 'device' or 'auto', "
+                "got '" +
                     options.placement + "'",
                 kExitBadInput);
   if (stateMachine && options.placementGiven)
@@ -137,6 +139,7 @@ int runArtifact(const Artifact &artifact, const ArtifactRunOptions &options) {
   run.tracePath = options.tracePath;
   run.iterationLogPath = options.iterationLogPath;
   run.placement = options.placement == "device" ? SchedulerPlacement::Device
+                  : options.placement == "auto" ? SchedulerPlacement::Auto
                                                 : SchedulerPlacement::Host;
   run.sorting.enabled = options.sort == "on";
   run.sorting.buckets = options.sortBuckets;
@@ -171,8 +174,10 @@ int runArtifact(const Artifact &artifact, const ArtifactRunOptions &options) {
   if (options.placementGiven && !stateMachineRun(options))
     std::fprintf(stderr, "%s: scheduler placement: %s%s%s\n",
                  options.tool.c_str(), schedulerPlacementName(report.placement),
-                 report.placementNote.empty() ? "" : " (device placement "
-                                                     "unavailable: ",
+                 report.placementNote.empty() ? ""
+                 : options.placement == "auto"
+                     ? " (auto: "
+                     : " (device placement unavailable: ",
                  report.placementNote.empty()
                      ? ""
                      : (report.placementNote + ")").c_str());

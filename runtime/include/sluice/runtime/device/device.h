@@ -140,6 +140,11 @@ public:
   // policies (OwnerDesc::policy); a device that does not keeps the host
   // placement for programs that have one.
   virtual bool runsOwnerPolicies() const { return false; }
+  // Whether SchedulerPlacement::Auto picks the device placement: true where
+  // it is the faster one (no round trip per iteration on a GPU); false by
+  // default and on the CPU devices, whose host placement is faster (it has
+  // no round trip to remove).
+  virtual bool prefersDevicePlacement() const { return false; }
   // The client that runs owner `owner`'s compiled policy in the host
   // placement, as storage-only work ordered with this device's dispatches.
   // The default calls the host functions the CPU backend resolved

@@ -66,7 +66,12 @@ static_assert(sizeof(Schedule) == 1);
 // Where the scheduler decides (DESIGN.md §2.4): on the host, with a
 // readback after every dispatch, or on the device, which runs decision.h in
 // its own loop and hands the host the per-iteration records when it ends.
-enum class SchedulerPlacement : uint8_t { Host = 0, Device = 1 };
+// Auto: Device where the device runs its placement faster than the host's
+// (Device::prefersDevicePlacement: hip and a Vulkan GPU, not the CPU
+// backend nor a Vulkan device that is a CPU, like Mesa lavapipe), otherwise
+// Host. Program::run and WavefrontScheduler::run resolve it; a RunResult
+// says which of Host and Device ran.
+enum class SchedulerPlacement : uint8_t { Host = 0, Device = 1, Auto = 2 };
 static_assert(sizeof(SchedulerPlacement) == 1);
 const char *schedulerPlacementName(SchedulerPlacement placement);
 
