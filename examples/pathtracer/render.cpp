@@ -458,11 +458,8 @@ int main(int argc, char **argv) {
   run.sorting.enabled = options.run.sort == "on";
   run.sorting.buckets = options.run.sortBuckets;
   run.sorting.partition = options.run.sortPartition;
-  run.placement = options.run.placement == "device"
-                      ? rt::SchedulerPlacement::Device
-                  : options.run.placement == "auto"
-                      ? rt::SchedulerPlacement::Auto
-                      : rt::SchedulerPlacement::Host;
+  // checkRunOptions accepted the text.
+  rt::parseSchedulerPlacement(options.run.placement, run.placement);
 
   const uint64_t pixels = uint64_t(options.width) * options.height;
   const uint32_t passes = (options.spp + options.passSpp - 1) / options.passSpp;

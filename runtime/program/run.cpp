@@ -78,8 +78,8 @@ int checkRunOptions(const ArtifactRunOptions &options) {
     return fail(options,
                 "--sort must be 'on' or 'off', got '" + options.sort + "'",
                 kExitBadInput);
-  if (options.placement != "host" && options.placement != "device" &&
-      options.placement != "auto")
+  if (SchedulerPlacement placement;
+      !parseSchedulerPlacement(options.placement, placement))
     return fail(options,
                 "--scheduler-placement must be 'host', 'device' or 'auto', "
                 "got '" +
@@ -138,9 +138,7 @@ int runArtifact(const Artifact &artifact, const ArtifactRunOptions &options) {
   run.workers = load.workers;
   run.tracePath = options.tracePath;
   run.iterationLogPath = options.iterationLogPath;
-  run.placement = options.placement == "device" ? SchedulerPlacement::Device
-                  : options.placement == "auto" ? SchedulerPlacement::Auto
-                                                : SchedulerPlacement::Host;
+  parseSchedulerPlacement(options.placement, run.placement); // checked
   run.sorting.enabled = options.sort == "on";
   run.sorting.buckets = options.sortBuckets;
   run.sorting.partition = options.sortPartition;
@@ -172,15 +170,14 @@ int runArtifact(const Artifact &artifact, const ArtifactRunOptions &options) {
   printRunSummary(stdout, program.descriptor(), report, summary);
   std::fflush(stdout);
   if (options.placementGiven && !stateMachineRun(options))
-    std::fprintf(stderr, "%s: scheduler placement: %s%s%s\n",
-                 options.tool.c_str(), schedulerPlacementName(report.placement),
-                 report.placementNote.empty() ? ""
-                 : options.placement == "auto"
-                     ? " (auto: "
-                     : " (device placement unavailable: ",
-                 report.placementNote.empty()
-                     ? ""
-                     : (report.placementNote + ")").c_str());
+    std::fprintf(
+        stderr, "%s: scheduler placement: %s%s%s\n", options.tool.c_str(),
+        schedulerPlacementName(report.placement),
+        report.placementNote.empty()  ? ""
+        : options.placement == "auto" ? " (auto: "
+                                      : " (device placement unavailable: ",
+        report.placementNote.empty() ? ""
+                                     : (report.placementNote + ")").c_str());
   std::string device = program.deviceSummary();
   if (!device.empty())
     std::fprintf(stderr, "%s: %s\n", options.tool.c_str(), device.c_str());

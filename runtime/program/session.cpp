@@ -409,7 +409,8 @@ RunReport Program::run(const RunOptions &options) {
   bool autoHost = false;
   if (placement == SchedulerPlacement::Auto) {
     autoHost = !impl.loaded->device().prefersDevicePlacement();
-    placement = autoHost ? SchedulerPlacement::Host : SchedulerPlacement::Device;
+    placement =
+        autoHost ? SchedulerPlacement::Host : SchedulerPlacement::Device;
   }
   // Pipelines the run needs are made before its clock starts.
   if (Status status = impl.loaded->device().prepare(
@@ -457,8 +458,7 @@ RunReport Program::run(const RunOptions &options) {
                        .count();
   static_cast<RunResult &>(report) = std::move(result);
   if (autoHost && !stateMachine && report.placementNote.empty())
-    report.placementNote = std::string("the ") +
-                           impl.loaded->device().name() +
+    report.placementNote = std::string("the ") + impl.loaded->device().name() +
                            " device runs the host placement faster";
   return report;
 }

@@ -45,6 +45,17 @@ const char *schedulerPlacementName(SchedulerPlacement placement) {
   return "host";
 }
 
+bool parseSchedulerPlacement(std::string_view text, SchedulerPlacement &out) {
+  for (SchedulerPlacement placement :
+       {SchedulerPlacement::Host, SchedulerPlacement::Device,
+        SchedulerPlacement::Auto})
+    if (text == schedulerPlacementName(placement)) {
+      out = placement;
+      return true;
+    }
+  return false;
+}
+
 bool isRunComplete(const Observation &observation, uint64_t lanes,
                    uint32_t framePool) {
   if (observation.lanesStarted != lanes || observation.freeFrames != framePool)

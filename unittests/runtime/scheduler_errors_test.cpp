@@ -540,8 +540,9 @@ public:
   }
 };
 
-RunResult runVerdict(VerdictDevice &device, uint32_t lanes = 2,
-                     SchedulerPlacement placement = SchedulerPlacement::Device) {
+RunResult
+runVerdict(VerdictDevice &device, uint32_t lanes = 2,
+           SchedulerPlacement placement = SchedulerPlacement::Device) {
   static ScriptedProgram program;
   if (program.lanes.empty())
     poolProgram(program, 2);
@@ -657,6 +658,13 @@ TEST(DevicePlacementVerdicts, AutoFollowsTheDevicesPreference) {
     EXPECT_TRUE(runs[i].placementNote.empty());
   }
   EXPECT_EQ(runs[0].iterations, runs[1].iterations);
+  SchedulerPlacement parsed = SchedulerPlacement::Host;
+  EXPECT_TRUE(parseSchedulerPlacement("auto", parsed));
+  EXPECT_EQ(parsed, SchedulerPlacement::Auto);
+  EXPECT_TRUE(parseSchedulerPlacement("device", parsed));
+  EXPECT_EQ(parsed, SchedulerPlacement::Device);
+  EXPECT_FALSE(parseSchedulerPlacement("gpu", parsed));
+  EXPECT_EQ(parsed, SchedulerPlacement::Device); // unchanged
   EXPECT_EQ(std::string(schedulerPlacementName(SchedulerPlacement::Auto)),
             "auto");
 }

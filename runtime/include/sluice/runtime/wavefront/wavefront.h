@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace sluice::runtime {
@@ -74,6 +75,9 @@ static_assert(sizeof(Schedule) == 1);
 enum class SchedulerPlacement : uint8_t { Host = 0, Device = 1, Auto = 2 };
 static_assert(sizeof(SchedulerPlacement) == 1);
 const char *schedulerPlacementName(SchedulerPlacement placement);
+// "host", "device" or "auto" (the option's text) into `out`; false for any
+// other text.
+bool parseSchedulerPlacement(std::string_view text, SchedulerPlacement &out);
 
 struct SchedulerOptions {
   uint32_t framePool = 256;
