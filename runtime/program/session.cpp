@@ -403,19 +403,13 @@ RunReport Program::run(const RunOptions &options) {
   report.phase = RunPhase::Schedule;
 
   const ProgramDescriptor &program = impl.loaded->program();
-  // Auto: the placement this device runs faster (it may still fall back to
-  // the host's, saying why, as an asked-for device placement does).
-  SchedulerPlacement placement = options.placement;
-  bool autoHost = false;
-  if (placement == SchedulerPlacement::Auto) {
-    autoHost = !impl.loaded->device().prefersDevicePlacement();
-    placement =
-        autoHost ? SchedulerPlacement::Host : SchedulerPlacement::Device;
-  }
-  // Pipelines the run needs are made before its clock starts.
+  // Pipelines the run needs are made before its clock starts (Auto: for the
+  // placement the scheduler will pick on this device).
   if (Status status = impl.loaded->device().prepare(
           stateMachine,
-          !stateMachine && placement == SchedulerPlacement::Device);
+          !stateMachine && resolveSchedulerPlacement(options.placement,
+                                                     impl.loaded->device()) ==
+                               SchedulerPlacement::Device);
       !status.ok())
     return fail(std::move(status));
   // So is the storage it needs (frames, item slots, the device's buffers:
@@ -434,7 +428,7 @@ RunReport Program::run(const RunOptions &options) {
     schedulerOptions.maxIterations = options.maxIterations;
     schedulerOptions.tracePath = options.tracePath;
     schedulerOptions.iterationLogPath = options.iterationLogPath;
-    schedulerOptions.placement = placement;
+    schedulerOptions.placement = options.placement;
     schedulerOptions.sorting = options.sorting;
     scheduler.emplace(program, impl.loaded->device(),
                       std::move(schedulerOptions));
@@ -457,9 +451,6 @@ RunReport Program::run(const RunOptions &options) {
                        std::chrono::steady_clock::now() - start)
                        .count();
   static_cast<RunResult &>(report) = std::move(result);
-  if (autoHost && !stateMachine && report.placementNote.empty())
-    report.placementNote = std::string("the ") + impl.loaded->device().name() +
-                           " device runs the host placement faster";
   return report;
 }
 

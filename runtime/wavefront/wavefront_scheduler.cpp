@@ -56,6 +56,14 @@ bool parseSchedulerPlacement(std::string_view text, SchedulerPlacement &out) {
   return false;
 }
 
+SchedulerPlacement resolveSchedulerPlacement(SchedulerPlacement asked,
+                                             const Device &device) {
+  if (asked != SchedulerPlacement::Auto)
+    return asked;
+  return device.prefersDevicePlacement() ? SchedulerPlacement::Device
+                                         : SchedulerPlacement::Host;
+}
+
 bool isRunComplete(const Observation &observation, uint64_t lanes,
                    uint32_t framePool) {
   if (observation.lanesStarted != lanes || observation.freeFrames != framePool)
@@ -548,12 +556,13 @@ RunResult WavefrontScheduler::run(uint32_t lanes) {
     return result;
   }
   std::string hostReason;
-  SchedulerPlacement placement = options_.placement;
-  if (placement == SchedulerPlacement::Auto)
-    placement = device_.prefersDevicePlacement() ? SchedulerPlacement::Device
-                                                 : SchedulerPlacement::Host;
+  SchedulerPlacement placement =
+      resolveSchedulerPlacement(options_.placement, device_);
   if (placement == SchedulerPlacement::Device)
     hostReason = devicePlacementBlocker();
+  else if (options_.placement == SchedulerPlacement::Auto)
+    hostReason = std::string("the ") + device_.name() +
+                 " device runs the host placement faster";
   if (placement == SchedulerPlacement::Device && hostReason.empty()) {
     result.placement = SchedulerPlacement::Device;
     runOnDevice();

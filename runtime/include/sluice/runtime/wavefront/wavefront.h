@@ -70,7 +70,8 @@ static_assert(sizeof(Schedule) == 1);
 // Auto: Device where the device runs its placement faster than the host's
 // (Device::prefersDevicePlacement: hip and a Vulkan GPU, not the CPU
 // backend nor a Vulkan device that is a CPU, like Mesa lavapipe), otherwise
-// Host. Program::run and WavefrontScheduler::run resolve it; a RunResult
+// Host (resolveSchedulerPlacement). WavefrontScheduler::run resolves it and,
+// when it picks the host, says so in RunResult::placementNote; a RunResult
 // says which of Host and Device ran.
 enum class SchedulerPlacement : uint8_t { Host = 0, Device = 1, Auto = 2 };
 static_assert(sizeof(SchedulerPlacement) == 1);
@@ -78,6 +79,10 @@ const char *schedulerPlacementName(SchedulerPlacement placement);
 // "host", "device" or "auto" (the option's text) into `out`; false for any
 // other text.
 bool parseSchedulerPlacement(std::string_view text, SchedulerPlacement &out);
+// The placement `asked` runs on `device`: Auto becomes Device where the
+// device prefers it, else Host; Host and Device stay.
+SchedulerPlacement resolveSchedulerPlacement(SchedulerPlacement asked,
+                                             const Device &device);
 
 struct SchedulerOptions {
   uint32_t framePool = 256;
@@ -161,6 +166,7 @@ struct RunResult {
   Schedule schedule = Schedule::Wavefront;
   SchedulerPlacement placement = SchedulerPlacement::Host; // what ran
   std::string placementNote; // why the host ran when the device was asked
+                             // (or Auto picked the host)
   uint64_t iterations = 0;
   uint64_t lanesFinished = 0;
   std::vector<StageStatistics> stages; // per global stage
