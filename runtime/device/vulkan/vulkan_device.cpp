@@ -10,10 +10,11 @@
 
 #include "../resident_state.h"
 
+#include <atomic>
 #include <cassert>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <chrono>
 #include <cstring>
 #include <utility>
 
@@ -35,8 +36,16 @@ namespace {
 class VulkanBuffer final : public KernelBuffer {
 public:
   explicit VulkanBuffer(std::unique_ptr<vk::Buffer> buffer)
-      : KernelBuffer(buffer->size()), buffer(std::move(buffer)) {}
+      : KernelBuffer(buffer->size()), buffer(std::move(buffer)),
+        serial(++serials) {}
   std::unique_ptr<vk::Buffer> buffer;
+  // Never the same for two buffers of the process (a Vulkan handle or an
+  // address may be reused once a buffer is gone): what a kept recording
+  // that binds this buffer is keyed on (ResidentRecordings).
+  const uint64_t serial;
+
+private:
+  static inline std::atomic<uint64_t> serials{0};
 };
 
 // A vector's words as the bytes a read fills.
@@ -347,6 +356,16 @@ public:
   // next run.
   ResidentState residentImage;
   std::unique_ptr<vk::Buffer> residentStateBuffer;
+  uint64_t residentStateSerial = 0; // counts the state buffers made
+  // What a device-placement run records (its batches and the buffers they
+  // use), kept for the next run that records the same commands.
+  struct ResidentRecordings;
+  std::unique_ptr<ResidentRecordings> residentRecordings;
+  // Records `launch`'s commands into `out`, unless `out` holds the same
+  // (kept) already; `onlyKept`: records nothing that would not be kept.
+  Status recordResident(const ResidentLaunch &launch,
+                        std::unique_ptr<ResidentRecordings> &out,
+                        bool onlyKept = false);
   // Per owner: its policy kernel, for the device placement (null: none).
   std::vector<std::unique_ptr<vk::Kernel>> residentPolicyKernels;
   // Why the device refused the stage switch (it uses every stage kernel's
@@ -355,6 +374,26 @@ public:
   std::string switchRefused;
   // A policy hook call's failure, reported by the next wait().
   Status policyFailure;
+};
+
+// A device-placement run's commands: its batches (two recordings in flight,
+// each `batch` iterations), the buffers they use besides the state and the
+// stage kernels' bindings, and what the run reads back. Kept
+// (residentRecordings) for the next run whose commands are the same, which
+// `key` says: recording them took 1.6 to 2.6 ms of each run's wall on an
+// H100 (the path tracer, 2026-12-06), more than the image's write. A run
+// with owner policies or a profile records its own each time (its policy
+// storage and counters start each run afresh).
+struct VulkanPrimitives::ResidentRecordings {
+  std::vector<uint64_t> key;
+  std::unique_ptr<vk::Buffer> grids, countWord, exchange, policyCounts, profile;
+  std::vector<std::unique_ptr<vk::Buffer>> policyStorage;
+  std::unique_ptr<vk::Recording> recordings[2];
+  std::unique_ptr<vk::Buffer> logCopies[2];
+  uint32_t inFlight = 0;
+  uint64_t logBegin = 0; // the log's range of the state, copied back
+  std::string form;      // ResidentLaunchResult::form
+  bool kept = false;     // no policies, no profile: kept for the next run
 };
 
 void VulkanPolicyClient::keep(Status status) {
@@ -422,6 +461,10 @@ struct ResidentPush {
   uint64_t layout, indirect, countWord, policyExchange, policyCounts, profile;
   uint32_t stageGroupSize, edgeCount, setWordCount, phase;
 };
+
+// The profiled shaders' sums (ResidentPush::profile): the scheduler's words
+// 0-15, the select shader's 16-22.
+constexpr uint64_t kResidentProfileBytes = 32 * 8;
 
 // resident_schedule.comp's exchange with the policy kernels, in u64 words:
 // the call (hook, C, L, slots, value), whether it waits, the results known,
@@ -549,6 +592,7 @@ Status VulkanPrimitives::buildResidentStateBuffer(
   if (made)
     *made = true;
   residentStateBuffer.reset();
+  ++residentStateSerial;
   return context->createBuffer(residentImage.deviceBytes,
                                vk::Placement::DeviceFirst,
                                residentStateBuffer);
@@ -565,27 +609,24 @@ Status VulkanPrimitives::prepareResidentState(const ResidentLaunch &launch) {
   // A new buffer's first write makes the pages it goes through (the
   // mapping's, or the staging buffer's); a kept buffer's are made already,
   // and each run writes its own image.
-  return made ? write(*residentStateBuffer, residentImage.bytes)
-              : Status::success();
-}
-
-Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
-                                     ResidentLaunchResult &out) {
-  if (Status support = residentSupport(); !support.ok())
-    return support;
-  const decision::Tables &t = *launch.tables;
-  if (Status status = checkResidentLimits(t); !status.ok())
-    return status;
-  out = ResidentLaunchResult();
+  if (made)
+    if (Status status = write(*residentStateBuffer, residentImage.bytes);
+        !status.ok())
+      return status;
+  // The run's recordings, unless an earlier run's serve it.
   if (Status status = createResidentKernels(); !status.ok())
     return status;
-  const bool useSwitch = useStageSwitch();
+  return recordResident(launch, residentRecordings, /*onlyKept=*/true);
+}
 
+Status
+VulkanPrimitives::recordResident(const ResidentLaunch &launch,
+                                 std::unique_ptr<ResidentRecordings> &out,
+                                 bool onlyKept) {
+  const decision::Tables &t = *launch.tables;
+  const bool useSwitch = useStageSwitch();
   const uint32_t batch = residentBatch();
-  if (Status status = buildResidentStateBuffer(launch); !status.ok())
-    return status;
-  ResidentState &state = residentImage;
-  std::unique_ptr<vk::Buffer> grids, countWord;
+  const ResidentState &state = residentImage;
   vk::Buffer *stateBuffer = residentStateBuffer.get();
   // Sets larger than the scheduler's shared copy (POOL_WORDS): a dispatch
   // without sorting is selected by the select shader's workgroups.
@@ -602,110 +643,11 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   const bool sortDispatches = keyed && launch.sorting.enabled &&
                               launch.sorting.partition != 0 &&
                               t.framePool > launch.sorting.partition;
-  // The grids: per stage kernel, the routing shader's, the stage switch's,
-  // the select shader's, the sort shader's, then per owner its policy
-  // kernel's.
-  const uint64_t routeGrid = 12 * uint64_t(t.stageCount),
-                 switchGrid = routeGrid + 12, selectGrid = switchGrid + 12,
-                 sortGrid = selectGrid + 12, policyGrid = sortGrid + 12;
-  if (Status status = context->createBuffer(
-          policyGrid + 12 * uint64_t(t.ownerCount), vk::Placement::Device,
-          grids);
-      !status.ok())
-    return status;
-  // The owners' policies: their kernels and storage, the exchange and the
-  // counts a call reads (resident_schedule.comp, "Owner policies").
   // Per owner its compiled hooks (none past the launch's list).
   std::vector<uint32_t> hooks(launch.policyHooks);
   hooks.resize(t.ownerCount, 0);
   const uint32_t policyCalls = policyCallBound(t, hooks);
-  std::unique_ptr<vk::Buffer> exchange, policyCounts;
-  std::vector<std::unique_ptr<vk::Buffer>> policyStorage(t.ownerCount);
-  if (policyCalls != 0) {
-    residentPolicyKernels.resize(t.ownerCount);
-    uint32_t largestOwner = 1;
-    for (uint32_t o = 0; o < t.ownerCount; ++o)
-      largestOwner = std::max(largestOwner, t.ownerStageCount[o]);
-    Status status = context->createBuffer(
-        (kExchangeResults + 2 * uint64_t(policyCalls)) * 8,
-        vk::Placement::Device, exchange);
-    if (status.ok())
-      status = context->createBuffer(uint64_t(largestOwner) * 4,
-                                     vk::Placement::Device, policyCounts);
-    for (uint32_t o = 0; o < t.ownerCount && status.ok(); ++o) {
-      if (hooks[o] == 0)
-        continue;
-      uint32_t words =
-          o < launch.policyStorage.size() ? launch.policyStorage[o] : 0;
-      status = context->createBuffer(std::max<uint64_t>(words, 1) * 8,
-                                     vk::Placement::Device, policyStorage[o]);
-      if (status.ok())
-        std::memset(policyStorage[o]->data(), 0, policyStorage[o]->size());
-      if (status.ok() && !residentPolicyKernels[o])
-        status = context->createKernel(
-            spirv, kPolicyKernelPrefix + std::to_string(o), 3, 0,
-            residentPolicyKernels[o]);
-    }
-    if (!status.ok())
-      return status;
-    auto *words = static_cast<uint64_t *>(exchange->data());
-    std::memset(words, 0, exchange->size());
-    for (uint32_t o = 0; o < t.ownerCount; ++o)
-      words[kExchangeHooks + o] = hooks[o];
-  }
-  // The stage kernels' binding 0: the count, the stage the switch runs.
-  if (Status status =
-          context->createBuffer(8, vk::Placement::Device, countWord);
-      !status.ok())
-    return status;
-  locateResidentState(
-      launch, stateBuffer->deviceAddress(),
-      [](const KernelBuffer &buffer) {
-        return vulkanBuffer(buffer).deviceAddress();
-      },
-      state);
-  if (Status status = write(*stateBuffer, state.bytes); !status.ok())
-    return status;
-
-  ResidentPush push{stateBuffer->deviceAddress() + state.layoutOffset,
-                    grids->deviceAddress(),
-                    countWord->deviceAddress(),
-                    exchange ? exchange->deviceAddress() : 0,
-                    policyCounts ? policyCounts->deviceAddress() : 0,
-                    0,
-                    workgroupSize,
-                    state.edgeCount,
-                    state.setWordCount,
-                    0};
-  std::unique_ptr<vk::Buffer> profile;
-  // The profiled shaders' sums: the scheduler's words 0-15, the select
-  // shader's 16-22.
-  constexpr uint64_t kProfileBytes = 32 * 8;
-  if (profiling()) {
-    if (Status status =
-            context->createBuffer(kProfileBytes, vk::Placement::Host, profile);
-        !status.ok())
-      return status;
-    std::memset(profile->data(), 0, kProfileBytes);
-    push.profile = profile->deviceAddress();
-  }
-  if (!profile && profileRequested())
-    out.profile = "scheduler dispatch profile: unavailable (the device lacks "
-                  "VK_KHR_shader_clock's shaderSubgroupClock)";
-  const vk::Kernel &schedule =
-      profile ? *profiledScheduleKernel : *scheduleKernel;
-  const vk::Kernel &select = profile ? *profiledSelectKernel : *selectKernel;
-  ResidentPush resume = push;
-  resume.phase = 1;
-  auto pushBytes = std::as_bytes(std::span<const ResidentPush>(&push, 1));
-  auto resumeBytes = std::as_bytes(std::span<const ResidentPush>(&resume, 1));
-  std::vector<vk::Buffer *> stageBindings{countWord.get()};
-  for (const LaunchArgument &argument : launch.arguments)
-    stageBindings.push_back(argument.buffer ? &vulkanBuffer(*argument.buffer)
-                                            : nullptr);
-  // One iteration: decide, the chosen stage (through the switch, or the
-  // stage kernels with every grid but the chosen one empty), route; each
-  // after the one before.
+  const bool profiled = profiling();
   // When every dispatch the run can make is small enough for the next
   // scheduler dispatch to route it (the shader defers it then, all but the
   // batch's last: the host reads the log at the batch's end), the routing
@@ -722,12 +664,6 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   // times are then 0).
   const bool stamped =
       launch.times && !turnedOff("SLUICE_VULKAN_RESIDENT_TIMESTAMPS");
-  // The batch's log (records, snapshots, deltas, times, control: one
-  // range of the state) into host-cached memory: the host reads it there,
-  // not word by word across the bus from the device-local state.
-  const uint64_t logBegin = state.records,
-                 logBytes = state.control + decision::kControlWords * 4 -
-                            state.records;
   // Two recordings in flight (SLUICE_VULKAN_RESIDENT_IN_FLIGHT, default 2):
   // the device runs one batch while the host reads the other's log, so it
   // never waits for the host between batches. Each ends by resetting the
@@ -735,18 +671,143 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
   // writes nothing between batches); after a stop, the batch behind it runs
   // no iteration (every scheduler dispatch sees the stop word).
   const uint32_t inFlight = residentBatchesInFlight();
-  std::unique_ptr<vk::Recording> recordings[2];
-  std::unique_ptr<vk::Buffer> logCopies[2];
+  // The batch's log (records, snapshots, deltas, times, control: one
+  // range of the state) into host-cached memory: the host reads it there,
+  // not word by word across the bus from the device-local state.
+  const uint64_t logBegin = state.records,
+                 logBytes = state.control + decision::kControlWords * 4 -
+                            state.records;
+
+  // Everything the commands depend on: the kept recordings serve a run
+  // whose key is the same.
+  std::vector<uint64_t> key{residentStateSerial,
+                            state.layoutOffset,
+                            state.edgeCount,
+                            state.setWordCount,
+                            logBegin,
+                            logBytes,
+                            state.control,
+                            t.stageCount,
+                            t.ownerCount,
+                            batch,
+                            inFlight,
+                            uint64_t(useSwitch) | uint64_t(gridSelects) << 1 |
+                                uint64_t(sortDispatches) << 2 |
+                                uint64_t(routedByScheduler) << 3 |
+                                uint64_t(stamped) << 4,
+                            sortDispatches ? launch.sorting.partition : 0u};
+  for (const LaunchArgument &argument : launch.arguments)
+    key.push_back(
+        argument.buffer
+            ? static_cast<const VulkanBuffer &>(*argument.buffer).serial
+            : 0);
+  const bool keep = policyCalls == 0 && !profiled;
+  if (keep && out && out->kept && out->key == key)
+    return Status::success();
+  out.reset();
+  if (onlyKept && !keep)
+    return Status::success();
+  auto made = std::make_unique<ResidentRecordings>();
+  ResidentRecordings &r = *made;
+  r.key = std::move(key);
+  r.kept = keep;
+  r.inFlight = inFlight;
+  r.logBegin = logBegin;
+
+  // The grids: per stage kernel, the routing shader's, the stage switch's,
+  // the select shader's, the sort shader's, then per owner its policy
+  // kernel's.
+  const uint64_t routeGrid = 12 * uint64_t(t.stageCount),
+                 switchGrid = routeGrid + 12, selectGrid = switchGrid + 12,
+                 sortGrid = selectGrid + 12, policyGrid = sortGrid + 12;
+  if (Status status =
+          context->createBuffer(policyGrid + 12 * uint64_t(t.ownerCount),
+                                vk::Placement::Device, r.grids);
+      !status.ok())
+    return status;
+  // The owners' policies: their kernels and storage, the exchange and the
+  // counts a call reads (resident_schedule.comp, "Owner policies").
+  r.policyStorage.resize(t.ownerCount);
+  if (policyCalls != 0) {
+    residentPolicyKernels.resize(t.ownerCount);
+    uint32_t largestOwner = 1;
+    for (uint32_t o = 0; o < t.ownerCount; ++o)
+      largestOwner = std::max(largestOwner, t.ownerStageCount[o]);
+    Status status = context->createBuffer(
+        (kExchangeResults + 2 * uint64_t(policyCalls)) * 8,
+        vk::Placement::Device, r.exchange);
+    if (status.ok())
+      status = context->createBuffer(uint64_t(largestOwner) * 4,
+                                     vk::Placement::Device, r.policyCounts);
+    for (uint32_t o = 0; o < t.ownerCount && status.ok(); ++o) {
+      if (hooks[o] == 0)
+        continue;
+      uint32_t words =
+          o < launch.policyStorage.size() ? launch.policyStorage[o] : 0;
+      status = context->createBuffer(std::max<uint64_t>(words, 1) * 8,
+                                     vk::Placement::Device, r.policyStorage[o]);
+      if (status.ok())
+        std::memset(r.policyStorage[o]->data(), 0, r.policyStorage[o]->size());
+      if (status.ok() && !residentPolicyKernels[o])
+        status = context->createKernel(
+            spirv, kPolicyKernelPrefix + std::to_string(o), 3, 0,
+            residentPolicyKernels[o]);
+    }
+    if (!status.ok())
+      return status;
+    auto *words = static_cast<uint64_t *>(r.exchange->data());
+    std::memset(words, 0, r.exchange->size());
+    for (uint32_t o = 0; o < t.ownerCount; ++o)
+      words[kExchangeHooks + o] = hooks[o];
+  }
+  // The stage kernels' binding 0: the count, the stage the switch runs.
+  if (Status status =
+          context->createBuffer(8, vk::Placement::Device, r.countWord);
+      !status.ok())
+    return status;
+
+  ResidentPush push{stateBuffer->deviceAddress() + state.layoutOffset,
+                    r.grids->deviceAddress(),
+                    r.countWord->deviceAddress(),
+                    r.exchange ? r.exchange->deviceAddress() : 0,
+                    r.policyCounts ? r.policyCounts->deviceAddress() : 0,
+                    0,
+                    workgroupSize,
+                    state.edgeCount,
+                    state.setWordCount,
+                    0};
+  if (profiled) {
+    if (Status status = context->createBuffer(kResidentProfileBytes,
+                                              vk::Placement::Host, r.profile);
+        !status.ok())
+      return status;
+    std::memset(r.profile->data(), 0, kResidentProfileBytes);
+    push.profile = r.profile->deviceAddress();
+  }
+  const vk::Kernel &schedule =
+      r.profile ? *profiledScheduleKernel : *scheduleKernel;
+  const vk::Kernel &select = r.profile ? *profiledSelectKernel : *selectKernel;
+  ResidentPush resume = push;
+  resume.phase = 1;
+  auto pushBytes = std::as_bytes(std::span<const ResidentPush>(&push, 1));
+  auto resumeBytes = std::as_bytes(std::span<const ResidentPush>(&resume, 1));
+  std::vector<vk::Buffer *> stageBindings{r.countWord.get()};
+  for (const LaunchArgument &argument : launch.arguments)
+    stageBindings.push_back(argument.buffer ? &vulkanBuffer(*argument.buffer)
+                                            : nullptr);
+  // One iteration: decide, the chosen stage (through the switch, or the
+  // stage kernels with every grid but the chosen one empty), route; each
+  // after the one before.
   for (uint32_t k = 0; k < inFlight; ++k) {
-    if (Status status = context->createRecording(recordings[k],
-                                                 stamped ? 3 * batch : 0);
+    if (Status status =
+            context->createRecording(r.recordings[k], stamped ? 3 * batch : 0);
         !status.ok())
       return status;
     if (Status status = context->createBuffer(logBytes, vk::Placement::Host,
-                                              logCopies[k]);
+                                              r.logCopies[k]);
         !status.ok())
       return status;
-    vk::Recording &recording = *recordings[k];
+    vk::Recording &recording = *r.recordings[k];
     auto stamp = [&] {
       if (stamped)
         recording.timestamp();
@@ -759,11 +820,12 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
       // policy kernel made it (each phase runs nothing once it has decided).
       for (uint32_t phase = 0; phase < policyCalls; ++phase) {
         for (uint32_t o = 0; o < t.ownerCount; ++o)
-          if (policyStorage[o]) {
-            vk::Buffer *policyBindings[] = {
-                exchange.get(), policyStorage[o].get(), policyCounts.get()};
+          if (r.policyStorage[o]) {
+            vk::Buffer *policyBindings[] = {r.exchange.get(),
+                                            r.policyStorage[o].get(),
+                                            r.policyCounts.get()};
             recording.dispatchIndirect(*residentPolicyKernels[o],
-                                       policyBindings, {}, *grids,
+                                       policyBindings, {}, *r.grids,
                                        policyGrid + 12 * uint64_t(o));
           }
         recording.barrier();
@@ -771,32 +833,31 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
         recording.barrier();
       }
       if (gridSelects) { // the scheduler gives it zero groups when it selects
-        recording.dispatchIndirect(select, {}, pushBytes, *grids,
-                                   selectGrid);
+        recording.dispatchIndirect(select, {}, pushBytes, *r.grids, selectGrid);
         recording.barrier();
       }
       if (sortDispatches) {
-        recording.dispatchIndirect(*sortKernel, {}, pushBytes, *grids,
+        recording.dispatchIndirect(*sortKernel, {}, pushBytes, *r.grids,
                                    sortGrid);
         recording.barrier();
       }
       stamp();
       if (useSwitch)
-        recording.dispatchIndirect(*switchKernel, stageBindings, {}, *grids,
+        recording.dispatchIndirect(*switchKernel, stageBindings, {}, *r.grids,
                                    switchGrid);
       else
         for (uint32_t s = 0; s < t.stageCount; ++s)
-          recording.dispatchIndirect(*kernels[s], stageBindings, {}, *grids,
+          recording.dispatchIndirect(*kernels[s], stageBindings, {}, *r.grids,
                                      12 * uint64_t(s));
       recording.barrier();
       if (!routedByScheduler || i + 1 == batch) {
-        recording.dispatchIndirect(*routeKernel, {}, pushBytes, *grids,
+        recording.dispatchIndirect(*routeKernel, {}, pushBytes, *r.grids,
                                    routeGrid);
         recording.barrier();
       }
       stamp();
     }
-    recording.copy(*stateBuffer, logBegin, *logCopies[k], 0, logBytes);
+    recording.copy(*stateBuffer, logBegin, *r.logCopies[k], 0, logBytes);
     static_assert(decision::kControlStopReason ==
                       decision::kControlRecords + 1,
                   "one fill resets both words");
@@ -807,30 +868,80 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
       return status;
   }
 
-  out.form = std::string(useSwitch ? "a stage switch dispatch"
-                                   : "a dispatch per stage kernel") +
-             " per iteration" +
-             (switchRefused.empty() ? ""
-                                    : " (no stage switch: " + switchRefused + ")") +
-             ", " + std::to_string(batch) + " iterations per submission" +
-             (inFlight > 1 ? ", " + std::to_string(inFlight) + " in flight"
-                           : "") +
-             (routedByScheduler ? ", routed by the next scheduler dispatch"
-                                : "") +
-             (gridSelects ? std::string(sortDispatches ? ", " : ", unsorted ") +
-                                "dispatches selected by the select "
-                                "shader (bit sets of " +
-                                std::to_string(state.setWordCount) +
-                                " words)"
-                          : "") +
-             (sortDispatches ? ", sorted in partitions of " +
-                                   std::to_string(launch.sorting.partition) +
-                                   " frames by the sort shader"
-                             : "") +
-             (policyCalls ? ", up to " + std::to_string(policyCalls) +
-                                " policy hook calls per iteration between "
-                                "phases of the scheduler dispatch"
-                          : "");
+  r.form =
+      std::string(useSwitch ? "a stage switch dispatch"
+                            : "a dispatch per stage kernel") +
+      " per iteration" +
+      (switchRefused.empty() ? ""
+                             : " (no stage switch: " + switchRefused + ")") +
+      ", " + std::to_string(batch) + " iterations per submission" +
+      (inFlight > 1 ? ", " + std::to_string(inFlight) + " in flight" : "") +
+      (routedByScheduler ? ", routed by the next scheduler dispatch" : "") +
+      (gridSelects ? std::string(sortDispatches ? ", " : ", unsorted ") +
+                         "dispatches selected by the select "
+                         "shader (bit sets of " +
+                         std::to_string(state.setWordCount) + " words)"
+                   : "") +
+      (sortDispatches ? ", sorted in partitions of " +
+                            std::to_string(launch.sorting.partition) +
+                            " frames by the sort shader"
+                      : "") +
+      (policyCalls ? ", up to " + std::to_string(policyCalls) +
+                         " policy hook calls per iteration between "
+                         "phases of the scheduler dispatch"
+                   : "");
+  out = std::move(made);
+  return Status::success();
+}
+
+Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
+                                     ResidentLaunchResult &out) {
+  if (Status support = residentSupport(); !support.ok())
+    return support;
+  const decision::Tables &t = *launch.tables;
+  if (Status status = checkResidentLimits(t); !status.ok())
+    return status;
+  out = ResidentLaunchResult();
+  if (Status status = createResidentKernels(); !status.ok())
+    return status;
+  if (Status status = buildResidentStateBuffer(launch); !status.ok())
+    return status;
+  ResidentState &state = residentImage;
+  vk::Buffer *stateBuffer = residentStateBuffer.get();
+  // The recordings: those the run was prepared with (prepareResidentState,
+  // before its clock) or an earlier run's, when its commands are the same.
+  if (Status status = recordResident(launch, residentRecordings); !status.ok())
+    return status;
+  std::unique_ptr<ResidentRecordings> owned =
+      residentRecordings->kept ? nullptr : std::move(residentRecordings);
+  ResidentRecordings &r = owned ? *owned : *residentRecordings;
+  const uint32_t inFlight = r.inFlight;
+  const uint64_t logBegin = r.logBegin;
+  auto &recordings = r.recordings;
+  auto &logCopies = r.logCopies;
+  // A run that fails drops the kept recordings (a batch of theirs may still
+  // be in flight).
+  struct DropUnlessDone {
+    std::unique_ptr<ResidentRecordings> &kept;
+    bool done = false;
+    ~DropUnlessDone() {
+      if (!done)
+        kept.reset();
+    }
+  } drop{residentRecordings};
+  if (!r.profile && profileRequested())
+    out.profile = "scheduler dispatch profile: unavailable (the device lacks "
+                  "VK_KHR_shader_clock's shaderSubgroupClock)";
+  out.form = r.form;
+  locateResidentState(
+      launch, stateBuffer->deviceAddress(),
+      [](const KernelBuffer &buffer) {
+        return vulkanBuffer(buffer).deviceAddress();
+      },
+      state);
+  if (Status status = write(*stateBuffer, state.bytes); !status.ok())
+    return status;
+
   using decision::u32;
   ResidentLog &log = out.log;
   uint64_t firstTime = 0;
@@ -907,8 +1018,9 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
     if (Status status = recordings[k]->submit(); !status.ok())
       return batchFailed(status);
   }
-  if (profile) {
-    const auto *sums = static_cast<const uint64_t *>(profile->data());
+  drop.done = true; // every batch waited for
+  if (r.profile) {
+    const auto *sums = static_cast<const uint64_t *>(r.profile->data());
     std::string line = "scheduler dispatch profile: " +
                        std::to_string(sums[15]) +
                        " dispatches ran every part; mean subgroup-clock "
