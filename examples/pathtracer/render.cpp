@@ -520,12 +520,12 @@ int main(int argc, char **argv) {
     shadowRays += passShadow;
     done += samples;
 
-    // The next pass starts from this one's film.
-    if (rt::Status status = program.read("film", film); !status.ok())
+    // The next pass starts from this one's film, where it is (on a GPU: it
+    // stays on the device, pass after pass); the last pass's is read.
+    if (rt::Status status = done < options.spp ? program.keepResult("film")
+                                               : program.read("film", film);
+        !status.ok())
       return fail(status.message(), rt::exitCodeFor(status));
-    if (done < options.spp)
-      if (rt::Status status = program.bind("film", film); !status.ok())
-        return fail(status.message(), rt::exitCodeFor(status));
 
     if (options.run.stats)
       std::printf("pass %u: samples %u .. %u, %u lanes, %" PRIu64
@@ -571,8 +571,8 @@ int main(int argc, char **argv) {
               "%" PRIu64 " shadow rays)\n",
               rays, pathRays, shadowRays);
   std::printf("wall time: %.6f s (the schedules of %u passes; %.6f s with "
-              "the film transfers; set-up of the frame storage before the "
-              "schedules' clocks %.6f s)\n",
+              "the uploads, set-up and the film's read; set-up of the frame "
+              "storage before the schedules' clocks %.6f s)\n",
               scheduleSeconds, passes, renderSeconds, setupSeconds);
   std::printf("Mrays/s: %.2f\n",
               scheduleSeconds > 0 ? double(rays) / scheduleSeconds / 1e6 : 0.0);

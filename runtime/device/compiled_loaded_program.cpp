@@ -17,14 +17,19 @@ Status CompiledLoadedProgram::initialize(const CompiledProgram &compiled,
   return bind(defaultBindingValues(compiled));
 }
 
-Status CompiledLoadedProgram::bind(std::span<const HostBuffer> values) {
+Status CompiledLoadedProgram::bind(std::span<const HostBuffer> values,
+                                   std::span<const bool> upload) {
   if (Status status = checkBindingValues(compiled_, values); !status.ok())
     return status;
   std::vector<int64_t> extents(std::max<size_t>(values.size(), 1), 0);
   for (uint32_t b = 0; b < values.size(); ++b) {
     const CompiledBinding &binding = compiled_.bindings[b];
     std::vector<int64_t> shape = kernelShape(binding, values[b]);
-    if (Status status = storeBinding(b, values[b].bytes, shape); !status.ok())
+    if (b < upload.size() && !upload[b]) {
+      // The device's copy holds it (Program::run says so): its shape and
+      // extent are the value's.
+    } else if (Status status = storeBinding(b, values[b].bytes, shape);
+               !status.ok())
       return status;
     shapes_[b] = values[b].shape;
     extents[b] = dynamicExtent(binding, values[b]);

@@ -23,7 +23,8 @@ public:
   const ProgramDescriptor &program() const final { return program_; }
   // Checks `values` against the descriptor, then stores every binding and
   // the extents table (storeBinding, storeExtents).
-  Status bind(std::span<const HostBuffer> values) final;
+  Status bind(std::span<const HostBuffer> values,
+              std::span<const bool> upload = {}) final;
   // The binding's element type and shape as bound; the bytes from
   // fetchBinding.
   Status readBinding(uint32_t index, HostBuffer &out) final;

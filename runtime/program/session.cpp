@@ -60,7 +60,11 @@ struct Program::Impl {
   std::vector<HostBuffer> values; // per binding: the bound value (or zeros)
   std::vector<bool> bound;        // bound or set by the caller
   std::vector<bool> fresh;        // bound since the last run
-  bool ran = false;               // the device holds a run's results
+  // The device's copy holds the bound value: uploaded, and the program never
+  // writes it (a read-only buffer), so the next run need not upload it.
+  std::vector<bool> current;
+  std::vector<bool> kept; // keepResult() since the last run
+  bool ran = false;       // the device holds a run's results
 
   // The index of binding `name`, or an error listing the bindings.
   Status find(std::string_view name, size_t &index) const {
@@ -125,6 +129,8 @@ Status Program::load(Artifact artifact, std::string_view backend,
   impl->values = defaultBindingValues(program);
   impl->bound.assign(program.bindings.size(), false);
   impl->fresh.assign(program.bindings.size(), false);
+  impl->current.assign(program.bindings.size(), false);
+  impl->kept.assign(program.bindings.size(), false);
   out.impl_ = std::move(impl);
   return Status::success();
 }
@@ -218,6 +224,26 @@ Status Program::bind(std::string_view name, HostBuffer value) {
   impl_->values[index] = std::move(value);
   impl_->bound[index] = true;
   impl_->fresh[index] = true;
+  impl_->current[index] = false;
+  impl_->kept[index] = false;
+  return Status::success();
+}
+
+Status Program::keepResult(std::string_view name) {
+  if (!impl_)
+    return notLoaded();
+  size_t index = 0;
+  if (Status status = impl_->find(name, index); !status.ok())
+    return status;
+  if (impl_->infos[index].kind == BindingKind::Uniform)
+    return invalid(impl_->what(index) +
+                   " is a uniform: a run leaves nothing in it to keep");
+  if (!impl_->ran || impl_->fresh[index])
+    return invalid(impl_->what(index) + " holds no run's result to keep: " +
+                   (impl_->ran ? "it was bound after the last run"
+                               : "no run since the program was loaded"));
+  impl_->kept[index] = true;
+  impl_->bound[index] = true;
   return Status::success();
 }
 
@@ -385,6 +411,16 @@ RunReport Program::run(const RunOptions &options) {
     backendOptions.lanes = std::max(options.lanes, impl.loadedLanes);
     backendOptions.workers = options.workers;
     report.phase = RunPhase::Load;
+    // The results kept for this run come off the device that goes.
+    for (size_t i = 0; i < impl.kept.size(); ++i)
+      if (impl.kept[i]) {
+        if (Status status =
+                impl.loaded->readBinding(uint32_t(i), impl.values[i]);
+            !status.ok())
+          return fail(std::move(status));
+        impl.kept[i] = false;
+      }
+    impl.current.assign(impl.current.size(), false);
     std::unique_ptr<LoadedProgram> reloaded;
     if (Status status = adapter.load(impl.artifact, backendOptions, reloaded);
         !status.ok())
@@ -396,8 +432,26 @@ RunReport Program::run(const RunOptions &options) {
   }
   // Every run starts from the bound values.
   report.phase = RunPhase::Upload;
-  if (Status status = impl.loaded->bind(impl.values); !status.ok())
+  // What the device holds already is not uploaded again: a kept result, and
+  // a read-only buffer bound before and uploaded since.
+  std::unique_ptr<bool[]> upload(new bool[impl.values.size()]);
+  for (size_t i = 0; i < impl.values.size(); ++i)
+    upload[i] = !impl.kept[i] && (impl.fresh[i] || !impl.current[i]);
+  if (Status status = impl.loaded->bind(
+          impl.values, std::span<const bool>(upload.get(), impl.values.size()));
+      !status.ok()) {
+    impl.current.assign(impl.current.size(), false);
     return fail(std::move(status));
+  }
+  for (size_t i = 0; i < impl.values.size(); ++i) {
+    const BindingInfo &info = impl.infos[i];
+    // A kept result is not the bound value (values[i] is stale); a buffer
+    // the run may write stops being it during the run.
+    impl.current[i] = !impl.kept[i] && info.kind == BindingKind::Buffer &&
+                      info.access == BindingAccess::ReadOnly && !info.written &&
+                      !info.atomic;
+  }
+  std::fill(impl.kept.begin(), impl.kept.end(), false);
   std::fill(impl.fresh.begin(), impl.fresh.end(), false);
   impl.ran = true;
   report.phase = RunPhase::Schedule;

@@ -242,6 +242,17 @@ sluice_status sluice_program_bind_buffer(sluice_program *program,
   return record(program, program->program.bind(name, std::move(value)));
 }
 
+sluice_status sluice_program_keep_result(sluice_program *program,
+                                         const char *name) {
+  if (!program)
+    return SLUICE_INVALID_ARGUMENT;
+  if (sluice_status code = usable(program); code != SLUICE_OK)
+    return code;
+  if (!name)
+    return invalidArgument(program, "sluice_program_keep_result: name is NULL");
+  return record(program, program->program.keepResult(name));
+}
+
 #define SLUICE_SET_UNIFORM(suffix, type)                                       \
   sluice_status sluice_program_set_uniform_##suffix(                           \
       sluice_program *program, const char *name, type value) {                 \

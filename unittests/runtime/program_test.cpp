@@ -109,6 +109,10 @@ protected:
     expectFilm(options.lanes, shift);
   }
 
+public:
+  const std::vector<int32_t> &occludersOf() const { return occluders; }
+
+protected:
   Program program;
   std::vector<int32_t> occluders;
 };
@@ -190,6 +194,71 @@ TEST_F(ShadowProgramTest, EveryRunStartsFromTheBoundValues) {
   ASSERT_TRUE(program.read("film", film).ok());
   for (int q = 0; q < kFilm; ++q)
     ASSERT_EQ(film[q], want[q] + 1) << "film[" << q << "]";
+}
+
+// keepResult(): the next run starts the film from what the last run left in
+// it, where it is, so two runs add up (the closed form twice, or once with
+// one shift and once with another); a read-only buffer bound once is not
+// uploaded again, and binding it again still takes effect. More lanes than
+// loaded reload the kernels: the kept film comes off the old device first.
+void checkKeptResults(ShadowProgramTest &test, Program &program,
+                      uint32_t loadedLanes) {
+  RunOptions options;
+  options.lanes = 300;
+  options.framePool = 64;
+  // Nothing to keep before a run, nor in a uniform.
+  EXPECT_EQ(program.keepResult("film").message(),
+            "binding 'film' (i32[4096], buffer writeonly) holds no run's "
+            "result to keep: no run since the program was loaded");
+  ASSERT_TRUE(program.run(options).ok());
+  EXPECT_EQ(program.keepResult("lights").message(),
+            "binding 'lights' (i32, uniform) is a uniform: a run leaves "
+            "nothing in it to keep");
+  EXPECT_EQ(program.keepResult("flim").kind(), ErrorKind::InvalidArgument);
+  ASSERT_TRUE(program.keepResult("film").ok());
+  ASSERT_TRUE(program.setUniform("shift", int64_t(7)).ok());
+  ASSERT_TRUE(program.run(options).ok());
+  const std::vector<int32_t> &occluders = test.occludersOf();
+  std::vector<int32_t> film, first = expectedFilm(occluders, 300, 3),
+                             second = expectedFilm(occluders, 300, 7);
+  ASSERT_TRUE(program.read("film", film).ok());
+  for (int q = 0; q < kFilm; ++q)
+    ASSERT_EQ(film[q], first[q] + second[q]) << "film[" << q << "]";
+  // Bound after the run: the bound value wins, and keepResult() refuses.
+  std::vector<int32_t> ones(kFilm, 1);
+  ASSERT_TRUE(program.bind("film", std::span<const int32_t>(ones)).ok());
+  EXPECT_EQ(program.keepResult("film").message(),
+            "binding 'film' (i32[4096], buffer writeonly) holds no run's "
+            "result to keep: it was bound after the last run");
+  // Other occluders (every light free): the uploaded table changes.
+  std::vector<int32_t> free(61, 0);
+  ASSERT_TRUE(program.bind("occluders", std::span<const int32_t>(free)).ok());
+  ASSERT_TRUE(program.run(options).ok());
+  std::vector<int32_t> none = expectedFilm(free, 300, 7);
+  ASSERT_TRUE(program.read("film", film).ok());
+  for (int q = 0; q < kFilm; ++q)
+    ASSERT_EQ(film[q], none[q] + 1) << "film[" << q << "]";
+  // The next run keeps that table without uploading it, and its film from
+  // a run of more lanes than loaded (a reload) carries the kept film over.
+  ASSERT_TRUE(program.keepResult("film").ok());
+  options.lanes = loadedLanes + 100;
+  ASSERT_TRUE(program.run(options).ok());
+  std::vector<int32_t> more = expectedFilm(free, options.lanes, 7);
+  ASSERT_TRUE(program.read("film", film).ok());
+  for (int q = 0; q < kFilm; ++q)
+    ASSERT_EQ(film[q], none[q] + 1 + more[q]) << "film[" << q << "]";
+}
+
+TEST_F(ShadowProgramTest, KeptResultsCarryIntoTheNextRunOnTheCpu) {
+  load("cpu", LoadOptions{300, 0});
+  bindInputs(61, 3);
+  checkKeptResults(*this, program, 300);
+}
+
+TEST_F(ShadowProgramTest, KeptResultsCarryIntoTheNextRunOnVulkan) {
+  load("vulkan", LoadOptions{300, 0});
+  bindInputs(61, 3);
+  checkKeptResults(*this, program, 300);
 }
 
 // The storage a run's frame pool needs is set up before the schedule's

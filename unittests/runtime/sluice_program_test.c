@@ -319,6 +319,31 @@ static void check_load_errors(void) {
   sluice_program_destroy(NULL);
 }
 
+/* After a run of `lanes` lanes: keeping the film, a second run adds its
+ * film to the first's (the closed form twice). */
+static void check_kept(sluice_program *program, uint32_t lanes) {
+  CHECK_ERROR(sluice_program_keep_result(program, NULL),
+              SLUICE_INVALID_ARGUMENT,
+              "invalid argument: sluice_program_keep_result: name is NULL");
+  CHECK_ERROR(sluice_program_keep_result(program, "shift"),
+              SLUICE_INVALID_ARGUMENT,
+              "invalid argument: binding 'shift' (i32, uniform) is a uniform: "
+              "a run leaves nothing in it to keep");
+  CHECK(sluice_program_keep_result(program, "film") == SLUICE_OK);
+  CHECK(sluice_program_run(program, lanes, NULL, NULL) == SLUICE_OK);
+  static int32_t film[FILM], want[FILM];
+  CHECK(sluice_program_read_binding(program, "film", SLUICE_ELEMENT_I32, film,
+                                    sizeof film, NULL) == SLUICE_OK);
+  expected_film(lanes, want);
+  for (int q = 0; q < FILM; ++q)
+    if (film[q] != 2 * want[q]) {
+      fprintf(stderr, "kept film[%d] = %d, expected %d\n", q, film[q],
+              2 * want[q]);
+      ++failures;
+      break;
+    }
+}
+
 /* The artifact's bytes, read with stdio (malloc'd; *size its length). */
 static unsigned char *read_file(const char *path, size_t *size) {
   FILE *file = fopen(path, "rb");
@@ -357,6 +382,7 @@ int main(void) {
   }
   check_bindings(program);
   run_and_check(program, 4096, NULL);
+  check_kept(program, 4096);
   check_errors(program);
   sluice_run_options options;
   sluice_run_options_init(&options);

@@ -36,8 +36,12 @@ public:
   // Uploads one value per binding of the program, in descriptor order
   // (checked with checkBindingValues). They stay resident on the device for
   // every later run, which reads and updates them in place, until bound
-  // again. A program with bindings must be bound before it runs.
-  virtual Status bind(std::span<const HostBuffer> values) = 0;
+  // again. A program with bindings must be bound before it runs. Where
+  // `upload` (one flag per binding, or empty: all) says false, the device's
+  // copy holds the value already and is not uploaded again (its shape is the
+  // one bound before).
+  virtual Status bind(std::span<const HostBuffer> values,
+                      std::span<const bool> upload = {}) = 0;
   // Reads binding `index` back (after a run: what the kernels left there).
   virtual Status readBinding(uint32_t index, HostBuffer &out) = 0;
 };

@@ -23,7 +23,10 @@
 // next one), and read() returns what the last run left on the device (or,
 // before a run or after binding again, the value bound). A buffer the program
 // never reads, of a static shape, may stay unbound: it starts zeroed. Every
-// other binding must be bound before run().
+// other binding must be bound before run(). keepResult() binds a buffer to
+// what the last run left in it without moving it off the device (a
+// progressive renderer's film); a read-only buffer bound once is uploaded
+// once, not at every run.
 //
 // A Program is movable, not copyable, and not thread-safe (one thread at a
 // time). Errors are Status values whose message names the binding and both
@@ -179,6 +182,13 @@ public:
   Status setUniform(std::string_view name, int64_t value);
   Status setUniform(std::string_view name, float value);
   Status setUniform(std::string_view name, double value);
+
+  // Binds buffer `name` to what the last run left in it, where it is (the
+  // device's copy: nothing is read back or uploaded), for the next run: the
+  // same as read() then bind() of that value. A progressive renderer's film
+  // accumulates this way, pass after pass. An error before any run, and for
+  // a uniform.
+  Status keepResult(std::string_view name);
 
   // Runs the program; the report's status says whether it succeeded.
   RunReport run(const RunOptions &options);

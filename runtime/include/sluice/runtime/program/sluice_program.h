@@ -175,6 +175,13 @@ sluice_status sluice_program_bind_buffer(sluice_program *program,
                                          uint32_t rank, const int64_t *shape,
                                          const void *data, size_t bytes);
 
+/* Binds buffer `name` to what the last run left in it, where it is (nothing
+ * is read back or uploaded), for the next run: a progressive renderer's film
+ * accumulates pass after pass. An error before any run, after binding the
+ * buffer again, and for a uniform. */
+sluice_status sluice_program_keep_result(sluice_program *program,
+                                         const char *name);
+
 /* Sets uniform `name`: an integer sets an i32 or i64 uniform (it must fit), a
  * float an f32 (rounded) or f64 one. */
 sluice_status sluice_program_set_uniform_i32(sluice_program *program,
