@@ -146,6 +146,14 @@ uint32_t CpuDevice::workerCount() const { return impl_->pool.workerCount(); }
 
 Status CpuDevice::allocate(const ProgramDescriptor &program,
                            const ProgramShape &shape, uint32_t framePool) {
+  // A run of the program and frame pool allocated last keeps that storage,
+  // as CompiledKernelDevice::allocate does (a renderer's next pass).
+  HostRouter &router = impl_->router;
+  if (router.allocated() && router.program == &program &&
+      router.framePool == framePool) {
+    router.reset();
+    return Status::success();
+  }
   Status status = impl_->router.allocate(program, shape, framePool, *impl_);
   if (status.ok()) {
     impl_->payloads.resize(shape.ownerCount()); // drop a larger program's
