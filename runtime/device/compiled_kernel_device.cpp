@@ -176,10 +176,15 @@ Status CompiledKernels::setResident(uint32_t index,
   Resident &resident = residents_[index];
   // A storage buffer is never empty; a 0-element binding gets one word.
   uint64_t size = std::max<uint64_t>(bytes.size(), 4);
-  if (!resident.buffer || resident.buffer->bytes() != size) {
+  // A value of the size bound before goes into the same buffer (a
+  // renderer's per-pass uniforms: a new buffer would also make the Vulkan
+  // device placement record its commands again).
+  if (!resident.buffer || resident.size != size) {
     resident.buffer.reset(); // the old one first: the device may be full
+    resident.size = 0;
     if (Status status = create(size, KernelBufferUse::Resident, resident.buffer); !status.ok())
       return status;
+    resident.size = size;
   }
   // The megakernel packs uniforms into its machine words.
   if (bytes.size() <= 8)

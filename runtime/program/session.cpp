@@ -457,6 +457,10 @@ RunReport Program::run(const RunOptions &options) {
   report.phase = RunPhase::Schedule;
 
   const ProgramDescriptor &program = impl.loaded->program();
+  // The run's frame sorting first: the device placement's commands, made
+  // next, depend on it.
+  if (!stateMachine)
+    impl.loaded->device().setFrameSorting(options.sorting);
   // Pipelines the run needs are made before its clock starts (Auto: for the
   // placement the scheduler will pick on this device).
   if (Status status = impl.loaded->device().prepare(

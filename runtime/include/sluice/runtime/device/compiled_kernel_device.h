@@ -267,6 +267,7 @@ public:
 private:
   struct Resident {
     std::unique_ptr<KernelBuffer> buffer;
+    uint64_t size = 0; // the bytes `buffer` was made for (it may round up)
     std::vector<int64_t> shape;
     uint64_t elements = 0;
     std::vector<unsigned char> small; // a copy of a value of <= 8 bytes
