@@ -83,6 +83,15 @@ struct Program::Impl {
       message += " " + info.name;
     return invalid(message);
   }
+  // The index of buffer `name`; a uniform is an error that says `why` not.
+  Status findBuffer(std::string_view name, size_t &index,
+                    std::string_view why) const {
+    if (Status status = find(name, index); !status.ok())
+      return status;
+    if (infos[index].kind == BindingKind::Uniform)
+      return invalid(what(index) + " is a uniform: " + std::string(why));
+    return Status::success();
+  }
 
   std::string what(size_t index) const {
     return "binding " + describeBinding(artifact.program().bindings[index]);
@@ -233,11 +242,10 @@ Status Program::keepResult(std::string_view name) {
   if (!impl_)
     return notLoaded();
   size_t index = 0;
-  if (Status status = impl_->find(name, index); !status.ok())
+  if (Status status =
+          impl_->findBuffer(name, index, "a run leaves nothing in it to keep");
+      !status.ok())
     return status;
-  if (impl_->infos[index].kind == BindingKind::Uniform)
-    return invalid(impl_->what(index) +
-                   " is a uniform: a run leaves nothing in it to keep");
   if (!impl_->ran || impl_->fresh[index])
     return invalid(impl_->what(index) + " holds no run's result to keep: " +
                    (impl_->ran ? "it was bound after the last run"
@@ -253,10 +261,9 @@ Status Program::bindElements(std::string_view name, ElementType element,
   if (!impl_)
     return notLoaded();
   size_t index = 0;
-  if (Status status = impl_->find(name, index); !status.ok())
+  if (Status status = impl_->findBuffer(name, index, "set it with setUniform");
+      !status.ok())
     return status;
-  if (impl_->infos[index].kind == BindingKind::Uniform)
-    return invalid(impl_->what(index) + " is a uniform: set it with setUniform");
   if (shape.empty())
     shape.push_back(int64_t(count));
   HostBuffer value;
