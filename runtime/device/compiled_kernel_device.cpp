@@ -743,6 +743,9 @@ struct CompiledKernelDevice::Impl {
   // prepare() was asked for the device placement, which the primitives
   // support: allocate() sets up the device placement's state as well.
   bool residentPrepared = false;
+  // The last allocate() made everything (the router's storage and the
+  // kernels' buffers): a run of the same program and pool may keep it.
+  bool allocatedWhole = false;
 
   // The device placement's launch of `run` on the allocated router
   // (`tables` holds what it points to).
@@ -834,19 +837,21 @@ Status CompiledKernelDevice::allocate(const ProgramDescriptor &program,
   // device placement's state image, each dispatch's counters), and frames
   // and item slots are written before they are read. Allocating again cost
   // each pass 40 to 65 ms at a frame pool of 1,048,576 on an H100.
-  if (d.router->allocated() && d.router->program == &program &&
-      d.router->framePool == framePool) {
+  if (d.allocatedWhole && d.router->allocated() &&
+      d.router->program == &program && d.router->framePool == framePool) {
     d.router->reset();
     d.laneIdsChanged = true;
     (void)d.prepareResidentState(); // a failure is the run's to report
     return Status::success();
   }
+  d.allocatedWhole = false;
   if (Status status = d.router->allocate(program, shape, framePool, *d.memory);
       !status.ok())
     return status;
   if (Status status = d.kernels.allocate(*d.router, d.memory->frames.get());
       !status.ok())
     return status;
+  d.allocatedWhole = true;
   d.laneIdsChanged = true;
   noteAllocation();
   // A failure is the run's to report (runResident() makes it again).
