@@ -485,12 +485,10 @@ int main(int argc, char **argv) {
     if (pass == 0 && run.schedule == rt::Schedule::Wavefront &&
         (options.run.placementGiven ||
          report.placement == rt::SchedulerPlacement::Device))
-      std::fprintf(stderr, "sluice-render: scheduler placement: %s%s%s\n",
-                   rt::schedulerPlacementName(report.placement),
-                   report.placementNote.empty() ? "" : " (",
-                   report.placementNote.empty()
-                       ? ""
-                       : (report.placementNote + ")").c_str());
+      std::fprintf(stderr, "sluice-render: scheduler placement: %s\n",
+                   rt::describeSchedulerPlacement(
+                       run.placement, report.placement, report.placementNote)
+                       .c_str());
     if (report.deviceSetupFailed())
       return fail(std::string(adapter.name) +
                       " backend: " + report.status.describe(),

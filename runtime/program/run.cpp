@@ -170,14 +170,10 @@ int runArtifact(const Artifact &artifact, const ArtifactRunOptions &options) {
   printRunSummary(stdout, program.descriptor(), report, summary);
   std::fflush(stdout);
   if (options.placementGiven && !stateMachineRun(options))
-    std::fprintf(
-        stderr, "%s: scheduler placement: %s%s%s\n", options.tool.c_str(),
-        schedulerPlacementName(report.placement),
-        report.placementNote.empty()  ? ""
-        : options.placement == "auto" ? " (auto: "
-                                      : " (device placement unavailable: ",
-        report.placementNote.empty() ? ""
-                                     : (report.placementNote + ")").c_str());
+    std::fprintf(stderr, "%s: scheduler placement: %s\n", options.tool.c_str(),
+                 describeSchedulerPlacement(run.placement, report.placement,
+                                            report.placementNote)
+                     .c_str());
   std::string device = program.deviceSummary();
   if (!device.empty())
     std::fprintf(stderr, "%s: %s\n", options.tool.c_str(), device.c_str());

@@ -56,6 +56,19 @@ bool parseSchedulerPlacement(std::string_view text, SchedulerPlacement &out) {
   return false;
 }
 
+std::string describeSchedulerPlacement(SchedulerPlacement asked,
+                                       SchedulerPlacement ran,
+                                       const std::string &note) {
+  std::string text = schedulerPlacementName(ran);
+  if (note.empty())
+    return text;
+  return text +
+         (asked == SchedulerPlacement::Auto
+              ? " (auto: "
+              : " (device placement unavailable: ") +
+         note + ")";
+}
+
 SchedulerPlacement resolveSchedulerPlacement(SchedulerPlacement asked,
                                              const Device &device) {
   if (asked != SchedulerPlacement::Auto)

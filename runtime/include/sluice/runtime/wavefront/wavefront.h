@@ -83,6 +83,13 @@ bool parseSchedulerPlacement(std::string_view text, SchedulerPlacement &out);
 // device prefers it, else Host; Host and Device stay.
 SchedulerPlacement resolveSchedulerPlacement(SchedulerPlacement asked,
                                              const Device &device);
+// What a run's summary says of its placement: the one that ran, and, when
+// the host ran with a note (RunResult::placementNote), why: "host (auto:
+// NOTE)" when `asked` was Auto, "host (device placement unavailable: NOTE)"
+// when it was Device.
+std::string describeSchedulerPlacement(SchedulerPlacement asked,
+                                       SchedulerPlacement ran,
+                                       const std::string &note);
 
 struct SchedulerOptions {
   uint32_t framePool = 256;
