@@ -46,9 +46,11 @@ constexpr const char *kTool = "sluice-render";
 constexpr uint32_t kMaxSpp = (1u << 24) - 1;
 // A pass of the default --pass-spp runs at least this many lanes on the CPU
 // backend (a progress line every few seconds on 2 cores); on a GPU backend
-// as many as a run takes (rt::kMaxRunLanes), since every run has a set-up
-// cost (the device placement's state, its recording: about 20 ms on the
-// H200) that a smaller pass pays more often.
+// as many as a run takes (rt::kMaxRunLanes), since every run still has a
+// fixed cost, smaller since a pass keeps the last one's storage, recordings
+// and film (64 passes of 512 x 512 x 1 took 3.9x one pass of 512 x 512 x 64
+// on hip, 4.2x on Vulkan, an H100; docs/runtime.md "Passes"), which a
+// smaller pass pays more often.
 constexpr uint64_t kDefaultCpuPassLanes = 1u << 20;
 // The frame pool without --frame-pool: on the CPU backend, the state
 // machine's 8,192 (a few dispatches' worth of blocks for every worker, and
