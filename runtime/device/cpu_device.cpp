@@ -148,10 +148,8 @@ Status CpuDevice::allocate(const ProgramDescriptor &program,
                            const ProgramShape &shape, uint32_t framePool) {
   // A run of the program and frame pool allocated last keeps that storage,
   // as CompiledKernelDevice::allocate does (a renderer's next pass).
-  HostRouter &router = impl_->router;
-  if (router.allocated() && router.program == &program &&
-      router.framePool == framePool) {
-    router.reset();
+  if (impl_->router.holds(program, framePool)) {
+    impl_->router.reset();
     return Status::success();
   }
   Status status = impl_->router.allocate(program, shape, framePool, *impl_);

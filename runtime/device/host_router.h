@@ -128,6 +128,12 @@ public:
   Status allocate(const ProgramDescriptor &program, const ProgramShape &shape,
                   uint32_t framePool, Memory &memory);
   bool allocated() const { return allocated_; }
+  // Allocated for `program` and `framePool`: a run of them may keep this
+  // storage (Device::allocate; the shape follows from the program).
+  bool holds(const ProgramDescriptor &program, uint32_t framePool) const {
+    return allocated_ && this->program == &program &&
+           this->framePool == framePool;
+  }
   const ComputedFrameLayout &frameLayout() const { return layout; }
 
   // Frames free, owners empty, counters 0, no pending error. No-op before a

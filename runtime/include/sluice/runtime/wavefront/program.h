@@ -57,6 +57,7 @@ struct FrameSorting {
   bool enabled = true;
   uint32_t buckets = 0;
   uint32_t partition = kDefaultSortPartition;
+  bool operator==(const FrameSorting &) const = default;
 };
 
 struct OwnerDesc {
