@@ -600,13 +600,15 @@ uint decide(Layout L, uint64_t iteration, inout uint r[RECORD_WORDS]) {
 // memory after the tail that the round of loads read.
 void routeBad(Layout L, uint i) { atomicMin(routedBad_, i); }
 
-void routeSetBit(Layout L, uint first, uint index) { setBit(first, index); }
+void routeSetBits(Layout L, uint word, uint bits) {
+  if (cached_)
+    atomicOr(pool_[word], bits);
+  else
+    atomicOr(sets.v[word], bits);
+}
 
-void routeRelease(Layout L, uint owner, uint index) {
-  uint k = atomicAdd(releasedAdds_[owner], 1u);
-  uint64_t tail = positions_[2 * owner + 1] + k;
-  U32s(L.freeRing).v[ringOffset_[owner] + uint(tail % capacity_[owner])] =
-      index;
+uint64_t routeReserve(Layout L, uint owner, uint n) {
+  return positions_[2 * owner + 1] + atomicAdd(releasedAdds_[owner], n);
 }
 
 #include "resident_route_one.glsl"
@@ -636,15 +638,16 @@ void routePrevious(Layout L) {
   // more): every outcome and frame this invocation routes, loaded at once,
   // then routed in order.
   const uint rounds = ROUTE_IN_SCHEDULER_LIMIT / BLOCK;
-  uint next_[rounds], index_[rounds];
+  uint next_[rounds], index_[rounds], publishes_[rounds], firstSlot_[rounds];
   [[unroll]] for (uint k = 0; k < rounds; ++k) {
     uint i = t + k * BLOCK;
-    next_[k] = i < count ? R32s(L.nextStage).v[i] : 0;
-    index_[k] = i < count ? R32s(L.invocations).v[i] : 0;
+    if (i < count)
+      routeLoads(L, stage, i, next_[k], index_[k], publishes_[k], firstSlot_[k]);
   }
   [[unroll]] for (uint k = 0; k < rounds; ++k)
     if (t + k * BLOCK < count)
-      routeLoaded(L, stage, t + k * BLOCK, next_[k], index_[k]);
+      routeLoaded(L, stage, t + k * BLOCK, next_[k], index_[k], publishes_[k],
+                  firstSlot_[k]);
   for (uint i = t + rounds * BLOCK; i < count; i += BLOCK)
     route(L, stage, i);
   sync();
@@ -712,6 +715,10 @@ void writeGrids(Layout L, uint stage, uint count, bool deferRouting,
     grids.v[3 * s + 1] = 1;
     grids.v[3 * s + 2] = 1;
   }
+  // A stage switch dispatched over a fixed grid runs nothing: the count it
+  // reads is 0 (a running iteration wrote its count before this).
+  if (stage == NONE && t == 0)
+    U32s(push.countWord).v[0] = 0;
 }
 
 void main() {

@@ -504,6 +504,13 @@ bool turnedOff(const char *name) {
   return setting && std::string_view(setting) == "0";
 }
 
+// Whether the environment variable `name` is "1": how a measurement turns
+// on what the device placement does not do by default.
+bool turnedOn(const char *name) {
+  const char *setting = std::getenv(name);
+  return setting && std::string_view(setting) == "1";
+}
+
 // Iterations recorded per submission (SLUICE_VULKAN_RESIDENT_BATCH): the
 // host waits and reads the log once per batch; the iterations after a stop
 // run nothing.
@@ -522,10 +529,7 @@ uint32_t residentBatchesInFlight() {
 // SLUICE_VULKAN_PROFILE=1 on a device with the subgroup clock: the
 // scheduler dispatches of a device-placement run add up the cycles of their
 // parts, and the run prints the average of each (docs/runtime.md).
-bool profileRequested() {
-  const char *setting = std::getenv("SLUICE_VULKAN_PROFILE");
-  return setting && std::string_view(setting) == "1";
-}
+bool profileRequested() { return turnedOn("SLUICE_VULKAN_PROFILE"); }
 
 bool VulkanPrimitives::profiling() const {
   return profileRequested() && context->info().shaderSubgroupClock;
@@ -671,6 +675,21 @@ VulkanPrimitives::recordResident(const ResidentLaunch &launch,
   // writes nothing between batches); after a stop, the batch behind it runs
   // no iteration (every scheduler dispatch sees the stop word).
   const uint32_t inFlight = residentBatchesInFlight();
+  // A run whose dispatches the next scheduler dispatch routes (at most
+  // 2,048 invocations) and that has no select, sort or policy dispatch runs
+  // the stage switch directly, over the grid of its largest dispatch (the
+  // stage kernels stop at the count, which the scheduler sets to 0 when it
+  // runs no stage): then no dispatch of an iteration reads its arguments
+  // from memory, and both barriers of the iteration (directBarrier) leave
+  // the indirect-argument stage out. SLUICE_VULKAN_INDIRECT_STAGE=1 keeps
+  // the indirect stage switch, SLUICE_VULKAN_FULL_BARRIERS=1 the full
+  // barriers, for measurements.
+  const bool fullBarriers = turnedOn("SLUICE_VULKAN_FULL_BARRIERS");
+  const bool directStage = useSwitch && routedByScheduler && !sortDispatches &&
+                           policyCalls == 0 &&
+                           !turnedOn("SLUICE_VULKAN_INDIRECT_STAGE");
+  const uint32_t directGroups = uint32_t(
+      (uint64_t(launch.maxInvocations) + workgroupSize - 1) / workgroupSize);
   // The batch's log (records, snapshots, deltas, times, control: one
   // range of the state) into host-cached memory: the host reads it there,
   // not word by word across the bus from the device-local state.
@@ -680,22 +699,23 @@ VulkanPrimitives::recordResident(const ResidentLaunch &launch,
 
   // Everything the commands depend on: the kept recordings serve a run
   // whose key is the same.
-  std::vector<uint64_t> key{residentStateSerial,
-                            state.layoutOffset,
-                            state.edgeCount,
-                            state.setWordCount,
-                            logBegin,
-                            logBytes,
-                            state.control,
-                            t.stageCount,
-                            t.ownerCount,
-                            batch,
-                            inFlight,
-                            uint64_t(useSwitch) | uint64_t(gridSelects) << 1 |
-                                uint64_t(sortDispatches) << 2 |
-                                uint64_t(routedByScheduler) << 3 |
-                                uint64_t(stamped) << 4,
-                            sortDispatches ? launch.sorting.partition : 0u};
+  std::vector<uint64_t> key{
+      residentStateSerial,
+      state.layoutOffset,
+      state.edgeCount,
+      state.setWordCount,
+      logBegin,
+      logBytes,
+      state.control,
+      t.stageCount,
+      t.ownerCount,
+      batch,
+      inFlight,
+      uint64_t(useSwitch) | uint64_t(gridSelects) << 1 |
+          uint64_t(sortDispatches) << 2 | uint64_t(routedByScheduler) << 3 |
+          uint64_t(stamped) << 4 | uint64_t(fullBarriers) << 5 |
+          uint64_t(directStage) << 6,
+      sortDispatches ? launch.sorting.partition : 0u};
   for (const LaunchArgument &argument : launch.arguments)
     key.push_back(
         argument.buffer
@@ -815,7 +835,10 @@ VulkanPrimitives::recordResident(const ResidentLaunch &launch,
     for (uint32_t i = 0; i < batch; ++i) {
       stamp();
       recording.dispatch(schedule, {}, pushBytes, 1);
-      recording.barrier();
+      if (directStage && !fullBarriers)
+        recording.directBarrier();
+      else
+        recording.barrier();
       // A decision that waits for a hook call resumes after the owner's
       // policy kernel made it (each phase runs nothing once it has decided).
       for (uint32_t phase = 0; phase < policyCalls; ++phase) {
@@ -842,18 +865,32 @@ VulkanPrimitives::recordResident(const ResidentLaunch &launch,
         recording.barrier();
       }
       stamp();
-      if (useSwitch)
+      if (directStage)
+        recording.dispatch(*switchKernel, stageBindings, {}, directGroups);
+      else if (useSwitch)
         recording.dispatchIndirect(*switchKernel, stageBindings, {}, *r.grids,
                                    switchGrid);
       else
         for (uint32_t s = 0; s < t.stageCount; ++s)
           recording.dispatchIndirect(*kernels[s], stageBindings, {}, *r.grids,
                                      12 * uint64_t(s));
-      recording.barrier();
+      // What comes next: the routing dispatch (indirect), or the next
+      // iteration's scheduler dispatch (direct), whose barrier need not
+      // wait for indirect reads after it (SLUICE_VULKAN_FULL_BARRIERS=1:
+      // the full barrier there too).
+      auto beforeScheduler = [&] {
+        if (fullBarriers)
+          recording.barrier();
+        else
+          recording.directBarrier();
+      };
       if (!routedByScheduler || i + 1 == batch) {
+        recording.barrier();
         recording.dispatchIndirect(*routeKernel, {}, pushBytes, *r.grids,
                                    routeGrid);
-        recording.barrier();
+        beforeScheduler();
+      } else {
+        beforeScheduler();
       }
       stamp();
     }
@@ -872,6 +909,9 @@ VulkanPrimitives::recordResident(const ResidentLaunch &launch,
       std::string(useSwitch ? "a stage switch dispatch"
                             : "a dispatch per stage kernel") +
       " per iteration" +
+      (directStage ? " over a fixed grid of " + std::to_string(directGroups) +
+                         (directGroups == 1 ? " workgroup" : " workgroups")
+                   : "") +
       (switchRefused.empty() ? ""
                              : " (no stage switch: " + switchRefused + ")") +
       ", " + std::to_string(batch) + " iterations per submission" +

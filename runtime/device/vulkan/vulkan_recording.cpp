@@ -273,6 +273,17 @@ void Recording::barrier() {
                       VK_ACCESS_INDIRECT_COMMAND_READ_BIT);
 }
 
+void Recording::directBarrier() {
+  State &r = *state_;
+  if (!r.error.ok() || r.finished)
+    return;
+  r.memoryBarrier(VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                      VK_PIPELINE_STAGE_DRAW_INDIRECT_BIT,
+                  VK_ACCESS_SHADER_WRITE_BIT,
+                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+}
+
 void Recording::copy(const Buffer &source, uint64_t sourceOffset,
                      const Buffer &destination, uint64_t destinationOffset,
                      uint64_t bytes) {

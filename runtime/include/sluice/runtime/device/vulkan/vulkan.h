@@ -250,7 +250,8 @@ private:
 // device placement's batch of scheduler iterations, whose dispatches read
 // their grids from buffers the previous dispatch wrote. Nothing is ordered
 // implicitly: barrier() orders every command before it (compute writes)
-// before every command after it (compute reads and writes, indirect reads).
+// before every command after it (compute reads and writes, indirect reads);
+// directBarrier() does the same where the next command is a direct dispatch.
 // Descriptor sets are written once per kernel and binding list. Errors of
 // the recording calls are reported by finish().
 class Recording {
@@ -266,6 +267,12 @@ public:
                         std::span<const std::byte> pushConstants,
                         const Buffer &arguments, uint64_t offset);
   void barrier();
+  // barrier() where the next command reads no dispatch arguments: the
+  // commands before it (compute writes, and the indirect dispatches' reads
+  // of their arguments) before the compute reads and writes after it. The
+  // next indirect dispatch's arguments are covered by the barrier() that
+  // must come before it anyway.
+  void directBarrier();
   // Copies `bytes` from `source` at `sourceOffset` to `destination` at
   // `destinationOffset`, after every command recorded before it and before
   // every command after it (and the host's reads after the submission):
