@@ -33,9 +33,15 @@ bool gridMarked_ = false;
     gridMarks_[k] = clockARB();                                                \
     gridMarked_ = true;                                                        \
   }
+// Inside the decision (invocation 0's): decide() itself, then the record's
+// stores, into words 13 and 14 (over word 15's dispatches).
+uint64_t decideMarks_[3];
+#define DECIDE_MARK(k) decideMarks_[k] = clockARB();
 void profileEnd() {
   if (gl_LocalInvocationID.x != 0)
     return;
+  atomicAdd(U64s(push.profile).v[13], decideMarks_[1] - decideMarks_[0]);
+  atomicAdd(U64s(push.profile).v[14], decideMarks_[2] - decideMarks_[1]);
   U64s sums = U64s(push.profile);
   for (uint k = 0; k < 8; ++k)
     atomicAdd(sums.v[k], marks_[k + 1] - marks_[k]);
@@ -49,6 +55,7 @@ void profileEnd() {
 #else
 #define MARK(k)
 #define GRID_MARK(k)
+#define DECIDE_MARK(k)
 void profileEnd() {}
 #endif
 
@@ -869,7 +876,9 @@ void main() {
         hooksKnown = uint(exchange.v[EXCHANGE_KNOWN]);
         hookCalls = 0;
       }
+      DECIDE_MARK(0)
       uint verdict = decide(L, scalars_[SCALAR_ITERATION], r);
+      DECIDE_MARK(1)
       if (verdict == VERDICT_PENDING) {
         // The counts as this iteration found them (decide() refilled
         // first): the next phase decides again from them.
@@ -899,6 +908,7 @@ void main() {
         refilled_ = r[8];
         firstLane_ = firstLane;
       }
+      DECIDE_MARK(2)
     }
     stop_ = stop;
     if (stop != STOP_PAUSED)

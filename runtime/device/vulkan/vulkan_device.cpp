@@ -1080,6 +1080,11 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
     means({"loads", "routing", "snapshot", "decision", "refill+select",
            "sort+arguments", "windows", "grids"},
           0, sums[15]);
+    // Inside the decision (words 13 and 14).
+    line += "; decision's decide() " +
+            std::to_string(sums[15] ? sums[13] / sums[15] : 0) +
+            ", its record's stores " +
+            std::to_string(sums[15] ? sums[14] / sums[15] : 0);
     // The grid selection's ranks inside refill+select (words 8-11), over
     // the dispatches that computed them (word 12).
     if (sums[12] != 0) {
