@@ -21,13 +21,16 @@ void routeBad(Layout L, uint i) {
   atomicMin(U32s(L.control).v[CONTROL_DETAIL], i);
 }
 
-void routeSetBits(Layout L, uint word, uint bits) {
-  atomicOr(U32s(L.sets).v[word], bits);
+void routeSetBit(Layout L, uint first, uint index) {
+  atomicOr(U32s(L.sets).v[first + index / 32], 1u << (index % 32));
 }
 
-uint64_t routeReserve(Layout L, uint owner, uint n) {
-  atomicAdd(releasedAdds_[owner], n);
-  return atomicAdd(U64s(L.ringPositions).v[2 * owner + 1], uint64_t(n));
+void routeRelease(Layout L, uint owner, uint index) {
+  uint64_t tail =
+      atomicAdd(U64s(L.ringPositions).v[2 * owner + 1], uint64_t(1));
+  U32s(L.freeRing).v[ringOffset_[owner] + uint(tail % capacity_[owner])] =
+      index;
+  atomicAdd(releasedAdds_[owner], 1u);
 }
 
 #include "resident_route_one.glsl"

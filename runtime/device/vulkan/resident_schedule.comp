@@ -607,15 +607,13 @@ uint decide(Layout L, uint64_t iteration, inout uint r[RECORD_WORDS]) {
 // memory after the tail that the round of loads read.
 void routeBad(Layout L, uint i) { atomicMin(routedBad_, i); }
 
-void routeSetBits(Layout L, uint word, uint bits) {
-  if (cached_)
-    atomicOr(pool_[word], bits);
-  else
-    atomicOr(sets.v[word], bits);
-}
+void routeSetBit(Layout L, uint first, uint index) { setBit(first, index); }
 
-uint64_t routeReserve(Layout L, uint owner, uint n) {
-  return positions_[2 * owner + 1] + atomicAdd(releasedAdds_[owner], n);
+void routeRelease(Layout L, uint owner, uint index) {
+  uint k = atomicAdd(releasedAdds_[owner], 1u);
+  uint64_t tail = positions_[2 * owner + 1] + k;
+  U32s(L.freeRing).v[ringOffset_[owner] + uint(tail % capacity_[owner])] =
+      index;
 }
 
 #include "resident_route_one.glsl"
@@ -645,16 +643,15 @@ void routePrevious(Layout L) {
   // more): every outcome and frame this invocation routes, loaded at once,
   // then routed in order.
   const uint rounds = ROUTE_IN_SCHEDULER_LIMIT / BLOCK;
-  uint next_[rounds], index_[rounds], publishes_[rounds], firstSlot_[rounds];
+  uint next_[rounds], index_[rounds];
   [[unroll]] for (uint k = 0; k < rounds; ++k) {
     uint i = t + k * BLOCK;
-    if (i < count)
-      routeLoads(L, stage, i, next_[k], index_[k], publishes_[k], firstSlot_[k]);
+    next_[k] = i < count ? R32s(L.nextStage).v[i] : 0;
+    index_[k] = i < count ? R32s(L.invocations).v[i] : 0;
   }
   [[unroll]] for (uint k = 0; k < rounds; ++k)
     if (t + k * BLOCK < count)
-      routeLoaded(L, stage, t + k * BLOCK, next_[k], index_[k], publishes_[k],
-                  firstSlot_[k]);
+      routeLoaded(L, stage, t + k * BLOCK, next_[k], index_[k]);
   for (uint i = t + rounds * BLOCK; i < count; i += BLOCK)
     route(L, stage, i);
   sync();

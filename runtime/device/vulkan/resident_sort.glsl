@@ -135,16 +135,12 @@ uint ballotCount(uvec4 mask) {
 // relative to the lowest, the frames, then the counts per digit and
 // subgroup); false, having changed nothing, when the codes span more.
 // Subgroup g holds elements [g * SORT_ROUNDS * size, ...) in rounds of
-// `size` consecutive ones. A pass over a digit of up to 8 bits (as many as
-// the counts per digit and subgroup leave room for beside the codes and
-// frames: 8 with 8 subgroups, 6 with 32) ranks each element within its subgroup by
-// (digit, round, lane): the lanes with its digit are the AND of a ballot
-// per bit (a multisplit); a scan over (digit, subgroup) gives each
+// `size` consecutive ones. A pass over 4 bits ranks each element within its
+// subgroup by (digit, round, lane): the lanes with its digit are the AND of
+// four ballots (a multisplit); a scan over (digit, subgroup) gives each
 // subgroup's base per digit; the elements go to their places in pool_ (each
 // invocation has read its own before any is written) or, in the last pass,
-// as frames straight to the invocations. (4-bit digits throughout took up
-// to twice the passes, each with four workgroup barriers: a span of 12 bits
-// took 3 where it now takes 2 of 6 bits.)
+// as frames straight to the invocations.
 #define SORT_ROUNDS 4
 #define SORT_LIMIT (SORT_ROUNDS * BLOCK)
 bool sortInShared(Layout L, uint first, uint count, uint keyBytes, uint kind,
@@ -177,18 +173,9 @@ bool sortInShared(Layout L, uint first, uint count, uint keyBytes, uint kind,
     return false;
   [[unroll]] for (uint r = 0; r < SORT_ROUNDS; ++r)
     code_[r] = uint(full_[r] - lowest);
-  const uint counts = 2 * SORT_LIMIT;
-  // The widest digit whose counts fit (at most 8 bits; 4 fit: the caller
-  // checked), then the fewest passes at that width, their digits as narrow
-  // as those passes allow (a smaller scan).
-  uint widest = 8;
-  while (counts + (1u << widest) * groups > POOL_WORDS)
-    --widest;
-  uint passes = (bits + widest - 1) / widest;
-  uint radix = passes == 0 ? 1 : (bits + passes - 1) / passes;
-  uint digits = 1u << radix, entries = digits * groups;
-  for (uint shift = 0; shift < bits; shift += radix) {
-    bool last = shift + radix >= bits;
+  const uint counts = 2 * SORT_LIMIT, entries = 16 * groups;
+  for (uint shift = 0; shift < bits; shift += 4) {
+    bool last = shift + 4 >= bits;
     for (uint k = t; k < entries; k += BLOCK)
       pool_[counts + k] = 0;
     [[unroll]] for (uint r = 0; r < SORT_ROUNDS; ++r) {
@@ -197,14 +184,13 @@ bool sortInShared(Layout L, uint first, uint count, uint keyBytes, uint kind,
         code_[r] = pool_[e];
         frame_[r] = pool_[SORT_LIMIT + e];
       }
-      // `digits`: none
-      digit_[r] = e < count ? (code_[r] >> shift) & (digits - 1) : digits;
+      digit_[r] = e < count ? (code_[r] >> shift) & 15 : 16; // 16: none
     }
     barrier();
     [[unroll]] for (uint r = 0; r < SORT_ROUNDS; ++r) {
-      bool valid = digit_[r] < digits;
+      bool valid = digit_[r] < 16;
       uvec4 peers = subgroupBallot(valid);
-      for (uint b = 0; b < radix; ++b) {
+      for (uint b = 0; b < 4; ++b) {
         bool set = ((digit_[r] >> b) & 1) != 0;
         uvec4 with = subgroupBallot(valid && set);
         peers &= set ? with : ~with;
@@ -235,7 +221,7 @@ bool sortInShared(Layout L, uint first, uint count, uint keyBytes, uint kind,
     }
     barrier();
     [[unroll]] for (uint r = 0; r < SORT_ROUNDS; ++r)
-      if (digit_[r] < digits) {
+      if (digit_[r] < 16) {
         uint position = pool_[counts + digit_[r] * groups + group] + rank_[r];
         if (last) {
           invocations.v[position] = frame_[r];
