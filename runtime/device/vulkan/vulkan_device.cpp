@@ -835,12 +835,29 @@ VulkanPrimitives::recordResident(const ResidentLaunch &launch,
     for (uint32_t i = 0; i < batch; ++i) {
       stamp();
       recording.dispatch(schedule, {}, pushBytes, 1);
-      if (directStage && !fullBarriers)
-        recording.directBarrier();
+      // Every grid an iteration's indirect dispatches read is this
+      // scheduler dispatch's, and a barrier's second scope holds every
+      // command after it: the full barrier() after the scheduler makes the
+      // grids visible to all of them, and the barriers between the later
+      // dispatches leave the indirect-argument stage out (directBarrier;
+      // on an H100 a barrier with it cost about 2.5 µs more than one
+      // without, each). With the stage switch over a fixed grid no
+      // dispatch before the routing dispatch reads a grid.
+      // SLUICE_VULKAN_FULL_BARRIERS=1: barrier() everywhere.
+      auto between = [&] {
+        if (fullBarriers)
+          recording.barrier();
+        else
+          recording.directBarrier();
+      };
+      if (directStage)
+        between();
       else
         recording.barrier();
       // A decision that waits for a hook call resumes after the owner's
-      // policy kernel made it (each phase runs nothing once it has decided).
+      // policy kernel made it (each phase runs nothing once it has decided;
+      // the resumed scheduler writes the grids again, so its barrier is
+      // full).
       for (uint32_t phase = 0; phase < policyCalls; ++phase) {
         for (uint32_t o = 0; o < t.ownerCount; ++o)
           if (r.policyStorage[o]) {
@@ -857,12 +874,12 @@ VulkanPrimitives::recordResident(const ResidentLaunch &launch,
       }
       if (gridSelects) { // the scheduler gives it zero groups when it selects
         recording.dispatchIndirect(select, {}, pushBytes, *r.grids, selectGrid);
-        recording.barrier();
+        between();
       }
       if (sortDispatches) {
         recording.dispatchIndirect(*sortKernel, {}, pushBytes, *r.grids,
                                    sortGrid);
-        recording.barrier();
+        between();
       }
       stamp();
       if (directStage)
@@ -874,24 +891,17 @@ VulkanPrimitives::recordResident(const ResidentLaunch &launch,
         for (uint32_t s = 0; s < t.stageCount; ++s)
           recording.dispatchIndirect(*kernels[s], stageBindings, {}, *r.grids,
                                      12 * uint64_t(s));
-      // What comes next: the routing dispatch (indirect), or the next
-      // iteration's scheduler dispatch (direct), whose barrier need not
-      // wait for indirect reads after it (SLUICE_VULKAN_FULL_BARRIERS=1:
-      // the full barrier there too).
-      auto beforeScheduler = [&] {
-        if (fullBarriers)
+      // The routing dispatch (indirect: after a direct stage switch its grid
+      // needs the full barrier), or the next iteration's scheduler dispatch.
+      if (!routedByScheduler || i + 1 == batch) {
+        if (directStage)
           recording.barrier();
         else
-          recording.directBarrier();
-      };
-      if (!routedByScheduler || i + 1 == batch) {
-        recording.barrier();
+          between();
         recording.dispatchIndirect(*routeKernel, {}, pushBytes, *r.grids,
                                    routeGrid);
-        beforeScheduler();
-      } else {
-        beforeScheduler();
       }
+      between();
       stamp();
     }
     recording.copy(*stateBuffer, logBegin, *r.logCopies[k], 0, logBytes);
