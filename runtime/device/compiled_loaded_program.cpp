@@ -25,12 +25,12 @@ Status CompiledLoadedProgram::bind(std::span<const HostBuffer> values,
   for (uint32_t b = 0; b < values.size(); ++b) {
     const CompiledBinding &binding = compiled_.bindings[b];
     std::vector<int64_t> shape = kernelShape(binding, values[b]);
-    if (b < upload.size() && !upload[b]) {
-      // The device's copy holds it (Program::run says so): its shape and
-      // extent are the value's.
-    } else if (Status status = storeBinding(b, values[b].bytes, shape);
-               !status.ok())
-      return status;
+    // Where the device's copy holds the value already (Program::run says
+    // so), only its shape and extent are noted.
+    bool held = b < upload.size() && !upload[b];
+    if (!held)
+      if (Status status = storeBinding(b, values[b].bytes, shape); !status.ok())
+        return status;
     shapes_[b] = values[b].shape;
     extents[b] = dynamicExtent(binding, values[b]);
   }

@@ -441,7 +441,7 @@ RunReport Program::run(const RunOptions &options) {
   report.phase = RunPhase::Upload;
   // What the device holds already is not uploaded again: a kept result, and
   // a read-only buffer bound before and uploaded since.
-  std::unique_ptr<bool[]> upload(new bool[impl.values.size()]);
+  auto upload = std::make_unique<bool[]>(impl.values.size());
   for (size_t i = 0; i < impl.values.size(); ++i)
     upload[i] = !impl.kept[i] && (impl.fresh[i] || !impl.current[i]);
   if (Status status = impl.loaded->bind(

@@ -832,6 +832,16 @@ VulkanPrimitives::recordResident(const ResidentLaunch &launch,
       if (stamped)
         recording.timestamp();
     };
+    // A barrier between dispatches of an iteration whose grids the
+    // scheduler's full barrier made visible (directBarrier: on an H100 a
+    // barrier with the indirect-argument stage cost about 2.5 µs more than
+    // one without). SLUICE_VULKAN_FULL_BARRIERS=1: barrier() everywhere.
+    auto between = [&] {
+      if (fullBarriers)
+        recording.barrier();
+      else
+        recording.directBarrier();
+    };
     for (uint32_t i = 0; i < batch; ++i) {
       stamp();
       recording.dispatch(schedule, {}, pushBytes, 1);
@@ -839,17 +849,9 @@ VulkanPrimitives::recordResident(const ResidentLaunch &launch,
       // scheduler dispatch's, and a barrier's second scope holds every
       // command after it: the full barrier() after the scheduler makes the
       // grids visible to all of them, and the barriers between the later
-      // dispatches leave the indirect-argument stage out (directBarrier;
-      // on an H100 a barrier with it cost about 2.5 µs more than one
-      // without, each). With the stage switch over a fixed grid no
-      // dispatch before the routing dispatch reads a grid.
-      // SLUICE_VULKAN_FULL_BARRIERS=1: barrier() everywhere.
-      auto between = [&] {
-        if (fullBarriers)
-          recording.barrier();
-        else
-          recording.directBarrier();
-      };
+      // dispatches leave the indirect-argument stage out (between()). With
+      // the stage switch over a fixed grid no dispatch before the routing
+      // dispatch reads a grid.
       if (directStage)
         between();
       else
