@@ -45,38 +45,45 @@ uint64_t compactLaneWindow(const sluice_rt_kernel_args &args, uint32_t owner,
                            GpuDispatchViews &views) {
   const sluice_rt_owner_slots &slots = args.owners[owner];
   const uint64_t window = uint32_t(views.allocLimits[owner]);
+  const uint64_t bound = slots.bound;
   const uint32_t *ring = views.rings[owner];
-  std::vector<uint32_t> &order = views.compacted;
-  order.resize(window);
-  auto takenBy = [&](uint32_t i) {
-    uint64_t first = uint64_t(i) * slots.bound;
-    uint64_t published = std::min(
-        args.published_counts[(uint64_t(begin) + i) * args.owner_count + owner],
-        slots.bound);
-    return std::make_pair(first, std::min(first + published, window));
+  // Invocation i's published count, read at counts[i * stride].
+  const uint32_t *counts =
+      args.published_counts + uint64_t(begin) * args.owner_count + owner;
+  const uint64_t stride = args.owner_count;
+  // The invocations whose positions start inside the window.
+  const uint64_t covered =
+      std::min<uint64_t>(count, (window + bound - 1) / bound);
+  auto takenEnd = [&](uint64_t i, uint64_t first) {
+    return std::min(first + std::min<uint64_t>(counts[i * stride], bound),
+                    window);
   };
   uint64_t taken = 0;
-  for (uint32_t i = 0; i < count; ++i) {
-    auto [first, end] = takenBy(i);
-    taken += end > first ? end - first : 0;
+  for (uint64_t i = 0, first = 0; i < covered; ++i, first += bound)
+    taken += takenEnd(i, first) - first;
+  std::vector<uint32_t> &order = views.compacted;
+  order.resize(window);
+  uint32_t *used = order.data(), *unused = order.data() + taken;
+  if (bound == 1) { // one position an invocation: taken or not
+    for (uint64_t i = 0; i < covered; ++i)
+      *(counts[i * stride] != 0 ? used++ : unused++) = ring[i];
+  } else {
+    for (uint64_t i = 0, first = 0; i < covered; ++i, first += bound) {
+      const uint64_t end = takenEnd(i, first);
+      const uint64_t last = std::min(first + bound, window);
+      used = std::copy(ring + first, ring + end, used);
+      unused = std::copy(ring + end, ring + last, unused);
+    }
   }
-  uint64_t used = 0, unused = taken;
-  for (uint32_t i = 0; i < count && uint64_t(i) * slots.bound < window; ++i) {
-    auto [first, end] = takenBy(i);
-    uint64_t last = std::min(first + slots.bound, window);
-    for (uint64_t p = first; p < end; ++p)
-      order[used++] = ring[p];
-    for (uint64_t p = std::max(first, end); p < last; ++p)
-      order[unused++] = ring[p];
-  }
-  for (uint64_t p = uint64_t(count) * slots.bound; p < window; ++p)
-    order[unused++] = ring[p];
+  if (covered * bound < window) // positions past the last invocation's
+    std::copy(ring + covered * bound, ring + window, unused);
   // The ring is the router's (read-only to the kernels, hence the ABI's
   // const); the window is not free to anyone else during the dispatch.
   auto *freeRing = const_cast<uint32_t *>(slots.free_ring);
-  const uint64_t head = views.ringHeads[owner];
-  for (uint64_t k = 0; k < window; ++k)
-    freeRing[(head + k) % slots.capacity] = order[k];
+  const uint64_t start = views.ringHeads[owner] % slots.capacity;
+  const uint64_t firstRun = std::min(window, slots.capacity - start);
+  std::copy(order.data(), order.data() + firstRun, freeRing + start);
+  std::copy(order.data() + firstRun, order.data() + window, freeRing);
   return taken;
 }
 
@@ -112,16 +119,18 @@ void finishGpuDispatch(const GpuKernelLayout &layout,
                          ? compactLaneWindow(args, o, begin, count, views)
                          : uint32_t(views.counters[layout.allocBase + o]);
     std::atomic_ref<uint64_t>(*slots.alloc_head).fetch_add(taken);
-    uint32_t compiledBase = layout.ownerPublishBase[o];
-    for (uint32_t i = 0; i < count; ++i) {
-      uint64_t invocation = uint64_t(begin) + i;
-      uint32_t published = std::min(
-          args.published_counts[invocation * ownerCount + o], slots.bound);
-      std::memcpy(args.published_slots + invocation * args.publish_stride +
-                      slots.publish_base,
-                  views.publishedSlots + uint64_t(i) * layout.publishStride +
-                      compiledBase,
-                  published * sizeof(uint32_t));
+    const uint32_t compiledBase = layout.ownerPublishBase[o];
+    const uint32_t *counts =
+        args.published_counts + uint64_t(begin) * ownerCount + o;
+    uint32_t *to = args.published_slots +
+                   uint64_t(begin) * args.publish_stride + slots.publish_base;
+    const uint32_t *from = views.publishedSlots + compiledBase;
+    for (uint32_t i = 0; i < count; ++i, counts += ownerCount,
+                  to += args.publish_stride, from += layout.publishStride) {
+      // Most invocations publish nothing or a slot or two.
+      const uint32_t published = std::min(*counts, slots.bound);
+      for (uint32_t k = 0; k < published; ++k)
+        to[k] = from[k];
     }
   }
 }

@@ -32,6 +32,21 @@ bool IndexQueue::push(uint32_t value) {
   return true;
 }
 
+bool IndexQueue::pushAll(const uint32_t *values, uint32_t count) {
+  uint32_t capacity = uint32_t(entries_.size());
+  if (count > capacity - size_)
+    return false;
+  uint32_t position = head_ + size_;
+  if (position >= capacity)
+    position -= capacity;
+  uint32_t firstRun = std::min(count, capacity - position);
+  std::memcpy(entries_.data() + position, values, firstRun * sizeof(uint32_t));
+  std::memcpy(entries_.data(), values + firstRun,
+              (count - firstRun) * sizeof(uint32_t));
+  size_ += count;
+  return true;
+}
+
 void IndexQueue::popFront(uint32_t count, uint32_t *out) {
   uint32_t capacity = uint32_t(entries_.size());
   uint32_t firstRun = std::min(count, capacity - head_);
@@ -66,12 +81,6 @@ void FrameSet::fill() {
     words_.back() = (uint64_t(1) << (universe_ % 64)) - 1;
   size_ = universe_;
   firstWord_ = 0;
-}
-
-void FrameSet::insert(uint32_t index) {
-  words_[index / 64] |= uint64_t(1) << (index % 64);
-  ++size_;
-  firstWord_ = std::min(firstWord_, index / 64);
 }
 
 void FrameSet::popLowest(uint32_t count, uint32_t *out) {
@@ -506,41 +515,45 @@ void HostRouter::finishDispatch(const sluice_rt_kernel_args &args) {
 }
 
 void HostRouter::routeMain(const sluice_rt_kernel_args &args) {
-  uint32_t stage = args.stage;
-  uint32_t count = args.count;
-  std::span<const ProducerEdge> producers = shape->producersOf(stage);
-  uint32_t ownerCount = uint32_t(owners.size());
+  const uint32_t stage = args.stage;
+  const uint32_t count = args.count;
+  const uint32_t mainStages = shape->mainStageCount();
+  const std::span<const ProducerEdge> producers = shape->producersOf(stage);
+  const uint64_t ownerCount = owners.size();
+  uint64_t finished = 0;
   for (uint32_t i = 0; i < count; ++i) {
-    uint32_t frame = invocations[i];
-    uint32_t next = nextStage[i];
-    if (!checkFrameOutcome(stage, i, laneOfFrame[frame], next))
-      return;
+    const uint32_t frame = invocations[i];
+    const uint32_t next = nextStage[i];
     if (next == SLUICE_RT_FINISHED) {
       freeFrames.insert(frame);
-      ++lanesFinished;
-    } else {
+      ++finished;
+    } else if (next < mainStages) {
       mainQueues[next].insert(frame);
+    } else {
+      lanesFinished += finished;
+      (void)checkFrameOutcome(stage, i, laneOfFrame[frame], next);
+      return;
     }
     for (const ProducerEdge &edge : producers) {
+      const uint32_t published = publishedCounts[i * ownerCount + edge.owner];
+      if (published == 0)
+        continue;
       OwnerStorage &owner = owners[edge.owner];
-      uint32_t published =
-          publishedCounts[uint64_t(i) * ownerCount + edge.owner];
       const uint32_t *slots = publishedSlots.data() +
                               uint64_t(i) * args.publish_stride +
                               edge.publishBase;
-      for (uint32_t k = 0; k < published; ++k) {
-        if (!owner.stageQueues[0].push(slots[k])) {
-          fail(ErrorKind::CapacityExceeded,
-               deviceLabel_ + ": first stage queue of " +
-                   ownerLabel(edge.owner) + " overflowed its capacity " +
-                   std::to_string(owner.capacity));
-          return;
-        }
+      if (!owner.stageQueues[0].pushAll(slots, published)) {
+        lanesFinished += finished;
+        fail(ErrorKind::CapacityExceeded,
+             deviceLabel_ + ": first stage queue of " + ownerLabel(edge.owner) +
+                 " overflowed its capacity " + std::to_string(owner.capacity));
+        return;
       }
       owner.live += published;
       owner.published += published;
     }
   }
+  lanesFinished += finished;
 }
 
 bool HostRouter::checkFrameOutcome(uint32_t stage, uint32_t invocation,
@@ -582,23 +595,28 @@ bool HostRouter::checkItemOutcome(uint32_t stage, uint32_t invocation,
 }
 
 void HostRouter::routeAuxiliary(const sluice_rt_kernel_args &args) {
-  uint32_t stage = args.stage;
-  uint32_t count = args.count;
+  const uint32_t stage = args.stage;
+  const uint32_t count = args.count;
   OwnerStorage &owner = owners[args.owner];
+  const uint32_t ownerStages = shape->ownerStageCount(args.owner);
+  const uint64_t capacity = owner.capacity;
+  uint32_t released = 0;
   for (uint32_t i = 0; i < count; ++i) {
-    uint32_t slot = invocations[i];
-    uint32_t next = nextStage[i];
-    if (!checkItemOutcome(stage, i, slot, next))
-      return;
+    const uint32_t slot = invocations[i];
+    const uint32_t next = nextStage[i];
     if (next == SLUICE_RT_FINISHED) {
-      owner.freeRing[owner.freeTail % owner.capacity] = slot;
-      ++owner.freeTail;
-      --owner.live;
-      ++owner.released;
-    } else {
+      owner.freeRing[(owner.freeTail + released) % capacity] = slot;
+      ++released;
+    } else if (next < ownerStages) {
       owner.stageQueues[next].push(slot); // at most `capacity` items live
+    } else {
+      (void)checkItemOutcome(stage, i, slot, next); // records the fault
+      break;
     }
   }
+  owner.freeTail += released;
+  owner.live -= released;
+  owner.released += released;
 }
 
 Status HostRouter::readCounts(Observation &out) const {

@@ -32,6 +32,7 @@
 #include "sluice/runtime/device/kernel_abi.h"
 #include "sluice/runtime/wavefront/program.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -47,6 +48,9 @@ public:
   uint32_t size() const { return size_; }
   // false when full.
   bool push(uint32_t value);
+  // Appends values[0, count) in order; false, and nothing appended, when
+  // fewer than `count` entries are free.
+  bool pushAll(const uint32_t *values, uint32_t count);
   // Moves the first `count` entries (count <= size) to `out`.
   void popFront(uint32_t count, uint32_t *out);
 
@@ -65,7 +69,11 @@ public:
   void clear();
   void fill(); // every index of the universe
   uint32_t size() const { return size_; }
-  void insert(uint32_t index);
+  void insert(uint32_t index) {
+    words_[index / 64] |= uint64_t(1) << (index % 64);
+    ++size_;
+    firstWord_ = std::min(firstWord_, index / 64);
+  }
   // Moves the `count` (<= size) lowest members to `out`, ascending.
   void popLowest(uint32_t count, uint32_t *out);
 
