@@ -743,6 +743,11 @@ struct CompiledKernelDevice::Impl {
   // prepare() was asked for the device placement, which the primitives
   // support: allocate() sets up the device placement's state as well.
   bool residentPrepared = false;
+  // prepareResidentState() made the state for the current allocation and
+  // sorting, and no run has used it since: a renderer's pass asks for it in
+  // prepare(), allocate() and, when the sorting changes, setFrameSorting(),
+  // and each made it anew (the image of 5 MB at 1,048,576 frames).
+  bool residentStateFresh = false;
   // The last allocate() made everything (the router's storage and the
   // kernels' buffers): a run of the same program and pool may keep it.
   bool allocatedWhole = false;
@@ -773,7 +778,7 @@ struct CompiledKernelDevice::Impl {
   // than at the run's start (a 5 MB image at a frame pool and capacity of
   // 1,048,576, whose first touch took 52 ms on the development VM).
   Status prepareResidentState() {
-    if (!residentPrepared || !router->allocated())
+    if (!residentPrepared || !router->allocated() || residentStateFresh)
       return Status::success();
     ResidentTables tables;
     ResidentLaunch launch;
@@ -783,7 +788,9 @@ struct CompiledKernelDevice::Impl {
     run.sorting = router->frameSorting(); // the run's (setFrameSorting)
     if (Status status = residentLaunch(run, tables, launch); !status.ok())
       return status;
-    return primitives->prepareResidentState(launch);
+    Status status = primitives->prepareResidentState(launch);
+    residentStateFresh = status.ok();
+    return status;
   }
 };
 
@@ -852,6 +859,7 @@ Status CompiledKernelDevice::allocate(const ProgramDescriptor &program,
     return status;
   d.allocatedWhole = true;
   d.laneIdsChanged = true;
+  d.residentStateFresh = false;
   noteAllocation();
   // A failure is the run's to report (runResident() makes it again).
   (void)d.prepareResidentState();
@@ -875,8 +883,10 @@ void CompiledKernelDevice::setFrameSorting(const FrameSorting &sorting) {
   d.router->setFrameSorting(sorting);
   // The device placement's commands depend on it: made again before the
   // run's clock (a failure is the run's to report).
-  if (changed)
+  if (changed) {
+    d.residentStateFresh = false;
     (void)d.prepareResidentState();
+  }
 }
 
 uint32_t CompiledKernelDevice::lastDispatchOrder() const {
@@ -1059,6 +1069,7 @@ Status CompiledKernelDevice::placeArrays(KernelBufferUse use) {
   if (d.kernels.arrayUse() == use)
     return Status::success();
   d.laneIdsChanged = true;
+  d.residentStateFresh = false; // its commands bind the arrays' buffers
   return d.kernels.placeArrays(*d.router, use);
 }
 
@@ -1124,6 +1135,7 @@ Status CompiledKernelDevice::runResident(const ResidentRun &run,
   // Made already when the run was prepared (prepare(), before its clock).
   if (Status status = placeArrays(KernelBufferUse::Resident); !status.ok())
     return status;
+  d.residentStateFresh = false; // this run uses it
   router.reset();
   router.setFrameSorting(run.sorting);
   d.stats = CompiledKernelStats{};

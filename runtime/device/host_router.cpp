@@ -156,6 +156,7 @@ Status HostRouter::allocate(const ProgramDescriptor &program,
   allocated_ = false;
   Status status = allocateTables(memory);
   allocated_ = status.ok();
+  queuesUsed_ = true; // new storage: reset() fills it
   if (allocated_)
     reset();
   return status;
@@ -252,13 +253,21 @@ Status HostRouter::allocateTables(Memory &memory) {
 void HostRouter::reset() {
   if (!allocated_)
     return;
-  freeFrames.fill(); // frame 0 is refilled first
-  for (FrameSet &queue : mainQueues)
-    queue.clear();
+  // The sets and free rings take time in proportion to the pool and the
+  // capacities (a millisecond at 1,048,576 frames and slots): refilled only
+  // when a run used them since the last reset(), since a renderer's pass
+  // resets the device two or three times before its run.
+  if (queuesUsed_) {
+    freeFrames.fill(); // frame 0 is refilled first
+    for (FrameSet &queue : mainQueues)
+      queue.clear();
+    for (OwnerStorage &owner : owners)
+      for (uint32_t slot = 0; slot < owner.capacity; ++slot)
+        owner.freeRing[slot] = slot;
+    queuesUsed_ = false;
+  }
   for (uint32_t o = 0; o < owners.size(); ++o) {
     OwnerStorage &owner = owners[o];
-    for (uint32_t slot = 0; slot < owner.capacity; ++slot)
-      owner.freeRing[slot] = slot;
     owner.allocHead = 0;
     owner.freeTail = owner.capacity;
     for (IndexQueue &queue : owner.stageQueues)
@@ -293,6 +302,7 @@ bool HostRouter::checkLaneLimit(uint64_t lanes) {
 void HostRouter::refill(uint32_t lanes) {
   if (!pendingError_.ok())
     return;
+  queuesUsed_ = true;
   if (lanes > freeFrames.size()) {
     fail(ErrorKind::InvalidArgument,
          deviceLabel_ + ": refill of " + std::to_string(lanes) +
@@ -394,6 +404,7 @@ bool HostRouter::beginDispatch(uint32_t stage, uint32_t count,
                                sluice_rt_kernel_args &args) {
   if (!pendingError_.ok())
     return false;
+  queuesUsed_ = true;
   if (!allocated_ || stage >= shape->totalStageCount()) {
     fail(ErrorKind::InvalidArgument,
          deviceLabel_ + ": dispatch of stage " + std::to_string(stage) +

@@ -147,6 +147,10 @@ public:
   // Frames free, owners empty, counters 0, no pending error. No-op before a
   // successful allocate().
   void reset();
+  // A run of a device that changes the frame sets or the free rings itself
+  // (not through refill() and beginDispatch()) says so after its reset(),
+  // so that the next reset() refills them.
+  void markQueuesUsed() { queuesUsed_ = true; }
   // The next `lanes` lanes take free frames at the entry stage.
   void refill(uint32_t lanes);
 
@@ -261,6 +265,8 @@ private:
   std::string deviceLabel_;
   bool hostKernels_ = true;
   bool allocated_ = false;
+  // The frame sets or free rings changed since the last reset().
+  bool queuesUsed_ = true;
   Status pendingError_; // sticky until reset()
   Memory *memory_ = nullptr;
   FrameSorting sorting_;

@@ -221,6 +221,7 @@ Status runResidentLoop(HostRouter &router, const ResidentRun &run,
     return Status::error(ErrorKind::InvalidState,
                          "device placement: a run before allocate()");
   router.reset();
+  router.markQueuesUsed(); // the loop routes into the free rings itself
   router.setFrameSorting(run.sorting);
   log = ResidentLog();
   if (!router.checkLaneLimit(run.lanes)) {

@@ -404,6 +404,41 @@ TEST_F(CompiledKernelDeviceTest, TheDevicePlacementsStateIsMadeBeforeTheRun) {
   EXPECT_EQ(fakes.statesPrepared.size(), 3u) << "a host placement: none";
 }
 
+TEST_F(CompiledKernelDeviceTest, APassMakesTheDevicePlacementsStateOnce) {
+  // A renderer's pass: the run's sorting, prepare(), allocate() of the kept
+  // pool, then the run. The state is made once a pass, whichever of them
+  // asks first, and again after a run used it.
+  setBindings();
+  FakePrimitives &fakes = *device.fakes;
+  fakes.residentSupported = true;
+  ASSERT_TRUE(device.prepare(false, true).ok());
+  ASSERT_TRUE(device.allocate(program, shape, 8).ok());
+  ASSERT_EQ(fakes.statesPrepared.size(), 1u);
+  FrameSorting off;
+  off.enabled = false;
+  for (int pass = 0; pass < 3; ++pass) {
+    SCOPED_TRACE("pass " + std::to_string(pass));
+    size_t before = fakes.statesPrepared.size();
+    // Pass 1 changes the sorting; the others keep the last pass's.
+    device.setFrameSorting(pass == 0 ? FrameSorting{} : off);
+    ASSERT_TRUE(device.prepare(false, true).ok());
+    ASSERT_TRUE(device.allocate(program, shape, 8).ok());
+    EXPECT_EQ(fakes.statesPrepared.size(), before + (pass == 0 ? 0u : 1u))
+        << "pass 0 follows the first allocate(), which made it";
+    ResidentRun run;
+    run.lanes = 8;
+    run.sorting = pass == 0 ? FrameSorting{} : off;
+    ResidentLog log;
+    ASSERT_TRUE(device.runResident(run, log).ok());
+  }
+  size_t before = fakes.statesPrepared.size();
+  ASSERT_TRUE(device.allocate(program, shape, 8).ok());
+  EXPECT_EQ(fakes.statesPrepared.size(), before + 1) << "after a run: anew";
+  ASSERT_TRUE(device.allocate(program, shape, 16).ok());
+  EXPECT_EQ(fakes.statesPrepared.size(), before + 2) << "a new pool: anew";
+  EXPECT_EQ(fakes.statesPrepared.back().framePool, 16u);
+}
+
 TEST_F(CompiledKernelDeviceTest, SortedStageDownloadsItsKeysFromTheDevice) {
   program.mainStages[0].sortKeyField = 0;
   ASSERT_TRUE(ProgramShape::build(program, shape).ok());

@@ -443,5 +443,69 @@ TEST(FrameOrder, CpuDeviceRunsASortedStageInKeyOrder) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// reset(): the sets and free rings refilled only after they were used
+//===----------------------------------------------------------------------===//
+
+TEST(HostRouterReset, RefillsWhatARunUsedAndOnlyThat) {
+  ProgramDescriptor program;
+  program.name = "pool";
+  program.mainStages = {StageDesc{"emit", nullptr}, StageDesc{"next", nullptr}};
+  program.owners = {OwnerDesc{"items", 8, 4, {StageDesc{"drain", nullptr}}}};
+  program.producers = {ProducerDesc{0, 0, 1}};
+  program.frameLayout.fields = {FrameField{"x", 4, 4}};
+  ProgramShape shape;
+  ASSERT_TRUE(ProgramShape::build(program, shape).ok());
+  struct HostMemory final : HostRouter::Memory {
+    unsigned char *allocateFrames(uint64_t bytes) override {
+      frames.assign(std::max<uint64_t>(bytes, 1), 0);
+      return frames.data();
+    }
+    unsigned char *allocatePayload(uint32_t, uint64_t bytes) override {
+      payload.assign(std::max<uint64_t>(bytes, 1), 0);
+      return payload.data();
+    }
+    std::vector<unsigned char> frames, payload;
+  } memory;
+  constexpr uint32_t kFrames = 70; // two words of the frame sets
+  HostRouter router("router", /*hostKernels=*/false);
+  ASSERT_TRUE(router.allocate(program, shape, kFrames, memory).ok());
+  auto expectFresh = [&](const char *when) {
+    SCOPED_TRACE(when);
+    EXPECT_EQ(router.freeFrames.size(), kFrames);
+    EXPECT_EQ(router.mainQueues[0].size(), 0u);
+    EXPECT_EQ(router.mainQueues[1].size(), 0u);
+    for (uint32_t slot = 0; slot < 8; ++slot)
+      EXPECT_EQ(router.owners[0].freeRing[slot], slot);
+    // The lowest frames come first again.
+    std::vector<uint32_t> lowest(3);
+    FrameSet copy = router.freeFrames;
+    copy.popLowest(3, lowest.data());
+    EXPECT_EQ(lowest, (std::vector<uint32_t>{0, 1, 2}));
+  };
+  expectFresh("allocated");
+  router.refill(5); // a run that stops after its first refill
+  router.reset();
+  expectFresh("after a refill");
+  // A run through the router: a refill and a dispatch that moves frames on.
+  router.refill(kFrames);
+  sluice_rt_kernel_args args;
+  ASSERT_TRUE(router.beginDispatch(0, 40, args));
+  for (uint32_t i = 0; i < 40; ++i)
+    args.next_stage[i] = i % 2 ? 1 : SLUICE_RT_FINISHED;
+  router.finishDispatch(args);
+  ASSERT_TRUE(router.pendingError().ok());
+  router.reset();
+  expectFresh("after a dispatch");
+  router.reset(); // nothing used since: nothing to refill
+  expectFresh("reset twice");
+  // A device placement's own loop writes the free ring and says so.
+  std::reverse(router.owners[0].freeRing.begin(),
+               router.owners[0].freeRing.end());
+  router.markQueuesUsed();
+  router.reset();
+  expectFresh("after markQueuesUsed()");
+}
+
 } // namespace
 } // namespace sluice::runtime
