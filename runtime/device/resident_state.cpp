@@ -208,6 +208,53 @@ void buildResidentState(const ResidentLaunch &launch, uint32_t gridBlocks, uint3
   L.sortPartition = launch.sorting.partition;
 }
 
+void buildResidentStateOnce(const ResidentLaunch &launch, uint32_t gridBlocks,
+                            uint32_t recordCapacity, ResidentState &out,
+                            std::vector<uint64_t> &builtFor) {
+  const decision::Tables &t = *launch.tables;
+  const GpuKernelLayout &layout = *launch.layout;
+  // Everything buildResidentState() reads but t.lanes and t.maxIterations.
+  const uint64_t edges = t.producerBegin[t.mainStageCount];
+  std::vector<uint64_t> key{gridBlocks,
+                            recordCapacity,
+                            t.stageCount,
+                            t.mainStageCount,
+                            t.ownerCount,
+                            t.entryStage,
+                            t.framePool,
+                            t.partialAdmission,
+                            launch.maxInvocations,
+                            layout.counterCount,
+                            layout.allocBase,
+                            layout.publishStride,
+                            launch.sorting.enabled ? 1u : 0u,
+                            launch.sorting.buckets,
+                            launch.sorting.partition,
+                            launch.sortKeys.size(),
+                            launch.policyStorage.size()};
+  auto append = [&](const auto *data, uint64_t count) {
+    key.insert(key.end(), data, data + count);
+  };
+  append(t.ownerCapacity, t.ownerCount);
+  append(t.ownerStageBase, t.ownerCount);
+  append(t.ownerStageCount, t.ownerCount);
+  append(t.producerBegin, t.mainStageCount + 1);
+  append(t.edgeOwner, edges);
+  append(t.edgeBound, edges);
+  append(layout.ownerPublishBase.data(), t.ownerCount);
+  append(launch.sortKeys.data(), launch.sortKeys.size());
+  append(launch.policyStorage.data(), launch.policyStorage.size());
+  if (!builtFor.empty() && key == builtFor) {
+    out.layout = out.built; // a run located it since
+    out.layout.lanes = t.lanes;
+    out.layout.maxIterations = t.maxIterations;
+    return;
+  }
+  buildResidentState(launch, gridBlocks, recordCapacity, out);
+  out.built = out.layout;
+  builtFor = std::move(key);
+}
+
 void locateResidentState(
     const ResidentLaunch &launch, uint64_t base,
     const std::function<uint64_t(const KernelBuffer &)> &address,

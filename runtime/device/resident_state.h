@@ -27,6 +27,9 @@ struct ResidentState {
   std::vector<unsigned char> bytes;
   uint64_t deviceBytes = 0;
   decision::ResidentLayout layout{};
+  // The layout as built, its addresses still offsets into `bytes`
+  // (locateResidentState() makes `layout`'s addresses).
+  decision::ResidentLayout built{};
   uint64_t records = 0, snapshots = 0, deltas = 0, times = 0, control = 0,
            positions = 0, layoutOffset = 0, // byte offsets into `bytes`
            policyFault = 0, profile = 0;
@@ -47,6 +50,15 @@ Status checkResidentLimits(const decision::Tables &t);
 // kernels' parameter words as a kernel parameter, not from the state.)
 void buildResidentState(const ResidentLaunch &launch, uint32_t gridBlocks, uint32_t recordCapacity,
                         ResidentState &out);
+
+// buildResidentState() unless `out` holds the state of a launch that
+// differs from `launch` at most in its lane count and iteration limit
+// (`builtFor` remembers which launch: empty before the first build), whose
+// layout then takes the new ones: the image (5 MB at a frame pool and
+// capacity of 1,048,576) is the same for every pass of a renderer.
+void buildResidentStateOnce(const ResidentLaunch &launch, uint32_t gridBlocks,
+                            uint32_t recordCapacity, ResidentState &out,
+                            std::vector<uint64_t> &builtFor);
 
 // Fills the layout's addresses from the state buffer's device address
 // `base` and each launch buffer's `address`, and writes the layout into

@@ -13,6 +13,7 @@
 #include "sluice/runtime/wavefront/wavefront.h"
 
 #include "../../runtime/device/host_router.h"
+#include "../../runtime/device/resident_state.h"
 
 #include <gtest/gtest.h>
 
@@ -505,6 +506,97 @@ TEST(HostRouterReset, RefillsWhatARunUsedAndOnlyThat) {
   router.markQueuesUsed();
   router.reset();
   expectFresh("after markQueuesUsed()");
+}
+
+//===----------------------------------------------------------------------===//
+// The device placement's state image, made once for a renderer's passes
+//===----------------------------------------------------------------------===//
+
+TEST(ResidentStateOnce, APassOfOtherLanesKeepsTheImageAndTakesItsLanes) {
+  // Two main stages, one owner of two stages fed by main stage 0.
+  const decision::u32 capacity[] = {48}, stageBase[] = {2}, ownerStages[] = {2},
+                      producerBegin[] = {0, 1, 1}, edgeOwner[] = {0},
+                      edgeBound[] = {2};
+  decision::Tables t;
+  t.stageCount = 4;
+  t.mainStageCount = 2;
+  t.ownerCount = 1;
+  t.framePool = 100;
+  t.lanes = 1000;
+  t.ownerCapacity = capacity;
+  t.ownerStageBase = stageBase;
+  t.ownerStageCount = ownerStages;
+  t.producerBegin = producerBegin;
+  t.edgeOwner = edgeOwner;
+  t.edgeBound = edgeBound;
+  GpuKernelLayout layout;
+  layout.counterCount = 3;
+  layout.publishStride = 2;
+  layout.ownerPublishBase = {0};
+  layout.ownerCapacity = {48};
+  ResidentLaunch launch;
+  launch.tables = &t;
+  launch.layout = &layout;
+  launch.maxInvocations = 100;
+  launch.sortKeys = {4, 0, 1, 8, 0, 0, 0, 0};
+
+  ResidentState kept, fresh;
+  std::vector<uint64_t> builtFor;
+  buildResidentStateOnce(launch, 1, 64, kept, builtFor);
+  ASSERT_FALSE(builtFor.empty());
+  // Located the same way (as a run locates them), the kept state and one
+  // built now for the launch are the same bytes and layout.
+  struct Buffer final : KernelBuffer {
+    Buffer() : KernelBuffer(4) {}
+  } buffer;
+  for (KernelBuffer **at :
+       {&launch.frames, &launch.invocations, &launch.laneIds, &launch.nextStage,
+        &launch.counters, &launch.publishedSlots, &launch.publishedCounts,
+        &launch.allocLimits, &launch.fault})
+    *at = &buffer;
+  launch.windows = {&buffer};
+  auto locate = [&](ResidentState &state) {
+    locateResidentState(
+        launch, 1 << 20, [](const KernelBuffer &) { return uint64_t(1) << 30; },
+        state);
+  };
+  auto expectAsBuilt = [&](const char *when, uint32_t gridBlocks = 1) {
+    SCOPED_TRACE(when);
+    buildResidentState(launch, gridBlocks, 64, fresh);
+    ResidentState run = kept;
+    locate(run);
+    locate(fresh);
+    EXPECT_EQ(run.bytes, fresh.bytes);
+    EXPECT_EQ(std::memcmp(&run.layout, &fresh.layout, sizeof(run.layout)), 0);
+    EXPECT_EQ(run.layout.lanes, t.lanes);
+    EXPECT_EQ(run.deviceBytes, fresh.deviceBytes);
+  };
+  expectAsBuilt("first");
+  // A run locates the state (its layout's addresses) before the next pass.
+  locate(kept);
+  // The next pass runs other lanes with an iteration limit: kept, not made.
+  // (A mark in the image that a build would overwrite: slot 0 of the ring.)
+  kept.bytes[kept.built.freeRing] = 0xAB;
+  t.lanes = 5;
+  t.maxIterations = 9;
+  buildResidentStateOnce(launch, 1, 64, kept, builtFor);
+  EXPECT_EQ(kept.bytes[kept.built.freeRing], 0xAB) << "made again";
+  kept.bytes[kept.built.freeRing] = 0;
+  expectAsBuilt("other lanes");
+  kept.bytes[kept.built.freeRing] = 0xAB;
+  // Anything else the image holds makes it anew.
+  t.framePool = 70;
+  buildResidentStateOnce(launch, 1, 64, kept, builtFor);
+  EXPECT_EQ(kept.bytes[kept.built.freeRing], 0) << "not made again";
+  expectAsBuilt("another frame pool");
+  launch.sortKeys[3] = 12;
+  buildResidentStateOnce(launch, 1, 64, kept, builtFor);
+  expectAsBuilt("another sort key column");
+  launch.sorting.partition = 256;
+  buildResidentStateOnce(launch, 1, 64, kept, builtFor);
+  expectAsBuilt("another sort partition");
+  buildResidentStateOnce(launch, 2, 64, kept, builtFor);
+  expectAsBuilt("another grid", 2);
 }
 
 } // namespace

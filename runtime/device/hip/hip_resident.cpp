@@ -244,7 +244,8 @@ Status ResidentScheduler::buildState(Driver &driver,
                     kResidentBlockThreads;
   gridBlocks_ = uint32_t(std::max<uint64_t>(1, std::min(perGrid, wanted)));
   ResidentState &state = stateImage_;
-  buildResidentState(launch, gridBlocks_, kRecordCapacity, state);
+  buildResidentStateOnce(launch, gridBlocks_, kRecordCapacity, state,
+                         stateImageKey_);
   if (state_ && stateBytes_ < state.deviceBytes) {
     driver.release(state_);
     state_ = 0;

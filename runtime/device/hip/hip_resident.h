@@ -108,6 +108,7 @@ private:
   DevicePointer state_ = 0;
   uint64_t stateBytes_ = 0;
   ResidentState stateImage_; // its memory reused by the next run
+  std::vector<uint64_t> stateImageKey_; // buildResidentStateOnce's
   uint32_t gridBlocks_ = 0;
   size_t parameterCount_ = 0; // the kernel's Words
   bool profiled_ = false; // built with SLUICE_PROFILE (SLUICE_HIP_PROFILE=1)

@@ -355,6 +355,7 @@ public:
   // The device placement's state image and its buffer, both reused by the
   // next run.
   ResidentState residentImage;
+  std::vector<uint64_t> residentImageKey; // buildResidentStateOnce's
   std::unique_ptr<vk::Buffer> residentStateBuffer;
   uint64_t residentStateSerial = 0; // counts the state buffers made
   // What a device-placement run records (its batches and the buffers they
@@ -584,7 +585,8 @@ Status VulkanPrimitives::createResidentKernels() {
 
 Status VulkanPrimitives::buildResidentStateBuffer(
     const ResidentLaunch &launch, bool *made) {
-  buildResidentState(launch, 1, residentBatch(), residentImage);
+  buildResidentStateOnce(launch, 1, residentBatch(), residentImage,
+                         residentImageKey);
   // The scheduler's state: device-local, mapped or not (its image goes up
   // at each run's start; the log comes back through copies); kept for the
   // next run while it is large enough, as hip keeps its own.
