@@ -3,7 +3,10 @@
 # 12 and 14), from the files bench/vulkan/aot.sh packs into $1 (default
 # .aot): the Cornell box at 512 x 512 x 64 (../shared/scenes/cornell-box.md
 # counts every ray), plain and with the heavy-shading variant
-# (--texture-octaves, default 16), on each backend given (default hip and
+# (--texture-octaves, default 16) and the divergent-shading variant (the
+# same octaves on scenes/cornell-box-divergent.json, whose diffuse materials
+# name four texture patterns: docs/pathtracer.md section 9), on each backend
+# given (default hip and
 # vulkan): the wavefront schedule on the device placement unsorted and sorted
 # by material, the state-machine schedule (the megakernel), and the wavefront
 # on the host placement. Every run takes sluice-render's default frame pool
@@ -41,9 +44,10 @@ trap 'rm -rf "$films"' EXIT
 mkdir -p "$out"
 cd "$aot" || exit 2
 export LD_LIBRARY_PATH=$PWD/lib:/usr/local/cuda/lib64:/usr/local/nvidia/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+scene=cornell-box
 render() { # name backend extra-options...
   local name=$1 backend=$2; shift 2
-  ./sluice-render --artifact pathtracer.sluice --scene scenes/cornell-box.json \
+  ./sluice-render --artifact pathtracer.sluice --scene "scenes/$scene.json" \
     --backend "$backend" --width "$width" --height "$height" --spp "$spp" \
     --stats --film "$films/$name.npy" "$@" > "$out/$name.log" 2>&1
   local rc=$?
@@ -67,9 +71,13 @@ for backend in ${backends//,/ }; do
 done
 nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | sed 's/^/GPU: /'
 for backend in ${backends//,/ }; do
-  for o in 0 "$octaves"; do
-    tag=$backend-plain; [ "$o" != 0 ] && tag=$backend-octaves$o
-    echo "== cornell box $size, $tag"
+  for variant in plain heavy divergent; do
+    case $variant in
+      plain) scene=cornell-box o=0 tag=$backend-plain ;;
+      heavy) scene=cornell-box o=$octaves tag=$backend-octaves$octaves ;;
+      divergent) scene=cornell-box-divergent o=$octaves tag=$backend-divergent$octaves ;;
+    esac
+    echo "== $scene $size, $tag"
     render "$tag-wavefront" "$backend" --texture-octaves "$o" --sort off --scheduler-placement device "${pool[@]}"
     render "$tag-sorted" "$backend" --texture-octaves "$o" --sort on --scheduler-placement device "${pool[@]}"
     render "$tag-megakernel" "$backend" --texture-octaves "$o" --schedule state-machine
@@ -86,5 +94,6 @@ for backend in ${backends//,/ }; do
     done
   done
 done
+scene=cornell-box
 echo "== cornell box $size, plain, cpu backend ($(nproc) cores)"
 render plain-cpu cpu --sort off

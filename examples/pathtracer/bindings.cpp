@@ -202,7 +202,7 @@ Status flattenScene(const Scene &scene, const Bvh &bvh, const Raster &raster,
     matKind.push_back(int32_t(m.kind));
     push(matData, m.albedo);
     push(matData, m.emission);
-    matData.insert(matData.end(), {m.ior, 0.0f});
+    matData.insert(matData.end(), {m.ior, float(int32_t(m.pattern))});
   }
   std::vector<float> lights;
   for (uint32_t q : scene.lights) {

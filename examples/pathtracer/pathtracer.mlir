@@ -17,7 +17,9 @@
 //                ends the path at depth 8 or by Russian roulette (bounce >= 3).
 //                With texture_octaves > 0 a diffuse albedo is modulated by
 //                fractal value noise of the hit point (section 9): the
-//                heavy-shading variant of the benchmark.
+//                heavy-shading variant of the benchmark; its four patterns
+//                are four code paths, divergent shading when the materials
+//                of one dispatch name different ones.
 //
 // pool.owner @shadow takes the shadow rays (payload: pixel, contribution C
 // rgb, origin, direction, t_max). Its "intersect" handler runs the same
@@ -278,6 +280,10 @@ func.func private @shade(%hx: f32, %hy: f32, %hz: f32, %gx: f32, %gy: f32,
   %c6 = arith.constant 6 : index
   %ibase = arith.addi %base, %c6 : index
   %ior = memref.load %mat_data[%ibase] : memref<?xf32>
+  %c7 = arith.constant 7 : index
+  %pbase = arith.addi %base, %c7 : index
+  %pattern_f = memref.load %mat_data[%pbase] : memref<?xf32>
+  %pattern = arith.fptosi %pattern_f : f32 to i32
 
   // Step 1: emission, seen from the front by a camera or specular ray.
   %dg = func.call @dot(%dx, %dy, %dz, %gx, %gy, %gz)
@@ -310,8 +316,8 @@ func.func private @shade(%hx: f32, %hy: f32, %hz: f32, %gx: f32, %gy: f32,
     // Section 9: the textured albedo; octaves 0 keeps the material's own.
     %textured = arith.cmpi sgt, %octaves, %i0 : i32
     %albedo:3 = scf.if %textured -> (f32, f32, f32) {
-      %tex = func.call @texture(%hx, %hy, %hz, %octaves)
-          : (f32, f32, f32, i32) -> f32
+      %tex = func.call @texture(%hx, %hy, %hz, %octaves, %pattern)
+          : (f32, f32, f32, i32, i32) -> f32
       %xr = arith.mulf %ar, %tex fastmath<contract> : f32
       %xg = arith.mulf %ag, %tex fastmath<contract> : f32
       %xb = arith.mulf %ab, %tex fastmath<contract> : f32
@@ -1061,30 +1067,40 @@ func.func private @hit_point(%ox: f32, %oy: f32, %oz: f32, %dx: f32, %dy: f32,
 // The procedural texture (section 9)
 //===----------------------------------------------------------------------===//
 
-// tex(p) = 0.25 + 0.75 * (sum of 0.5^o noise(p 2^o / 64) / sum of 0.5^o),
-// octaves o = 0 .. octaves - 1.
-func.func private @texture(%x: f32, %y: f32, %z: f32, %octaves: i32) -> f32 {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
+// tex(p) = 0.25 + 0.75 * (sum of 0.5^o v_o / sum of 0.5^o), octaves o = 0 ..
+// octaves - 1, where v_o is the pattern's value at p 2^o / 64: 0 fbm, 1
+// turbulence, 2 ridged, 3 blocks. Each pattern is its own loop over the
+// octaves (section 9: four code paths, not one loop that selects a value).
+func.func private @texture(%x: f32, %y: f32, %z: f32, %octaves: i32,
+                           %pattern: i32) -> f32 {
+  %i1 = arith.constant 1 : i32
+  %i2 = arith.constant 2 : i32
   %n = arith.index_cast %octaves : i32 to index
-  %f0 = arith.constant 0.0 : f32
-  %f1 = arith.constant 1.0 : f32
-  %half = arith.constant 0.5 : f32
-  %two = arith.constant 2.0 : f32
-  %base = arith.constant 0.015625 : f32
-  %r:4 = scf.for %o = %c0 to %n step %c1
-      iter_args(%sum = %f0, %norm = %f0, %amp = %f1, %freq = %base)
-      -> (f32, f32, f32, f32) {
-    %sx = arith.mulf %x, %freq fastmath<contract> : f32
-    %sy = arith.mulf %y, %freq fastmath<contract> : f32
-    %sz = arith.mulf %z, %freq fastmath<contract> : f32
-    %v = func.call @value_noise(%sx, %sy, %sz) : (f32, f32, f32) -> f32
-    %av = arith.mulf %amp, %v fastmath<contract> : f32
-    %sum2 = arith.addf %sum, %av fastmath<contract> : f32
-    %norm2 = arith.addf %norm, %amp fastmath<contract> : f32
-    %amp2 = arith.mulf %amp, %half fastmath<contract> : f32
-    %freq2 = arith.mulf %freq, %two fastmath<contract> : f32
-    scf.yield %sum2, %norm2, %amp2, %freq2 : f32, f32, f32, f32
+  %is_fbm = arith.cmpi slt, %pattern, %i1 : i32
+  %is_turbulence = arith.cmpi eq, %pattern, %i1 : i32
+  %is_ridged = arith.cmpi eq, %pattern, %i2 : i32
+  %r:2 = scf.if %is_fbm -> (f32, f32) {
+    %s, %w = func.call @octaves_fbm(%x, %y, %z, %n)
+        : (f32, f32, f32, index) -> (f32, f32)
+    scf.yield %s, %w : f32, f32
+  } else {
+    %o:2 = scf.if %is_turbulence -> (f32, f32) {
+      %s, %w = func.call @octaves_turbulence(%x, %y, %z, %n)
+          : (f32, f32, f32, index) -> (f32, f32)
+      scf.yield %s, %w : f32, f32
+    } else {
+      %q:2 = scf.if %is_ridged -> (f32, f32) {
+        %s, %w = func.call @octaves_ridged(%x, %y, %z, %n)
+            : (f32, f32, f32, index) -> (f32, f32)
+        scf.yield %s, %w : f32, f32
+      } else {
+        %s, %w = func.call @octaves_blocks(%x, %y, %z, %n)
+            : (f32, f32, f32, index) -> (f32, f32)
+        scf.yield %s, %w : f32, f32
+      }
+      scf.yield %q#0, %q#1 : f32, f32
+    }
+    scf.yield %o#0, %o#1 : f32, f32
   }
   %mean = arith.divf %r#0, %r#1 : f32
   %quarter = arith.constant 0.25 : f32
@@ -1092,6 +1108,127 @@ func.func private @texture(%x: f32, %y: f32, %z: f32, %octaves: i32) -> f32 {
   %scaled = arith.mulf %three_quarters, %mean fastmath<contract> : f32
   %t = arith.addf %quarter, %scaled fastmath<contract> : f32
   return %t : f32
+}
+
+// The octave loops return (sum, norm). Each octave: the point scaled by the
+// frequency (octave_point), then the sums and the next amplitude and
+// frequency (octave_step).
+func.func private @octave_point(%x: f32, %y: f32, %z: f32, %freq: f32)
+    -> (f32, f32, f32) {
+  %sx = arith.mulf %x, %freq fastmath<contract> : f32
+  %sy = arith.mulf %y, %freq fastmath<contract> : f32
+  %sz = arith.mulf %z, %freq fastmath<contract> : f32
+  return %sx, %sy, %sz : f32, f32, f32
+}
+
+func.func private @octave_step(%sum: f32, %norm: f32, %amp: f32, %freq: f32,
+                               %v: f32) -> (f32, f32, f32, f32) {
+  %half = arith.constant 0.5 : f32
+  %two = arith.constant 2.0 : f32
+  %av = arith.mulf %amp, %v fastmath<contract> : f32
+  %sum2 = arith.addf %sum, %av fastmath<contract> : f32
+  %norm2 = arith.addf %norm, %amp fastmath<contract> : f32
+  %amp2 = arith.mulf %amp, %half fastmath<contract> : f32
+  %freq2 = arith.mulf %freq, %two fastmath<contract> : f32
+  return %sum2, %norm2, %amp2, %freq2 : f32, f32, f32, f32
+}
+
+// |2 n - 1| of a noise value n, as |(2 * n) - 1|.
+func.func private @fold(%v: f32) -> f32 {
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  %d = arith.mulf %two, %v fastmath<contract> : f32
+  %c = arith.subf %d, %one fastmath<contract> : f32
+  %a = math.absf %c : f32
+  return %a : f32
+}
+
+func.func private @octaves_fbm(%x: f32, %y: f32, %z: f32, %n: index)
+    -> (f32, f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %f0 = arith.constant 0.0 : f32
+  %f1 = arith.constant 1.0 : f32
+  %base = arith.constant 0.015625 : f32
+  %r:4 = scf.for %o = %c0 to %n step %c1
+      iter_args(%sum = %f0, %norm = %f0, %amp = %f1, %freq = %base)
+      -> (f32, f32, f32, f32) {
+    %sx, %sy, %sz = func.call @octave_point(%x, %y, %z, %freq)
+        : (f32, f32, f32, f32) -> (f32, f32, f32)
+    %v = func.call @value_noise(%sx, %sy, %sz) : (f32, f32, f32) -> f32
+    %s:4 = func.call @octave_step(%sum, %norm, %amp, %freq, %v)
+        : (f32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+    scf.yield %s#0, %s#1, %s#2, %s#3 : f32, f32, f32, f32
+  }
+  return %r#0, %r#1 : f32, f32
+}
+
+func.func private @octaves_turbulence(%x: f32, %y: f32, %z: f32, %n: index)
+    -> (f32, f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %f0 = arith.constant 0.0 : f32
+  %f1 = arith.constant 1.0 : f32
+  %base = arith.constant 0.015625 : f32
+  %r:4 = scf.for %o = %c0 to %n step %c1
+      iter_args(%sum = %f0, %norm = %f0, %amp = %f1, %freq = %base)
+      -> (f32, f32, f32, f32) {
+    %sx, %sy, %sz = func.call @octave_point(%x, %y, %z, %freq)
+        : (f32, f32, f32, f32) -> (f32, f32, f32)
+    %noise = func.call @value_noise(%sx, %sy, %sz) : (f32, f32, f32) -> f32
+    %v = func.call @fold(%noise) : (f32) -> f32
+    %s:4 = func.call @octave_step(%sum, %norm, %amp, %freq, %v)
+        : (f32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+    scf.yield %s#0, %s#1, %s#2, %s#3 : f32, f32, f32, f32
+  }
+  return %r#0, %r#1 : f32, f32
+}
+
+func.func private @octaves_ridged(%x: f32, %y: f32, %z: f32, %n: index)
+    -> (f32, f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %f0 = arith.constant 0.0 : f32
+  %f1 = arith.constant 1.0 : f32
+  %base = arith.constant 0.015625 : f32
+  %r:4 = scf.for %o = %c0 to %n step %c1
+      iter_args(%sum = %f0, %norm = %f0, %amp = %f1, %freq = %base)
+      -> (f32, f32, f32, f32) {
+    %sx, %sy, %sz = func.call @octave_point(%x, %y, %z, %freq)
+        : (f32, f32, f32, f32) -> (f32, f32, f32)
+    %noise = func.call @value_noise(%sx, %sy, %sz) : (f32, f32, f32) -> f32
+    %folded = func.call @fold(%noise) : (f32) -> f32
+    %ridge = arith.subf %f1, %folded fastmath<contract> : f32
+    %v = arith.mulf %ridge, %ridge fastmath<contract> : f32
+    %s:4 = func.call @octave_step(%sum, %norm, %amp, %freq, %v)
+        : (f32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+    scf.yield %s#0, %s#1, %s#2, %s#3 : f32, f32, f32, f32
+  }
+  return %r#0, %r#1 : f32, f32
+}
+
+// blocks(x, y, z): the lattice value of the cell, not interpolated.
+func.func private @octaves_blocks(%x: f32, %y: f32, %z: f32, %n: index)
+    -> (f32, f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %f0 = arith.constant 0.0 : f32
+  %f1 = arith.constant 1.0 : f32
+  %base = arith.constant 0.015625 : f32
+  %r:4 = scf.for %o = %c0 to %n step %c1
+      iter_args(%sum = %f0, %norm = %f0, %amp = %f1, %freq = %base)
+      -> (f32, f32, f32, f32) {
+    %sx, %sy, %sz = func.call @octave_point(%x, %y, %z, %freq)
+        : (f32, f32, f32, f32) -> (f32, f32, f32)
+    %i, %fx = func.call @lattice_floor(%sx) : (f32) -> (i32, f32)
+    %j, %fy = func.call @lattice_floor(%sy) : (f32) -> (i32, f32)
+    %k, %fz = func.call @lattice_floor(%sz) : (f32) -> (i32, f32)
+    %v = func.call @lattice(%i, %j, %k) : (i32, i32, i32) -> f32
+    %s:4 = func.call @octave_step(%sum, %norm, %amp, %freq, %v)
+        : (f32, f32, f32, f32, f32) -> (f32, f32, f32, f32)
+    scf.yield %s#0, %s#1, %s#2, %s#3 : f32, f32, f32, f32
+  }
+  return %r#0, %r#1 : f32, f32
 }
 
 // Trilinear interpolation, smoothstep-weighted, of the lattice values at the

@@ -18,6 +18,7 @@
 #include <limits>
 #include <sstream>
 #include <string_view>
+#include <utility>
 
 namespace sluice::pathtracer {
 namespace {
@@ -80,6 +81,7 @@ private:
   bool readNumber(const json &value, const std::string &key, float &out);
   bool readVec3(const json &value, const std::string &key, Vec3 &out);
   bool readString(const json &value, const std::string &key, std::string &out);
+  bool readPattern(const json &value, const std::string &key, Material &out);
   bool readMaterialRef(const json &value, const std::string &key, int32_t &out);
 
   bool readCamera(const json &value);
@@ -155,6 +157,33 @@ bool SceneReader::readString(const json &value, const std::string &key,
   return true;
 }
 
+// `key` is the material's ("materials.NAME").
+bool SceneReader::readPattern(const json &value, const std::string &key,
+                              Material &out) {
+  std::string name;
+  if (!readString(value, key + ".texture", name))
+    return false;
+  if (out.kind != MaterialKind::Diffuse)
+    return fail(key + ".texture",
+                "a texture is only for a diffuse material (this one is " +
+                    std::string(out.kind == MaterialKind::Mirror ? "a mirror"
+                                                                 : "glass") +
+                    ")");
+  static constexpr std::pair<std::string_view, TexturePattern> patterns[] = {
+      {"fbm", TexturePattern::Fbm},
+      {"turbulence", TexturePattern::Turbulence},
+      {"ridged", TexturePattern::Ridged},
+      {"blocks", TexturePattern::Blocks}};
+  for (auto [known, pattern] : patterns)
+    if (name == known) {
+      out.pattern = pattern;
+      return true;
+    }
+  return fail(key + ".texture", "unknown texture '" + name +
+                                    "' (the textures are: fbm, turbulence, "
+                                    "ridged, blocks)");
+}
+
 bool SceneReader::readMaterialRef(const json &value, const std::string &key,
                                   int32_t &out) {
   std::string name;
@@ -205,7 +234,8 @@ bool SceneReader::readMaterials(const json &value) {
     return fail("materials", "no materials");
   for (const auto &[name, entry] : value.items()) {
     std::string key = "materials." + name;
-    if (!checkKeys(entry, key, {"kind", "albedo", "emission", "ior"}, {"kind"}))
+    if (!checkKeys(entry, key, {"kind", "albedo", "emission", "ior", "texture"},
+                   {"kind"}))
       return false;
     Material material;
     material.name = name;
@@ -237,6 +267,9 @@ bool SceneReader::readMaterials(const json &value) {
         return fail(key + "." + field, "must not be negative");
     if (!(material.ior > 0))
       return fail(key + ".ior", "must be positive");
+    if (entry.contains("texture") &&
+        !readPattern(entry["texture"], key, material))
+      return false;
     scene_.materials.push_back(std::move(material));
   }
   return true;

@@ -44,12 +44,22 @@ struct Vec3 {
 // The values of binding mat_kind.
 enum class MaterialKind : int32_t { Diffuse = 0, Mirror = 1, Glass = 2 };
 
+// The procedural texture of a diffuse material (docs/pathtracer.md section
+// 9), the last value of its mat_data record.
+enum class TexturePattern : int32_t {
+  Fbm = 0,
+  Turbulence = 1,
+  Ridged = 2,
+  Blocks = 3
+};
+
 struct Material {
   std::string name;
   MaterialKind kind = MaterialKind::Diffuse;
   Vec3 albedo{1, 1, 1};
   Vec3 emission{0, 0, 0};
   float ior = 1.5f;
+  TexturePattern pattern = TexturePattern::Fbm;
   bool emits() const {
     return emission.x > 0 || emission.y > 0 || emission.z > 0;
   }

@@ -199,6 +199,27 @@ TEST(PathtracerScene, CornellBoxLoads) {
   EXPECT_EQ(vertices.size(), 642u);
 }
 
+// The divergent variant's materials name section 9's patterns; mat_data
+// carries each one's number in its last float (0 fbm, 1 turbulence, 2
+// ridged, 3 blocks; 0 for mirror and glass), in the file's material order.
+TEST(PathtracerScene, TexturePatternsReachTheMaterialTable) {
+  pt::Scene scene = loadOrDie("cornell-box-divergent.json");
+  pt::Bvh bvh;
+  ASSERT_TRUE(pt::buildBvh(scene.triangles, bvh).ok());
+  std::vector<pt::NamedBuffer> bindings;
+  ASSERT_TRUE(pt::flattenScene(scene, bvh, {8, 8, 1}, bindings).ok());
+  std::vector<float> mat = elements<float>(find(bindings, "mat_data"));
+  ASSERT_EQ(mat.size(), 9u * 8u);
+  // floor, ceiling, back, green, red, light, glass, mirror, gold.
+  const float patterns[] = {0, 1, 2, 3, 1, 3, 0, 0, 2};
+  for (size_t m = 0; m < 9; ++m)
+    EXPECT_EQ(mat[8 * m + 7], patterns[m]) << scene.materials[m].name;
+  // The box's own materials name none: fbm everywhere.
+  pt::Scene box = loadOrDie("cornell-box.json");
+  for (const pt::Material &m : box.materials)
+    EXPECT_EQ(m.pattern, pt::TexturePattern::Fbm) << m.name;
+}
+
 TEST(PathtracerScene, QuadsStayQuads) {
   // A quad is a parallelogram of its own (section 4), not two triangles.
   pt::Scene scene = loadOrDie("emitter.json");

@@ -148,11 +148,15 @@ float uniform01(uint32_t seed, uint32_t pixel, uint32_t sample, uint32_t bounce,
 
 enum class Kind { Diffuse, Mirror, Glass };
 
+// Section 9's patterns.
+enum class Pattern { Fbm, Turbulence, Ridged, Blocks };
+
 struct Material {
   Kind kind = Kind::Diffuse;
   Vec3 albedo{1, 1, 1};
   Vec3 emission{0, 0, 0};
   float ior = 1.5f;
+  Pattern pattern = Pattern::Fbm;
 };
 
 struct Triangle {
@@ -347,6 +351,20 @@ Scene SceneReader::read(int width, int height) const {
       m.ior = number((*it)["ior"], where + ".ior");
     if (!(m.ior > 0))
       fail(where + ".ior: must be positive");
+    if (it->contains("texture")) {
+      std::string name = string((*it)["texture"], where + ".texture");
+      if (m.kind != Kind::Diffuse)
+        fail(where + ".texture: only a diffuse material has a texture");
+      static const std::map<std::string, Pattern> patterns = {
+          {"fbm", Pattern::Fbm},
+          {"turbulence", Pattern::Turbulence},
+          {"ridged", Pattern::Ridged},
+          {"blocks", Pattern::Blocks}};
+      auto found = patterns.find(name);
+      if (found == patterns.end())
+        fail(where + ".texture: unknown texture '" + name + "'");
+      m.pattern = found->second;
+    }
     for (float c : {m.albedo.x, m.albedo.y, m.albedo.z, m.emission.x,
                     m.emission.y, m.emission.z})
       if (c < 0)
@@ -772,10 +790,34 @@ float valueNoise(float x, float y, float z) {
   return lerpF(y0, y1, weight[2]);
 }
 
-float textureFactor(const Vec3 &p, uint32_t octaves) {
+// |2 n - 1|, as |(2 * n) - 1|.
+float fold(float n) {
+  float twice = 2.0f * n;
+  return std::fabs(twice - 1.0f);
+}
+
+float patternValue(Pattern pattern, float x, float y, float z) {
+  switch (pattern) {
+  case Pattern::Fbm:
+    return valueNoise(x, y, z);
+  case Pattern::Turbulence:
+    return fold(valueNoise(x, y, z));
+  case Pattern::Ridged: {
+    float r = 1.0f - fold(valueNoise(x, y, z));
+    return r * r;
+  }
+  case Pattern::Blocks:
+    return latticeValue(int32_t(std::floor(x)), int32_t(std::floor(y)),
+                        int32_t(std::floor(z)));
+  }
+  return 0;
+}
+
+float textureFactor(const Vec3 &p, uint32_t octaves, Pattern pattern) {
   float sum = 0, norm = 0, amplitude = 1, frequency = 1.0f / 64.0f;
   for (uint32_t o = 0; o < octaves; ++o) {
-    float v = valueNoise(p.x * frequency, p.y * frequency, p.z * frequency);
+    float v = patternValue(pattern, p.x * frequency, p.y * frequency,
+                           p.z * frequency);
     float weighted = amplitude * v;
     sum = sum + weighted;
     norm = norm + amplitude;
@@ -840,7 +882,7 @@ uint64_t renderSample(const Scene &scene, int width, int height, uint32_t seed,
       // Section 9: the albedo of a diffuse hit, textured when O > 0.
       Vec3 albedo = m.albedo;
       if (textureOctaves > 0) {
-        float t = textureFactor(p, textureOctaves);
+        float t = textureFactor(p, textureOctaves, m.pattern);
         albedo = Vec3{m.albedo.x * t, m.albedo.y * t, m.albedo.z * t};
       }
       // 3a. Next-event estimation.
