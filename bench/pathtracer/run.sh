@@ -3,8 +3,10 @@
 # (docs/pathtracer.md section 7 counts the rays; sluice-render prints them):
 # Mrays/s of the wavefront schedule without and with coherence sorting, of the
 # state-machine schedule (the megakernel), and of the reference renderer (the
-# plain C++ peer), for the plain Cornell box and the heavy-shading variant
-# (section 9: value noise of --octaves octaves on every diffuse hit). Prints
+# plain C++ peer), for the plain Cornell box, the heavy-shading variant
+# (section 9: value noise of --octaves octaves on every diffuse hit) and the
+# divergent variant (cornell-box-divergent.json: the same octaves, four
+# texture patterns, four code paths among the diffuse materials). Prints
 # wavefront/megakernel and sorted/unsorted from the same run, the best frame
 # pool of each wavefront variant, and where the time of the best wavefront
 # run goes (kernels, sorting, the rest of the host's iteration).
@@ -46,11 +48,11 @@ for f in "$render" "$reference" "$artifact"; do
   fi
 done
 IFS=x read -r width height spp <<<"$size"
-scene=$root/examples/pathtracer/scenes/cornell-box.json
+scenes=$root/examples/pathtracer/scenes
 threads=$workers
 [ "$threads" = 0 ] && threads=$(nproc)
 export BENCH_RENDER=$render BENCH_REFERENCE=$reference BENCH_ARTIFACT=$artifact \
-  BENCH_SCENE=$scene BENCH_W=$width BENCH_H=$height BENCH_SPP=$spp \
+  BENCH_SCENES=$scenes BENCH_W=$width BENCH_H=$height BENCH_SPP=$spp \
   BENCH_OCTAVES=$octaves BENCH_POOLS=$pools BENCH_WORKERS=$workers \
   BENCH_THREADS=$threads BENCH_REPEAT=$repeat
 exec /usr/bin/python3 - <<'PY'
@@ -63,11 +65,14 @@ lanes = W * H * SPP
 # One pass when it fits a run (2^24 lanes), so --stats describes all of it.
 pass_spp = SPP if lanes <= (1 << 24) else max(1, (1 << 24) // (W * H))
 
-def render(octaves, schedule, pool, sort):
+def scene(name):
+    return os.path.join(env["BENCH_SCENES"], name + ".json")
+
+def render(file, octaves, schedule, pool, sort):
     best = None
     for _ in range(repeat):
         cmd = [env["BENCH_RENDER"], "--artifact", env["BENCH_ARTIFACT"],
-               "--scene", env["BENCH_SCENE"], "--width", str(W),
+               "--scene", file, "--width", str(W),
                "--height", str(H), "--spp", str(SPP), "--pass-spp", str(pass_spp),
                "--schedule", schedule, "--frame-pool", str(pool),
                "--texture-octaves", str(octaves), "--sort", sort,
@@ -84,11 +89,11 @@ def render(octaves, schedule, pool, sort):
             best = result
     return best
 
-def reference(octaves):
+def reference(file, octaves):
     best = None
     with tempfile.TemporaryDirectory() as tmp:
         for _ in range(repeat):
-            cmd = [env["BENCH_REFERENCE"], "--scene", env["BENCH_SCENE"],
+            cmd = [env["BENCH_REFERENCE"], "--scene", file,
                    "--width", str(W), "--height", str(H), "--spp", str(SPP),
                    "--texture-octaves", str(octaves), "--threads",
                    env["BENCH_THREADS"], "--pfm", os.path.join(tmp, "r.pfm")]
@@ -103,48 +108,51 @@ def reference(octaves):
     return best
 
 print("path tracer, CPU backend: %dx%dx%d (%d lanes, passes of %d spp), "
-      "%s workers, cornell-box.json" % (W, H, SPP, lanes, pass_spp,
-                                        env["BENCH_THREADS"]))
-print("%-8s %-28s %10s %12s %12s" % ("scene", "renderer", "Mrays/s", "wall s", "rays"))
+      "%s workers" % (W, H, SPP, lanes, pass_spp, env["BENCH_THREADS"]))
+print("%-12s %-28s %10s %12s %12s" % ("scene", "renderer", "Mrays/s", "wall s", "rays"))
 summary = []
-for name, octaves in (("plain", 0), ("heavy", int(env["BENCH_OCTAVES"]))):
+octaves_heavy = int(env["BENCH_OCTAVES"])
+for name, file, octaves in (("plain", "cornell-box", 0),
+                            ("heavy", "cornell-box", octaves_heavy),
+                            ("diverg", "cornell-box-divergent", octaves_heavy)):
+    file = scene(file)
     label = name if octaves == 0 else "%s(O=%d)" % (name, octaves)
     rows = {}
     for sort in ("off", "on"):
-        tried = {pool: render(octaves, "wavefront", pool, sort) for pool in pools}
+        tried = {pool: render(file, octaves, "wavefront", pool, sort) for pool in pools}
         pool = max(tried, key=lambda p: tried[p]["mrays"])
         rows[sort] = (pool, tried[pool])
         for p in pools:
             r = tried[p]
-            print("%-8s %-28s %10.3f %12.3f %12d" % (label,
+            print("%-12s %-28s %10.3f %12.3f %12d" % (label,
                   "wavefront sort=%s pool=%d" % (sort, p), r["mrays"], r["wall"], r["rays"]))
     # The megakernel at sluice-render's default pool for it (8,192 frames:
     # as fast as 1,024, faster than 65,536, whose frames leave the caches).
-    machine = render(octaves, "state-machine", 8192, "off")
-    print("%-8s %-28s %10.3f %12.3f %12d" % (label, "state-machine (megakernel)",
+    machine = render(file, octaves, "state-machine", 8192, "off")
+    print("%-12s %-28s %10.3f %12.3f %12d" % (label, "state-machine (megakernel)",
           machine["mrays"], machine["wall"], machine["rays"]))
-    peer = reference(octaves)
-    print("%-8s %-28s %10.3f %12.3f %12d" % (label, "reference (plain C++)",
+    peer = reference(file, octaves)
+    print("%-12s %-28s %10.3f %12.3f %12d" % (label, "reference (plain C++)",
           peer["mrays"], peer["wall"], peer["rays"]))
     # Both schedules trace the same paths (section 5); the reference's own
     # rounding flips a few of them.
     if machine["rays"] != rows["off"][1]["rays"] or rows["on"][1]["rays"] != machine["rays"]:
-        print("%-8s ERROR: the schedules traced different rays (%d, %d, %d)"
+        print("%-12s ERROR: the schedules traced different rays (%d, %d, %d)"
               % (label, rows["off"][1]["rays"], rows["on"][1]["rays"], machine["rays"]))
     summary.append((label, rows, machine, peer, octaves))
 
 print()
-print("%-10s %12s %12s %16s %16s %14s" % ("scene", "best unsorted", "best sorted",
+print("%-12s %12s %12s %16s %16s %14s" % ("scene", "best unsorted", "best sorted",
       "wavefront/mega", "sorted/unsorted", "ours/reference"))
 for label, rows, machine, peer, octaves in summary:
     (pu, u), (ps, s) = rows["off"], rows["on"]
     best = max(u["mrays"], s["mrays"])
-    print("%-10s %12s %12s %15.3fx %15.3fx %13.3fx" % (label,
+    print("%-12s %12s %12s %15.3fx %15.3fx %13.3fx" % (label,
           "%.3f@%d" % (u["mrays"], pu), "%.3f@%d" % (s["mrays"], ps),
           best / machine["mrays"], s["mrays"] / u["mrays"], best / peer["mrays"]))
     target = "met" if best >= machine["mrays"] else "NOT met"
     if octaves:
-        print("%-10s target (heavy: wavefront not slower than the megakernel): %s"
+        print("%-12s target (wavefront not slower than the megakernel): %s"
               % ("", target))
 
 print()
@@ -161,7 +169,7 @@ for label, rows, machine, peer, octaves in summary:
         dispatch_ms, kernel_ms, sort_ms = (float(m.group(i)) for i in (2, 3, 4))
         wall_ms = r["wall"] * 1e3
         host_ms = wall_ms - kernel_ms
-        print("  %-10s sort=%-3s pool=%-6d %6d iterations: wall %8.1f ms = kernels %8.1f ms "
+        print("  %-12s sort=%-3s pool=%-6d %6d iterations: wall %8.1f ms = kernels %8.1f ms "
               "(%4.1f%%) + host %7.1f ms (%4.1f%%; sorting %6.1f ms, %.1f us/iteration)"
               % (label, sort, pool, dispatches, wall_ms, kernel_ms,
                  100 * kernel_ms / wall_ms, host_ms, 100 * host_ms / wall_ms,
