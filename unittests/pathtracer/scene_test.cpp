@@ -39,6 +39,17 @@ pt::Scene loadOrDie(const std::string &name) {
   return scene;
 }
 
+// The bindings of `scene` at `raster`, with its BVH in `bvh`.
+std::vector<pt::NamedBuffer> flattenOrDie(const pt::Scene &scene, pt::Bvh &bvh,
+                                          const pt::Raster &raster) {
+  std::vector<pt::NamedBuffer> bindings;
+  rt::Status status = pt::buildBvh(scene.triangles, bvh);
+  if (status.ok())
+    status = pt::flattenScene(scene, bvh, raster, bindings);
+  EXPECT_TRUE(status.ok()) << status.message();
+  return bindings;
+}
+
 //===----------------------------------------------------------------------===//
 // An independent ray caster: Möller–Trumbore of section 4, brute force and
 // over the flattened BVH bindings.
@@ -205,9 +216,7 @@ TEST(PathtracerScene, CornellBoxLoads) {
 TEST(PathtracerScene, TexturePatternsReachTheMaterialTable) {
   pt::Scene scene = loadOrDie("cornell-box-divergent.json");
   pt::Bvh bvh;
-  ASSERT_TRUE(pt::buildBvh(scene.triangles, bvh).ok());
-  std::vector<pt::NamedBuffer> bindings;
-  ASSERT_TRUE(pt::flattenScene(scene, bvh, {8, 8, 1}, bindings).ok());
+  std::vector<pt::NamedBuffer> bindings = flattenOrDie(scene, bvh, {8, 8, 1});
   std::vector<float> mat = elements<float>(find(bindings, "mat_data"));
   ASSERT_EQ(mat.size(), 9u * 8u);
   // floor, ceiling, back, green, red, light, glass, mirror, gold.
@@ -237,9 +246,8 @@ TEST(PathtracerScene, QuadsStayQuads) {
 TEST(PathtracerScene, FlattenedCountsAndStrides) {
   pt::Scene scene = loadOrDie("cornell-box.json");
   pt::Bvh bvh;
-  ASSERT_TRUE(pt::buildBvh(scene.triangles, bvh).ok());
-  std::vector<pt::NamedBuffer> bindings;
-  ASSERT_TRUE(pt::flattenScene(scene, bvh, {64, 48, 7}, bindings).ok());
+  std::vector<pt::NamedBuffer> bindings = flattenOrDie(scene, bvh, {64, 48, 7});
+  ASSERT_FALSE(bindings.empty());
   using E = rt::ElementType;
   int64_t tris = 1280, nodes = int64_t(bvh.nodes.size());
   struct Expected {
