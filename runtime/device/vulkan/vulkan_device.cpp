@@ -358,6 +358,14 @@ public:
   std::vector<uint64_t> residentImageKey; // buildResidentStateOnce's
   std::unique_ptr<vk::Buffer> residentStateBuffer;
   uint64_t residentStateSerial = 0; // counts the state buffers made
+  // The image as a run found it, device-local: a run of the same image
+  // (a renderer's next pass) restores the state buffer from it with a copy
+  // on the device and writes only its own layout (restoreResidentState).
+  // `residentPristineKey`: the image's key, its size and its windows'
+  // addresses (empty: nothing in the buffer).
+  std::unique_ptr<vk::Buffer> residentPristine;
+  std::vector<uint64_t> residentPristineKey;
+  Status restoreResidentState(const ResidentLaunch &launch, vk::Buffer &target);
   // What a device-placement run records (its batches and the buffers they
   // use), kept for the next run that records the same commands.
   struct ResidentRecordings;
@@ -602,6 +610,48 @@ Status VulkanPrimitives::buildResidentStateBuffer(
   return context->createBuffer(residentImage.deviceBytes,
                                vk::Placement::DeviceFirst,
                                residentStateBuffer);
+}
+
+Status VulkanPrimitives::restoreResidentState(const ResidentLaunch &launch,
+                                              vk::Buffer &target) {
+  const ResidentState &state = residentImage;
+  // A located image differs from the one its key last located only in the
+  // layout (lanes, iteration limit, the launch's buffer addresses) and the
+  // windows' addresses (buildResidentStateOnce, locateResidentState).
+  std::vector<uint64_t> key = residentImageKey;
+  key.push_back(state.bytes.size());
+  const uint64_t windowsOffset = state.built.windows;
+  for (size_t o = 0; o < launch.windows.size(); ++o) {
+    uint64_t address;
+    std::memcpy(&address, state.bytes.data() + windowsOffset + 8 * o, 8);
+    key.push_back(address);
+  }
+  const uint64_t bytes = state.bytes.size();
+  if (residentPristineKey != key) {
+    // A new image: up once, whole, into the device-local copy.
+    residentPristineKey.clear();
+    if (!residentPristine || residentPristine->size() < bytes) {
+      residentPristine.reset();
+      if (Status status = context->createBuffer(
+              bytes, vk::Placement::DeviceFirst, residentPristine);
+          !status.ok())
+        return status;
+    }
+    if (Status status = write(*residentPristine, state.bytes); !status.ok())
+      return status;
+    residentPristineKey = std::move(key);
+    stream->copy(*residentPristine, 0, target, 0, bytes);
+    return stream->submitAndWait();
+  }
+  // The same image: a copy on the device, then this run's layout over it.
+  const uint64_t layoutBytes = sizeof(decision::ResidentLayout);
+  if (Status status = stagingOf(layoutBytes); !status.ok())
+    return status;
+  std::memcpy(staging->data(), state.bytes.data() + state.layoutOffset,
+              layoutBytes);
+  stream->copy(*residentPristine, 0, target, 0, bytes);
+  stream->copy(*staging, 0, target, state.layoutOffset, layoutBytes);
+  return stream->submitAndWait();
 }
 
 Status VulkanPrimitives::prepareResidentState(const ResidentLaunch &launch) {
@@ -993,7 +1043,7 @@ Status VulkanPrimitives::runResident(const ResidentLaunch &launch,
         return vulkanBuffer(buffer).deviceAddress();
       },
       state);
-  if (Status status = write(*stateBuffer, state.bytes); !status.ok())
+  if (Status status = restoreResidentState(launch, *stateBuffer); !status.ok())
     return status;
 
   using decision::u32;
