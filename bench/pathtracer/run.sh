@@ -19,6 +19,10 @@
 #   --frame-pools "P…" wavefront frame pools to try (default "16384 65536 131072")
 #   --workers N        CPU workers of every renderer (default: one per core)
 #   --repeat N         runs of each configuration; the fastest counts (default 2)
+#   --one-pass         render in one pass (at most 2^24 lanes a pass) rather
+#                      than in sluice-render's default passes (about 2^20
+#                      lanes each on the CPU); at the default size both are
+#                      one pass
 set -euo pipefail
 build=build
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then build=$1; shift; fi
@@ -27,6 +31,7 @@ octaves=16
 pools="16384 65536 131072"
 workers=0
 repeat=2
+one_pass=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) size=$2; shift 2 ;;
@@ -34,6 +39,7 @@ while [ $# -gt 0 ]; do
     --frame-pools) pools=$2; shift 2 ;;
     --workers) workers=$2; shift 2 ;;
     --repeat) repeat=$2; shift 2 ;;
+    --one-pass) one_pass=1; shift ;;
     *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -54,7 +60,7 @@ threads=$workers
 export BENCH_RENDER=$render BENCH_REFERENCE=$reference BENCH_ARTIFACT=$artifact \
   BENCH_SCENES=$scenes BENCH_W=$width BENCH_H=$height BENCH_SPP=$spp \
   BENCH_OCTAVES=$octaves BENCH_POOLS=$pools BENCH_WORKERS=$workers \
-  BENCH_THREADS=$threads BENCH_REPEAT=$repeat
+  BENCH_THREADS=$threads BENCH_REPEAT=$repeat BENCH_ONE_PASS=$one_pass
 exec /usr/bin/python3 - <<'PY'
 import os, re, subprocess, sys, tempfile
 env = os.environ
@@ -62,8 +68,12 @@ W, H, SPP = int(env["BENCH_W"]), int(env["BENCH_H"]), int(env["BENCH_SPP"])
 pools = [int(p) for p in env["BENCH_POOLS"].split()]
 repeat = int(env["BENCH_REPEAT"])
 lanes = W * H * SPP
-# One pass when it fits a run (2^24 lanes), so --stats describes all of it.
+# --one-pass: one pass when it fits a run (2^24 lanes), so --stats describes
+# all of it. Otherwise sluice-render's own passes, as a user renders (and
+# --stats's device line is the last pass's).
+one_pass = env["BENCH_ONE_PASS"] == "1"
 pass_spp = SPP if lanes <= (1 << 24) else max(1, (1 << 24) // (W * H))
+pass_args = ["--pass-spp", str(pass_spp)] if one_pass else []
 
 def scene(name):
     return os.path.join(env["BENCH_SCENES"], name + ".json")
@@ -73,7 +83,7 @@ def render(file, octaves, schedule, pool, sort):
     for _ in range(repeat):
         cmd = [env["BENCH_RENDER"], "--artifact", env["BENCH_ARTIFACT"],
                "--scene", file, "--width", str(W),
-               "--height", str(H), "--spp", str(SPP), "--pass-spp", str(pass_spp),
+               "--height", str(H), "--spp", str(SPP), *pass_args,
                "--schedule", schedule, "--frame-pool", str(pool),
                "--texture-octaves", str(octaves), "--sort", sort,
                "--workers", env["BENCH_WORKERS"], "--stats"]
@@ -107,8 +117,9 @@ def reference(file, octaves):
                 best = result
     return best
 
-print("path tracer, CPU backend: %dx%dx%d (%d lanes, passes of %d spp), "
-      "%s workers" % (W, H, SPP, lanes, pass_spp, env["BENCH_THREADS"]))
+print("path tracer, CPU backend: %dx%dx%d (%d lanes, %s), %s workers"
+      % (W, H, SPP, lanes, "passes of %d spp" % pass_spp if one_pass
+         else "sluice-render's default passes", env["BENCH_THREADS"]))
 print("%-12s %-28s %10s %12s %12s" % ("scene", "renderer", "Mrays/s", "wall s", "rays"))
 summary = []
 octaves_heavy = int(env["BENCH_OCTAVES"])
@@ -156,7 +167,8 @@ for label, rows, machine, peer, octaves in summary:
               % ("", target))
 
 print()
-print("where the time goes (the fastest run of each wavefront variant, its --stats line):")
+print("where the time goes (the fastest run of each wavefront variant, its --stats line%s):"
+      % ("" if one_pass else ": its last pass"))
 for label, rows, machine, peer, octaves in summary:
     for sort in ("off", "on"):
         pool, r = rows[sort]
