@@ -93,8 +93,11 @@ def render(file, octaves, schedule, pool, sort):
         rays = int(re.search(r"^rays traced: (\d+)", run.stdout, re.M).group(1))
         wall = float(re.search(r"^wall time: ([0-9.]+) s", run.stdout, re.M).group(1))
         device = re.search(r"cpu device \(last run\): (.*)$", run.stderr, re.M)
+        # The last pass's schedule time, which the device line describes.
+        passes = re.findall(r"^pass \d+: .*?, ([0-9.]+) s, \d+ rays", run.stdout, re.M)
         result = {"rays": rays, "wall": wall, "mrays": rays / wall / 1e6,
-                  "device": device.group(1) if device else ""}
+                  "device": device.group(1) if device else "",
+                  "last_pass": float(passes[-1]) if passes else wall}
         if best is None or result["wall"] < best["wall"]:
             best = result
     return best
@@ -179,7 +182,7 @@ for label, rows, machine, peer, octaves in summary:
             continue
         dispatches = int(m.group(1))
         dispatch_ms, kernel_ms, sort_ms = (float(m.group(i)) for i in (2, 3, 4))
-        wall_ms = r["wall"] * 1e3
+        wall_ms = r["last_pass"] * 1e3
         host_ms = wall_ms - kernel_ms
         print("  %-12s sort=%-3s pool=%-6d %6d iterations: wall %8.1f ms = kernels %8.1f ms "
               "(%4.1f%%) + host %7.1f ms (%4.1f%%; sorting %6.1f ms, %.1f us/iteration)"
