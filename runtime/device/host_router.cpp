@@ -211,6 +211,7 @@ Status HostRouter::allocateTables(Memory &memory) {
     if (!owner.payload)
       return outOfMemory("items of " + ownerLabel(o), payloadBytes);
     owner.freeRing.assign(desc.capacity, 0);
+    owner.freeSlots.init(desc.capacity);
     owner.stageQueues.assign(desc.stages.size(), IndexQueue());
     for (IndexQueue &queue : owner.stageQueues)
       queue.init(desc.capacity);
@@ -261,15 +262,18 @@ void HostRouter::reset() {
     freeFrames.fill(); // frame 0 is refilled first
     for (FrameSet &queue : mainQueues)
       queue.clear();
-    for (OwnerStorage &owner : owners)
+    for (OwnerStorage &owner : owners) {
       for (uint32_t slot = 0; slot < owner.capacity; ++slot)
         owner.freeRing[slot] = slot;
+      owner.freeSlots.fill();
+    }
     queuesUsed_ = false;
   }
   for (uint32_t o = 0; o < owners.size(); ++o) {
     OwnerStorage &owner = owners[o];
     owner.allocHead = 0;
     owner.freeTail = owner.capacity;
+    owner.window = 0;
     for (IndexQueue &queue : owner.stageQueues)
       queue.clear();
     owner.live = 0;
@@ -322,15 +326,43 @@ void HostRouter::refill(uint32_t lanes) {
   }
 }
 
-void HostRouter::prepareOwnerSlots(std::span<const ProducerEdge> producers) {
+void HostRouter::prepareOwnerSlots(std::span<const ProducerEdge> producers,
+                                   uint32_t count) {
   for (uint32_t o = 0; o < owners.size(); ++o) {
     ownerSlots[o].bound = 0;
     ownerSlots[o].publish_base = 0;
-    ownerSlots[o].alloc_limit = owners[o].freeTail;
+    ownerSlots[o].alloc_limit = owners[o].allocHead;
   }
   for (const ProducerEdge &edge : producers) {
     ownerSlots[edge.owner].bound = edge.bound;
     ownerSlots[edge.owner].publish_base = edge.publishBase;
+    OwnerStorage &owner = owners[edge.owner];
+    // The window: the lowest free slots, as many as the dispatch can take.
+    const uint32_t window = uint32_t(std::min<uint64_t>(
+        owner.freeSlots.size(), uint64_t(count) * edge.bound));
+    windowScratch.resize(window);
+    owner.freeSlots.popLowest(window, windowScratch.data());
+    const uint64_t start = owner.allocHead % owner.capacity;
+    const uint64_t firstRun =
+        std::min<uint64_t>(window, owner.capacity - start);
+    std::copy_n(windowScratch.data(), firstRun, owner.freeRing.data() + start);
+    std::copy(windowScratch.data() + firstRun, windowScratch.data() + window,
+              owner.freeRing.data());
+    owner.windowHead = owner.allocHead;
+    owner.window = window;
+    ownerSlots[edge.owner].alloc_limit = owner.allocHead + window;
+  }
+}
+
+void HostRouter::settleWindows() {
+  for (OwnerStorage &owner : owners) {
+    if (owner.window == 0)
+      continue;
+    const uint64_t taken = owner.allocHead - owner.windowHead;
+    for (uint64_t k = taken; k < owner.window; ++k)
+      owner.freeSlots.insert(
+          owner.freeRing[(owner.windowHead + k) % owner.capacity]);
+    owner.window = 0;
   }
 }
 
@@ -435,7 +467,7 @@ bool HostRouter::beginDispatch(uint32_t stage, uint32_t count,
     }
     lastOrder = orderDigest(count);
     std::span<const ProducerEdge> producers = shape->producersOf(stage);
-    prepareOwnerSlots(producers);
+    prepareOwnerSlots(producers, count);
     if (!producers.empty())
       std::fill_n(publishedCounts.begin(), uint64_t(count) * owners.size(), 0);
     args.owner = SLUICE_RT_NO_OWNER;
@@ -517,6 +549,7 @@ Status HostRouter::sortByKey(uint32_t stage, uint32_t count) {
 }
 
 void HostRouter::finishDispatch(const sluice_rt_kernel_args &args) {
+  settleWindows();
   if (!takeFault(args))
     return;
   if (shape->stage(args.stage).kind == StageKind::Main)
@@ -610,13 +643,12 @@ void HostRouter::routeAuxiliary(const sluice_rt_kernel_args &args) {
   const uint32_t count = args.count;
   OwnerStorage &owner = owners[args.owner];
   const uint32_t ownerStages = shape->ownerStageCount(args.owner);
-  const uint64_t capacity = owner.capacity;
   uint32_t released = 0;
   for (uint32_t i = 0; i < count; ++i) {
     const uint32_t slot = invocations[i];
     const uint32_t next = nextStage[i];
     if (next == SLUICE_RT_FINISHED) {
-      owner.freeRing[(owner.freeTail + released) % capacity] = slot;
+      owner.freeSlots.insert(slot);
       ++released;
     } else if (next < ownerStages) {
       owner.stageQueues[next].push(slot); // at most `capacity` items live

@@ -76,6 +76,9 @@ public:
   }
   // Moves the `count` (<= size) lowest members to `out`, ascending.
   void popLowest(uint32_t count, uint32_t *out);
+  bool contains(uint32_t index) const {
+    return (words_[index / 64] >> (index % 64)) & 1;
+  }
 
 private:
   std::vector<uint64_t> words_;
@@ -89,11 +92,20 @@ struct OwnerStorage {
   uint32_t capacity = 0;
   uint64_t itemStride = 0;          // itemSize rounded up to 16 bytes
   unsigned char *payload = nullptr; // capacity * itemStride, device memory
-  // Ring positions [allocHead, freeTail) hold the free slot indices, so
-  // freeTail - allocHead == capacity - live.
+  // The kernels allocate from the ring (sluice_rt_owner_slots: positions
+  // from *alloc_head below alloc_limit). A producer dispatch's window is
+  // filled from `freeSlots` (below); freeTail - allocHead == capacity - live
+  // still counts the free slots.
   std::vector<uint32_t> freeRing;
   uint64_t allocHead = 0; // advanced by kernels through atomic_ref
   uint64_t freeTail = 0;
+  // The free slots, handed out lowest first: a producer dispatch's window
+  // (ring positions [windowHead, windowHead + window)) holds the `window`
+  // lowest, ascending; the positions its kernels did not take go back after
+  // it (settleWindows). Keeps a run's payloads in the lowest slots.
+  FrameSet freeSlots;
+  uint64_t windowHead = 0;
+  uint32_t window = 0;
   std::vector<IndexQueue> stageQueues;
   uint32_t live = 0;
   uint64_t published = 0;
@@ -151,6 +163,9 @@ public:
   // (not through refill() and beginDispatch()) says so after its reset(),
   // so that the next reset() refills them.
   void markQueuesUsed() { queuesUsed_ = true; }
+  // After a main-stage dispatch: the window positions its kernels did not
+  // take return to their owners' free slots.
+  void settleWindows();
   // The next `lanes` lanes take free frames at the entry stage.
   void refill(uint32_t lanes);
 
@@ -219,6 +234,7 @@ public:
   std::vector<uint32_t> publishedCounts;
   std::vector<uint32_t> publishedSlots;
   std::vector<sluice_rt_owner_slots> ownerSlots;
+  std::vector<uint32_t> windowScratch; // prepareOwnerSlots' lowest slots
   sluice_rt_kernel_args argsTemplate{};
   sluice_rt_fault fault{};
 
@@ -236,8 +252,10 @@ public:
   // fault translation and the outcome messages.
   //===--------------------------------------------------------------------===//
   // Sets every owner's bound, publish base and allocation limit for a
-  // dispatch of a stage with `producers`.
-  void prepareOwnerSlots(std::span<const ProducerEdge> producers);
+  // dispatch of `count` invocations of a stage with `producers`, and the
+  // window of the owners it publishes into (their lowest free slots).
+  void prepareOwnerSlots(std::span<const ProducerEdge> producers,
+                         uint32_t count = 0);
   // Orders invocations[0, count) of main stage `stage` stably by its sort
   // key, when sorting is on and the stage has one.
   Status sortByKey(uint32_t stage, uint32_t count);

@@ -99,7 +99,7 @@ bool dispatchResident(HostRouter &router, ResidentState &state,
     }
     deltas.order = router.orderDigest(count);
     producers = shape.producersOf(stage);
-    router.prepareOwnerSlots(producers);
+    router.prepareOwnerSlots(producers, count);
     if (!producers.empty())
       std::fill_n(router.publishedCounts.begin(),
                   uint64_t(count) * shape.ownerCount(), 0);
@@ -114,6 +114,7 @@ bool dispatchResident(HostRouter &router, ResidentState &state,
   std::fill_n(router.nextStage.begin(), count, SLUICE_RT_UNDECIDED);
 
   runKernel(context, router.kernelOf(stage), args);
+  router.settleWindows();
   if (!router.takeFault(args))
     return false;
 
@@ -157,8 +158,8 @@ bool dispatchResident(HostRouter &router, ResidentState &state,
       return false;
     if (next[i] == SLUICE_RT_FINISHED) {
       state.slotStage[ref.owner][slot] = kNone;
-      // The kernels allocate from the free ring (KernelABI.h).
-      owner.freeRing[owner.freeTail % owner.capacity] = slot;
+      // The kernels allocate from the free slots' windows (KernelABI.h).
+      owner.freeSlots.insert(slot);
       ++owner.freeTail;
       --c.ownerLive[ref.owner];
       ++c.ownerReleased[ref.owner];

@@ -509,6 +509,86 @@ TEST(HostRouterReset, RefillsWhatARunUsedAndOnlyThat) {
 }
 
 //===----------------------------------------------------------------------===//
+// Item slots: a producer dispatch's window holds the lowest free slots
+//===----------------------------------------------------------------------===//
+
+TEST(HostRouterSlots, AWindowHoldsTheLowestFreeSlotsAndGivesBackTheRest) {
+  ProgramDescriptor program;
+  program.name = "pool";
+  program.mainStages = {StageDesc{"emit", nullptr}};
+  program.owners = {OwnerDesc{"items", 8, 4, {StageDesc{"drain", nullptr}}}};
+  program.producers = {ProducerDesc{0, 0, 1}};
+  program.frameLayout.fields = {FrameField{"x", 4, 4}};
+  ProgramShape shape;
+  ASSERT_TRUE(ProgramShape::build(program, shape).ok());
+  struct HostMemory final : HostRouter::Memory {
+    unsigned char *allocateFrames(uint64_t bytes) override {
+      frames.assign(std::max<uint64_t>(bytes, 1), 0);
+      return frames.data();
+    }
+    unsigned char *allocatePayload(uint32_t, uint64_t bytes) override {
+      payload.assign(std::max<uint64_t>(bytes, 1), 0);
+      return payload.data();
+    }
+    std::vector<unsigned char> frames, payload;
+  } memory;
+  HostRouter router("router", /*hostKernels=*/false);
+  ASSERT_TRUE(router.allocate(program, shape, 8, memory).ok());
+  OwnerStorage &owner = router.owners[0];
+  const uint32_t drain = shape.ownerStageBase(0);
+  // The window of a dispatch: its ring positions from the head to the limit.
+  auto window = [&](const sluice_rt_kernel_args &args) {
+    std::vector<uint32_t> slots;
+    for (uint64_t p = owner.allocHead; p < args.owners[0].alloc_limit; ++p)
+      slots.push_back(owner.freeRing[p % owner.capacity]);
+    return slots;
+  };
+  // A host kernel: the invocations `publishing` take the window's next
+  // positions, the others none; every frame finishes.
+  auto run = [&](sluice_rt_kernel_args &args,
+                 std::initializer_list<uint32_t> publishing) {
+    for (uint32_t i = 0; i < args.count; ++i)
+      args.next_stage[i] = SLUICE_RT_FINISHED;
+    for (uint32_t i : publishing) {
+      uint32_t slot = owner.freeRing[owner.allocHead++ % owner.capacity];
+      args.published_counts[i] = 1;
+      args.published_slots[i * args.publish_stride] = slot;
+    }
+    router.finishDispatch(args);
+    ASSERT_TRUE(router.pendingError().ok()) << router.pendingError().message();
+  };
+  router.refill(6);
+  sluice_rt_kernel_args args;
+  ASSERT_TRUE(router.beginDispatch(0, 6, args));
+  EXPECT_EQ(window(args), (std::vector<uint32_t>{0, 1, 2, 3, 4, 5}));
+  run(args, {0, 2, 4}); // slots 0, 1, 2; 3, 4 and 5 go back
+  EXPECT_EQ(owner.freeSlots.size(), 5u);
+  EXPECT_EQ(owner.live, 3u);
+  // The drain releases slots 2 and 0 and keeps 1.
+  ASSERT_TRUE(router.beginDispatch(drain, 3, args));
+  ASSERT_EQ(std::vector<uint32_t>(args.invocations, args.invocations + 3),
+            (std::vector<uint32_t>{0, 1, 2}));
+  args.next_stage[0] = SLUICE_RT_FINISHED;
+  args.next_stage[1] = 0;
+  args.next_stage[2] = SLUICE_RT_FINISHED;
+  router.finishDispatch(args);
+  ASSERT_TRUE(router.pendingError().ok());
+  // The next window starts at the lowest free slots, 0 and 2 (a queue of
+  // free slots would hand out 3 and 4, the oldest).
+  router.refill(2);
+  ASSERT_TRUE(router.beginDispatch(0, 2, args));
+  EXPECT_EQ(window(args), (std::vector<uint32_t>{0, 2}));
+  run(args, {1}); // takes slot 0; slot 2 goes back
+  EXPECT_EQ(owner.live, 2u);
+  ASSERT_TRUE(router.beginDispatch(drain, 2, args));
+  EXPECT_EQ(std::vector<uint32_t>(args.invocations, args.invocations + 2),
+            (std::vector<uint32_t>{1, 0}));
+  EXPECT_EQ(owner.freeSlots.size(), 6u);
+  for (uint32_t slot : {2u, 3u, 4u, 5u, 6u, 7u})
+    EXPECT_TRUE(owner.freeSlots.contains(slot)) << slot;
+}
+
+//===----------------------------------------------------------------------===//
 // The device placement's state image, made once for a renderer's passes
 //===----------------------------------------------------------------------===//
 
