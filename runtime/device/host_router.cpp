@@ -32,21 +32,6 @@ bool IndexQueue::push(uint32_t value) {
   return true;
 }
 
-bool IndexQueue::pushAll(const uint32_t *values, uint32_t count) {
-  uint32_t capacity = uint32_t(entries_.size());
-  if (count > capacity - size_)
-    return false;
-  uint32_t position = head_ + size_;
-  if (position >= capacity)
-    position -= capacity;
-  uint32_t firstRun = std::min(count, capacity - position);
-  std::memcpy(entries_.data() + position, values, firstRun * sizeof(uint32_t));
-  std::memcpy(entries_.data(), values + firstRun,
-              (count - firstRun) * sizeof(uint32_t));
-  size_ += count;
-  return true;
-}
-
 void IndexQueue::popFront(uint32_t count, uint32_t *out) {
   uint32_t capacity = uint32_t(entries_.size());
   uint32_t firstRun = std::min(count, capacity - head_);

@@ -49,8 +49,23 @@ public:
   // false when full.
   bool push(uint32_t value);
   // Appends values[0, count) in order; false, and nothing appended, when
-  // fewer than `count` entries are free.
-  bool pushAll(const uint32_t *values, uint32_t count);
+  // fewer than `count` entries are free. Inline: the router appends an
+  // invocation's published slots, mostly one, per invocation.
+  bool pushAll(const uint32_t *values, uint32_t count) {
+    const uint32_t capacity = uint32_t(entries_.size());
+    if (count > capacity - size_)
+      return false;
+    uint32_t position = head_ + size_;
+    if (position >= capacity)
+      position -= capacity;
+    size_ += count;
+    for (uint32_t k = 0; k < count; ++k) {
+      entries_[position] = values[k];
+      if (++position == capacity)
+        position = 0;
+    }
+    return true;
+  }
   // Moves the first `count` entries (count <= size) to `out`.
   void popFront(uint32_t count, uint32_t *out);
 
