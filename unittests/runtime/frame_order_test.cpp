@@ -448,15 +448,10 @@ TEST(FrameOrder, CpuDeviceRunsASortedStageInKeyOrder) {
 // reset(): the sets and free rings refilled only after they were used
 //===----------------------------------------------------------------------===//
 
-TEST(HostRouterReset, RefillsWhatARunUsedAndOnlyThat) {
-  ProgramDescriptor program;
-  program.name = "pool";
-  program.mainStages = {StageDesc{"emit", nullptr}, StageDesc{"next", nullptr}};
-  program.owners = {OwnerDesc{"items", 8, 4, {StageDesc{"drain", nullptr}}}};
-  program.producers = {ProducerDesc{0, 0, 1}};
-  program.frameLayout.fields = {FrameField{"x", 4, 4}};
-  ProgramShape shape;
-  ASSERT_TRUE(ProgramShape::build(program, shape).ok());
+// Main stages "emit" (which publishes at most one item) and "next", one
+// owner "items" of capacity 8 with the stage "drain", and host memory for a
+// HostRouter of the program.
+struct ItemPool {
   struct HostMemory final : HostRouter::Memory {
     unsigned char *allocateFrames(uint64_t bytes) override {
       frames.assign(std::max<uint64_t>(bytes, 1), 0);
@@ -468,6 +463,25 @@ TEST(HostRouterReset, RefillsWhatARunUsedAndOnlyThat) {
     }
     std::vector<unsigned char> frames, payload;
   } memory;
+  ProgramDescriptor program;
+  ProgramShape shape;
+  Status build() {
+    program.name = "pool";
+    program.mainStages = {StageDesc{"emit", nullptr},
+                          StageDesc{"next", nullptr}};
+    program.owners = {OwnerDesc{"items", 8, 4, {StageDesc{"drain", nullptr}}}};
+    program.producers = {ProducerDesc{0, 0, 1}};
+    program.frameLayout.fields = {FrameField{"x", 4, 4}};
+    return ProgramShape::build(program, shape);
+  }
+};
+
+TEST(HostRouterReset, RefillsWhatARunUsedAndOnlyThat) {
+  ItemPool pool;
+  ASSERT_TRUE(pool.build().ok());
+  const ProgramDescriptor &program = pool.program;
+  const ProgramShape &shape = pool.shape;
+  ItemPool::HostMemory &memory = pool.memory;
   constexpr uint32_t kFrames = 70; // two words of the frame sets
   HostRouter router("router", /*hostKernels=*/false);
   ASSERT_TRUE(router.allocate(program, shape, kFrames, memory).ok());
@@ -513,29 +527,12 @@ TEST(HostRouterReset, RefillsWhatARunUsedAndOnlyThat) {
 //===----------------------------------------------------------------------===//
 
 TEST(HostRouterSlots, AWindowHoldsTheLowestFreeSlotsAndGivesBackTheRest) {
-  ProgramDescriptor program;
-  program.name = "pool";
-  program.mainStages = {StageDesc{"emit", nullptr}};
-  program.owners = {OwnerDesc{"items", 8, 4, {StageDesc{"drain", nullptr}}}};
-  program.producers = {ProducerDesc{0, 0, 1}};
-  program.frameLayout.fields = {FrameField{"x", 4, 4}};
-  ProgramShape shape;
-  ASSERT_TRUE(ProgramShape::build(program, shape).ok());
-  struct HostMemory final : HostRouter::Memory {
-    unsigned char *allocateFrames(uint64_t bytes) override {
-      frames.assign(std::max<uint64_t>(bytes, 1), 0);
-      return frames.data();
-    }
-    unsigned char *allocatePayload(uint32_t, uint64_t bytes) override {
-      payload.assign(std::max<uint64_t>(bytes, 1), 0);
-      return payload.data();
-    }
-    std::vector<unsigned char> frames, payload;
-  } memory;
+  ItemPool pool;
+  ASSERT_TRUE(pool.build().ok());
   HostRouter router("router", /*hostKernels=*/false);
-  ASSERT_TRUE(router.allocate(program, shape, 8, memory).ok());
+  ASSERT_TRUE(router.allocate(pool.program, pool.shape, 8, pool.memory).ok());
   OwnerStorage &owner = router.owners[0];
-  const uint32_t drain = shape.ownerStageBase(0);
+  const uint32_t drain = pool.shape.ownerStageBase(0);
   // The window of a dispatch: its ring positions from the head to the limit.
   auto window = [&](const sluice_rt_kernel_args &args) {
     std::vector<uint32_t> slots;
