@@ -2,12 +2,12 @@
 # The path tracer on the NVIDIA H200 machine (closing-note figures for issues
 # 12 and 14), from the files bench/vulkan/aot.sh packs into $1 (default
 # .aot): the Cornell box at 512 x 512 x 64 (../shared/scenes/cornell-box.md
-# counts every ray), plain and with the heavy-shading variant
-# (--texture-octaves, default 16) and the divergent-shading variant (the
-# same octaves on scenes/cornell-box-divergent.json, whose diffuse materials
-# name four texture patterns: docs/pathtracer.md section 9), on each backend
-# given (default hip and
-# vulkan): the wavefront schedule on the device placement unsorted and sorted
+# counts every ray), plain, with the heavy-shading variant (--texture-octaves,
+# default 16) and with the divergent-shading variant (the same octaves on
+# scenes/cornell-box-divergent.json, whose diffuse materials name four
+# texture patterns: docs/pathtracer.md section 9), on each backend given
+# (default hip and vulkan): the wavefront schedule on the device placement
+# unsorted and sorted
 # by material, the state-machine schedule (the megakernel), and the wavefront
 # on the host placement. Every run takes sluice-render's default frame pool
 # for its schedule and backend (--pool N sets the wavefront's) and its
