@@ -7,9 +7,8 @@
 # scenes/cornell-box-divergent.json, whose diffuse materials name four
 # texture patterns: docs/pathtracer.md section 9), on each backend given
 # (default hip and vulkan): the wavefront schedule on the device placement
-# unsorted and sorted
-# by material, the state-machine schedule (the megakernel), and the wavefront
-# on the host placement. Every run takes sluice-render's default frame pool
+# unsorted and sorted by material, the state-machine schedule (the
+# megakernel), and the wavefront on the host placement. Every run takes sluice-render's default frame pool
 # for its schedule and backend (--pool N sets the wavefront's) and its
 # default pass (one pass on a GPU). Prints Mrays/s of each, the device's
 # line (device time against the host's time in dispatch()), the ratios
