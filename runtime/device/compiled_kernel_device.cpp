@@ -1215,8 +1215,10 @@ Status CompiledKernelDevice::runResident(const ResidentRun &run,
   args.count = count;
   args.owner = main ? SLUICE_RT_NO_OWNER : ref.owner;
   args.owner_stage = main ? 0 : ref.ownerStage;
-  router.prepareOwnerSlots(main ? shape.producersOf(stage)
-                                : std::span<const ProducerEdge>());
+  // The bounds, for the fault's message; no dispatch follows, so no window
+  // (a count of 0).
+  router.prepareOwnerSlots(
+      main ? shape.producersOf(stage) : std::span<const ProducerEdge>(), 0);
   if (result.stopReason == decision::kStopKernelFault) {
     sluice_rt_fault fault{};
     fault.code = uint32_t(words[SLUICE_FAULT_WORD_CODE]);

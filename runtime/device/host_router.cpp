@@ -239,7 +239,7 @@ Status HostRouter::allocateTables(Memory &memory) {
 void HostRouter::reset() {
   if (!allocated_)
     return;
-  // The sets and free rings take time in proportion to the pool and the
+  // The sets take time in proportion to the pool and the
   // capacities (a millisecond at 1,048,576 frames and slots): refilled only
   // when a run used them since the last reset(), since a renderer's pass
   // resets the device two or three times before its run.
@@ -247,17 +247,13 @@ void HostRouter::reset() {
     freeFrames.fill(); // frame 0 is refilled first
     for (FrameSet &queue : mainQueues)
       queue.clear();
-    for (OwnerStorage &owner : owners) {
-      for (uint32_t slot = 0; slot < owner.capacity; ++slot)
-        owner.freeRing[slot] = slot;
+    for (OwnerStorage &owner : owners)
       owner.freeSlots.fill();
-    }
     queuesUsed_ = false;
   }
   for (uint32_t o = 0; o < owners.size(); ++o) {
     OwnerStorage &owner = owners[o];
     owner.allocHead = 0;
-    owner.freeTail = owner.capacity;
     owner.window = 0;
     for (IndexQueue &queue : owner.stageQueues)
       queue.clear();
@@ -468,7 +464,7 @@ bool HostRouter::beginDispatch(uint32_t stage, uint32_t count,
     }
     queue.popFront(count, invocations.data());
     lastOrder = 0;
-    prepareOwnerSlots({});
+    prepareOwnerSlots({}, count);
     args.owner = ref.owner;
     args.owner_stage = ref.ownerStage;
     args.publish_stride = 0;
@@ -642,7 +638,6 @@ void HostRouter::routeAuxiliary(const sluice_rt_kernel_args &args) {
       break;
     }
   }
-  owner.freeTail += released;
   owner.live -= released;
   owner.released += released;
 }

@@ -108,12 +108,10 @@ struct OwnerStorage {
   uint64_t itemStride = 0;          // itemSize rounded up to 16 bytes
   unsigned char *payload = nullptr; // capacity * itemStride, device memory
   // The kernels allocate from the ring (sluice_rt_owner_slots: positions
-  // from *alloc_head below alloc_limit). A producer dispatch's window is
-  // filled from `freeSlots` (below); freeTail - allocHead == capacity - live
-  // still counts the free slots.
+  // from *alloc_head below alloc_limit); only a producer dispatch's window
+  // (below) holds free slots, filled from `freeSlots`.
   std::vector<uint32_t> freeRing;
   uint64_t allocHead = 0; // advanced by kernels through atomic_ref
-  uint64_t freeTail = 0;
   // The free slots, handed out lowest first: a producer dispatch's window
   // (ring positions [windowHead, windowHead + window)) holds the `window`
   // lowest, ascending; the positions its kernels did not take go back after
@@ -174,7 +172,7 @@ public:
   // Frames free, owners empty, counters 0, no pending error. No-op before a
   // successful allocate().
   void reset();
-  // A run of a device that changes the frame sets or the free rings itself
+  // A run of a device that changes the frame sets or the free slots itself
   // (not through refill() and beginDispatch()) says so after its reset(),
   // so that the next reset() refills them.
   void markQueuesUsed() { queuesUsed_ = true; }
@@ -270,7 +268,7 @@ public:
   // dispatch of `count` invocations of a stage with `producers`, and the
   // window of the owners it publishes into (their lowest free slots).
   void prepareOwnerSlots(std::span<const ProducerEdge> producers,
-                         uint32_t count = 0);
+                         uint32_t count);
   // Orders invocations[0, count) of main stage `stage` stably by its sort
   // key, when sorting is on and the stage has one.
   Status sortByKey(uint32_t stage, uint32_t count);
@@ -298,7 +296,7 @@ private:
   std::string deviceLabel_;
   bool hostKernels_ = true;
   bool allocated_ = false;
-  // The frame sets or free rings changed since the last reset().
+  // The frame sets or free slots changed since the last reset().
   bool queuesUsed_ = true;
   Status pendingError_; // sticky until reset()
   Memory *memory_ = nullptr;

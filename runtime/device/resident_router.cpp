@@ -106,7 +106,7 @@ bool dispatchResident(HostRouter &router, ResidentState &state,
     args.owner = SLUICE_RT_NO_OWNER;
     args.publish_stride = shape.publishStride(stage);
   } else {
-    router.prepareOwnerSlots({});
+    router.prepareOwnerSlots({}, count);
     args.owner = ref.owner;
     args.owner_stage = ref.ownerStage;
     args.publish_stride = 0;
@@ -160,7 +160,6 @@ bool dispatchResident(HostRouter &router, ResidentState &state,
       state.slotStage[ref.owner][slot] = kNone;
       // The kernels allocate from the free slots' windows (KernelABI.h).
       owner.freeSlots.insert(slot);
-      ++owner.freeTail;
       --c.ownerLive[ref.owner];
       ++c.ownerReleased[ref.owner];
       ++deltas.released;
@@ -222,7 +221,7 @@ Status runResidentLoop(HostRouter &router, const ResidentRun &run,
     return Status::error(ErrorKind::InvalidState,
                          "device placement: a run before allocate()");
   router.reset();
-  router.markQueuesUsed(); // the loop routes into the free rings itself
+  router.markQueuesUsed(); // the loop routes into the free slots itself
   router.setFrameSorting(run.sorting);
   log = ResidentLog();
   if (!router.checkLaneLimit(run.lanes)) {

@@ -445,7 +445,7 @@ TEST(FrameOrder, CpuDeviceRunsASortedStageInKeyOrder) {
 }
 
 //===----------------------------------------------------------------------===//
-// reset(): the sets and free rings refilled only after they were used
+// reset(): the sets and free slots refilled only after they were used
 //===----------------------------------------------------------------------===//
 
 // Main stages "emit" (which publishes at most one item) and "next", one
@@ -490,8 +490,9 @@ TEST(HostRouterReset, RefillsWhatARunUsedAndOnlyThat) {
     EXPECT_EQ(router.freeFrames.size(), kFrames);
     EXPECT_EQ(router.mainQueues[0].size(), 0u);
     EXPECT_EQ(router.mainQueues[1].size(), 0u);
+    EXPECT_EQ(router.owners[0].freeSlots.size(), 8u);
     for (uint32_t slot = 0; slot < 8; ++slot)
-      EXPECT_EQ(router.owners[0].freeRing[slot], slot);
+      EXPECT_TRUE(router.owners[0].freeSlots.contains(slot)) << slot;
     // The lowest frames come first again.
     std::vector<uint32_t> lowest(3);
     FrameSet copy = router.freeFrames;
@@ -514,9 +515,9 @@ TEST(HostRouterReset, RefillsWhatARunUsedAndOnlyThat) {
   expectFresh("after a dispatch");
   router.reset(); // nothing used since: nothing to refill
   expectFresh("reset twice");
-  // A device placement's own loop writes the free ring and says so.
-  std::reverse(router.owners[0].freeRing.begin(),
-               router.owners[0].freeRing.end());
+  // A device placement's own loop takes free slots and says so.
+  std::vector<uint32_t> taken(3);
+  router.owners[0].freeSlots.popLowest(3, taken.data());
   router.markQueuesUsed();
   router.reset();
   expectFresh("after markQueuesUsed()");
