@@ -3,6 +3,8 @@
 #   [LAYOUT <soa|aos>]              (default: soa)
 #   [CHECK_BOUNDS]
 #   [CPU <generic|native|x86-64-v2|x86-64-v3|x86-64-v4>]  (default: generic)
+#   [CPU_SIMD <N>]                  (lanes a CPU stage kernel runs at a time
+#                                    in vector registers; default 0: one)
 #   [CAPACITIES <NAME=N>...]
 #   [OUTPUT <path>])                (default: <binary dir>/<target>.sluice)
 #
@@ -26,7 +28,7 @@
 # the Sluice tree), else the installed Sluice::sluice-translate that
 # find_package(Sluice) imports.
 function(sluice_add_program target source)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "CHECK_BOUNDS" "LAYOUT;CPU;OUTPUT"
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "CHECK_BOUNDS" "LAYOUT;CPU;CPU_SIMD;OUTPUT"
                         "BACKENDS;CAPACITIES")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "sluice_add_program(${target}): unknown arguments: "
@@ -82,6 +84,13 @@ function(sluice_add_program target source)
             --sluice-layout=${ARG_LAYOUT} --sluice-cpu=${ARG_CPU})
   if(ARG_CHECK_BOUNDS)
     list(APPEND flags --sluice-check-bounds)
+  endif()
+  if(ARG_CPU_SIMD)
+    if(NOT ARG_CPU_SIMD MATCHES "^[0-9]+$")
+      message(FATAL_ERROR "sluice_add_program(${target}): CPU_SIMD takes a "
+                          "lane count, got '${ARG_CPU_SIMD}'")
+    endif()
+    list(APPEND flags --sluice-cpu-simd=${ARG_CPU_SIMD})
   endif()
   foreach(capacity IN LISTS ARG_CAPACITIES)
     list(APPEND flags --sluice-capacity=${capacity})

@@ -46,6 +46,19 @@ void sluice::registerArtifactTranslation() {
       llvm::cl::desc("--sluice-to-artifact: LLVM optimization level of the CPU "
                      "kernels (0-3)"),
       llvm::cl::init(2), llvm::cl::cat(category));
+  static llvm::cl::opt<unsigned> cpuSimd(
+      "sluice-cpu-simd",
+      llvm::cl::desc("--sluice-to-artifact: lanes a CPU stage kernel runs at "
+                     "a time in vector registers, masked where they diverge "
+                     "(docs/cpu-backend.md; 0 or 1: one at a time, the "
+                     "default)"),
+      llvm::cl::init(0), llvm::cl::cat(category));
+  static llvm::cl::opt<bool> cpuSimdAll(
+      "sluice-cpu-simd-all",
+      llvm::cl::desc("--sluice-to-artifact: with --sluice-cpu-simd, every "
+                     "stage kernel that can be vectorized, not only those "
+                     "where the cost model expects a gain"),
+      llvm::cl::init(false), llvm::cl::cat(category));
   static llvm::cl::opt<bool> checkBounds(
       "sluice-check-bounds",
       llvm::cl::desc("--sluice-to-artifact: bounds-check every access to a "
@@ -71,6 +84,8 @@ void sluice::registerArtifactTranslation() {
         options.capacities.assign(capacities.begin(), capacities.end());
         options.cpu = cpu;
         options.optLevel = optLevel;
+        options.laneVectorWidth = cpuSimd;
+        options.laneVectorAlways = cpuSimdAll;
         options.checkBounds = checkBounds;
         options.megakernelVote = megakernelVote;
         std::vector<unsigned char> artifact;

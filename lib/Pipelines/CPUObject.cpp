@@ -75,6 +75,9 @@ std::unique_ptr<llvm::TargetMachine> hostMachine(const CPUObjectOptions &options
     features = host.getString();
   } else if (triple.getArch() == llvm::Triple::x86_64) {
     cpu = options.cpu == "generic" ? "x86-64" : options.cpu;
+    if (options.fastGather &&
+        (options.cpu == "x86-64-v3" || options.cpu == "x86-64-v4"))
+      features = "+fast-gather";
   }
   llvm::TargetOptions targetOptions;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(

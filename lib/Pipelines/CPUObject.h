@@ -15,6 +15,11 @@ struct CPUObjectOptions {
   // the architecture) or an x86-64 microarchitecture level ("x86-64-v2",
   // "x86-64-v3", "x86-64-v4": LLVM's CPUs of those names).
   std::string cpu = "native";
+  // Tune for hardware gathers on an x86-64 level (LLVM's x86-64-v3 and v4
+  // assume Haswell's slow ones and expand every masked gather into a branch
+  // per lane): for vectorized lane loops (docs/cpu-backend.md, "Lanes in
+  // vector registers"), whose frame and buffer reads are gathers.
+  bool fastGather = false;
   std::string exportPrefix; // functions with this prefix stay exported
   std::vector<std::string> exportNames; // and these (owner policy hooks)
 };

@@ -98,6 +98,8 @@ void buildWaveToCPUPipeline(OpPassManager &pm,
   ConvertGPUToCPUOptions gpu;
   gpu.forceCoroutines = options.forceCoroutines;
   gpu.coroutineLanes = options.coroutineLanes;
+  gpu.laneVectorWidth = options.laneVectorWidth;
+  gpu.laneVectorAlways = options.laneVectorAlways;
   pm.addPass(createConvertGPUToCPU(gpu));
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertToLLVMPass());
@@ -131,6 +133,8 @@ void buildHostToLLVMPipeline(OpPassManager &pm,
     ConvertGPUToCPUOptions gpu;
     gpu.forceCoroutines = options.forceCoroutines;
     gpu.coroutineLanes = options.coroutineLanes;
+    gpu.laneVectorWidth = options.laneVectorWidth;
+    gpu.laneVectorAlways = options.laneVectorAlways;
     pm.addPass(createConvertGPUToCPU(gpu));
   } else {
     ConvertGPULaunchToRuntimeOptions launch;
@@ -516,6 +520,8 @@ LogicalResult lowerToCPU(ModuleOp module, const WaveCompileOptions &options,
   WaveToCPUOptions cpu;
   cpu.forceCoroutines = options.forceCoroutines;
   cpu.coroutineLanes = options.coroutineLanes;
+  cpu.laneVectorWidth = options.laneVectorWidth;
+  cpu.laneVectorAlways = options.laneVectorAlways;
   buildWaveToCPUPipeline(pm, cpu);
   if (failed(pm.run(module)))
     return failure();
@@ -524,6 +530,7 @@ LogicalResult lowerToCPU(ModuleOp module, const WaveCompileOptions &options,
   CPUObjectOptions object;
   object.optLevel = options.optLevel;
   object.cpu = options.cpu;
+  object.fastGather = options.laneVectorWidth > 1;
   object.exportPrefix = SLUICE_CPU_BLOCK_PREFIX;
   for (const rt::CompiledOwner &owner : program.owners)
     for (const std::string &hook : owner.policyHooks)

@@ -157,6 +157,8 @@ int runHostProgram(ModuleOp module, const RunOptions &options) {
     host.backend = std::string(rt::backendKernels(options.run.backend));
     host.forceCoroutines = options.compile.forceCoroutines;
     host.coroutineLanes = options.compile.coroutineLanes;
+    host.laneVectorWidth = options.compile.laneVectorWidth;
+    host.laneVectorAlways = options.compile.laneVectorAlways;
     buildHostToLLVMPipeline(pm, host);
     if (failed(pm.run(module)))
       return rt::kExitFailure;

@@ -20,6 +20,7 @@
 // RUN: env SLUICE_WORKERS=1 sluice-run %s | FileCheck %s
 // RUN: env SLUICE_WORKERS=4 sluice-run %s | FileCheck %s
 // RUN: sluice-run --gpu-force-coroutines %s | FileCheck %s
+// RUN: sluice-run --cpu-simd=8 --cpu-simd-all %s | FileCheck %s
 // RUN: sluice-opt --convert-gpu-to-cpu %s | FileCheck %s --check-prefix=IR
 // CHECK: {{^}}64000{{$}}
 // CHECK-NEXT: {{^}}1024000{{$}}

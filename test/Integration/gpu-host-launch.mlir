@@ -16,6 +16,7 @@
 //    sum 3 * (120 + 32) = 456, elements 0 and 15: 6 and 51.
 // RUN: sluice-run %s | FileCheck %s
 // RUN: sluice-run --gpu-force-coroutines %s | FileCheck %s
+// RUN: sluice-run --cpu-simd=8 --cpu-simd-all %s | FileCheck %s
 // RUN: sluice-opt --sluice-host-to-llvm %s | FileCheck %s --check-prefix=LOWERED
 // CHECK: {{^}}31488{{$}}
 // CHECK-NEXT: {{^}}0{{$}}

@@ -3,6 +3,7 @@
 // type's width, every value equal).
 // RUN: sluice-run %s | %python %S/Inputs/gpu-integers.py check
 // RUN: sluice-run --gpu-force-coroutines %s | %python %S/Inputs/gpu-integers.py check
+// RUN: sluice-run --cpu-simd=8 --cpu-simd-all %s | %python %S/Inputs/gpu-integers.py check
 module attributes {gpu.container_module} {
   func.func private @sluice_print_i64(i64)
   gpu.module @kernels {

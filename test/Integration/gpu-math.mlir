@@ -6,6 +6,7 @@
 // out[64 k + i]; the host prints every element in order.
 // RUN: sluice-run %s | %python %S/Inputs/gpu-math.py check --backend=cpu
 // RUN: sluice-run --gpu-force-coroutines %s | %python %S/Inputs/gpu-math.py check --backend=cpu
+// RUN: sluice-run --cpu-simd=8 --cpu-simd-all %s | %python %S/Inputs/gpu-math.py check --backend=cpu
 module attributes {gpu.container_module} {
   func.func private @sluice_print_f64(f64)
   gpu.module @kernels {

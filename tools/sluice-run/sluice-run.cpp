@@ -45,6 +45,17 @@ static cl::opt<unsigned> gpuCoroutineLanes(
     "gpu-coroutine-lanes",
     cl::desc("Lanes per coroutine on the coroutine path (1: one coroutine per lane)"),
     cl::init(128), cl::cat(runCategory));
+static cl::opt<unsigned> cpuSimd(
+    "cpu-simd",
+    cl::desc("Lanes a CPU kernel's lane loop runs at a time in vector registers, "
+             "masked where they diverge, where the cost model expects a gain "
+             "(docs/cpu-backend.md; 0 or 1: one at a time, the default)"),
+    cl::init(0), cl::cat(runCategory));
+static cl::opt<bool> cpuSimdAll(
+    "cpu-simd-all",
+    cl::desc("With --cpu-simd: every lane loop that can be vectorized, not only "
+             "where the cost model expects a gain"),
+    cl::init(false), cl::cat(runCategory));
 static cl::opt<std::string> backend(
     "backend",
     cl::desc("Where gpu kernels run: cpu (JIT-compiled, the default), "
@@ -168,8 +179,10 @@ int main(int argc, char **argv) {
     return sluice::runtime::kExitBadInput;
   }
   if (!adapter->workers &&
-      (gpuForceCoroutines || gpuCoroutineLanes.getNumOccurrences() || waveWorkers.getNumOccurrences())) {
-    llvm::errs() << "sluice-run: --gpu-force-coroutines, --gpu-coroutine-lanes and --workers "
+      (gpuForceCoroutines || gpuCoroutineLanes.getNumOccurrences() ||
+       waveWorkers.getNumOccurrences() || cpuSimd.getNumOccurrences() || cpuSimdAll)) {
+    llvm::errs() << "sluice-run: --gpu-force-coroutines, --gpu-coroutine-lanes, --cpu-simd, "
+                    "--cpu-simd-all and --workers "
                     "choose how the CPU backend runs kernels; they do not apply to "
                     "--backend="
                  << backend << "\n";
@@ -229,6 +242,8 @@ int main(int argc, char **argv) {
   options.compile.capacities.assign(waveCapacities.begin(), waveCapacities.end());
   options.compile.forceCoroutines = gpuForceCoroutines;
   options.compile.coroutineLanes = gpuCoroutineLanes;
+  options.compile.laneVectorWidth = cpuSimd;
+  options.compile.laneVectorAlways = cpuSimdAll;
   options.compile.optLevel = optLevel;
   options.compile.printLowered = printLowered ? &llvm::outs() : nullptr;
   return sluice::runProgram(*module, options);

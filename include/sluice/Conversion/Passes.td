@@ -93,7 +93,16 @@ def ConvertGPUToCPU : Pass<"convert-gpu-to-cpu", "::mlir::ModuleOp"> {
            "Lanes per coroutine on the coroutine path (1: one coroutine per lane)">,
     Option<"subgroupSize", "subgroup-size", "unsigned", /*default=*/"32",
            "Lanes of a subgroup (a power of two from 1 to 128): gpu.subgroup_size, "
-           "and the lanes gpu.shuffle exchanges among">
+           "and the lanes gpu.shuffle exchanges among">,
+    Option<"laneVectorWidth", "lane-vector-width", "unsigned", /*default=*/"0",
+           "Lanes a fission lane loop runs at a time in vector registers, with "
+           "masks where they diverge (0 or 1: one at a time)">,
+    Option<"laneVectorAlways", "lane-vector-always", "bool", /*default=*/"false",
+           "With lane-vector-width: vectorize every lane loop that can be, "
+           "not only those where the cost model expects it to pay">,
+    Option<"laneVectorRemarks", "lane-vector-remarks", "bool", /*default=*/"false",
+           "With lane-vector-width: a remark at each kernel for each of its "
+           "lane loops, vectorized or why not (the cost model's figures)">
   ];
   let statistics = [
     Statistic<"numFissionKernels", "fission-kernels", "Kernels lowered by loop fission">,
@@ -103,11 +112,14 @@ def ConvertGPUToCPU : Pass<"convert-gpu-to-cpu", "::mlir::ModuleOp"> {
               "Per-lane arrays for values live across barriers">,
     Statistic<"numSuspendPoints", "suspend-points", "Barriers lowered to suspend points">,
     Statistic<"numAggregatedAdds", "aggregated-adds",
-              "Counter adds summed per block and added once (fission kernels)">
+              "Counter adds summed per block and added once (fission kernels)">,
+    Statistic<"numVectorLaneLoops", "vector-lane-loops",
+              "Lane loops run lane-vector-width lanes at a time">
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::func::FuncDialect",
                            "::mlir::arith::ArithDialect", "::mlir::scf::SCFDialect",
-                           "::mlir::memref::MemRefDialect", "::mlir::cf::ControlFlowDialect"];
+                           "::mlir::memref::MemRefDialect", "::mlir::cf::ControlFlowDialect",
+                           "::mlir::vector::VectorDialect"];
 }
 
 def ExpandGPUCollectives : Pass<"sluice-expand-gpu-collectives", "::mlir::ModuleOp"> {

@@ -72,6 +72,16 @@ struct WaveToCPUOptions : public mlir::PassPipelineOptions<WaveToCPUOptions> {
       *this, "coroutine-lanes",
       llvm::cl::desc("Lanes per coroutine on the coroutine path"),
       llvm::cl::init(128)};
+  Option<unsigned> laneVectorWidth{
+      *this, "lane-vector-width",
+      llvm::cl::desc("Lanes a fission lane loop runs at a time in vector "
+                     "registers (0 or 1: one at a time)"),
+      llvm::cl::init(0)};
+  Option<bool> laneVectorAlways{
+      *this, "lane-vector-always",
+      llvm::cl::desc("With lane-vector-width: every lane loop that can be, "
+                     "not only where the cost model expects it to pay"),
+      llvm::cl::init(false)};
 };
 
 /// The gpu hand-off's stage kernels to block functions in the LLVM dialect.
@@ -98,6 +108,16 @@ struct HostToLLVMOptions : public mlir::PassPipelineOptions<HostToLLVMOptions> {
       *this, "coroutine-lanes",
       llvm::cl::desc("cpu: lanes per coroutine on the coroutine path"),
       llvm::cl::init(128)};
+  Option<unsigned> laneVectorWidth{
+      *this, "lane-vector-width",
+      llvm::cl::desc("cpu: lanes a fission lane loop runs at a time in "
+                     "vector registers (0 or 1: one at a time)"),
+      llvm::cl::init(0)};
+  Option<bool> laneVectorAlways{
+      *this, "lane-vector-always",
+      llvm::cl::desc("With lane-vector-width: every lane loop that can be, "
+                     "not only where the cost model expects it to pay"),
+      llvm::cl::init(false)};
 };
 
 /// A host program (func.func @main with gpu.launch_func, cohort graphs) to
@@ -121,6 +141,12 @@ struct WaveCompileOptions {
   bool checkBounds = false;
   bool forceCoroutines = false;        // CPU backend only
   unsigned coroutineLanes = 128;       // CPU backend only
+  // CPU backend only: lanes a fission lane loop runs at a time in vector
+  // registers, masked where they diverge (docs/cpu-backend.md, "Lanes in
+  // vector registers"); 0 or 1: one at a time.
+  unsigned laneVectorWidth = 0;
+  bool laneVectorAlways = false; // every lane loop that can be, not only
+                                 // where the cost model expects a gain
   unsigned optLevel = 2;               // CPU object code, 0..3
   // The CPU the object code targets: "native" (this machine's CPU and
   // features), "generic" (the baseline of the host's architecture, so an

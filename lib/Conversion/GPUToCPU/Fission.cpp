@@ -706,6 +706,7 @@ private:
       loop.threadId[d] = laneLoop.getInductionVar();
       builder.setInsertionPoint(laneLoop.getBody()->getTerminator());
     }
+    loop.innermost->setAttr(kLaneLoopAttrName, builder.getUnitAttr());
     // Lane indices never wrap: say so, so that LLVM can bound the accesses of
     // per-lane arrays and vectorize the lane loop.
     auto noWrap =
@@ -1206,6 +1207,13 @@ LogicalResult lowerByFission(KernelContext &context,
                  .run(reason)))
     return failure();
   replaceBlockQueries(function, environment);
+  SmallVector<std::string> decisions;
+  result.vectorLaneLoops =
+      vectorizeLaneLoops(function, context.laneVectorWidth,
+                         context.laneVectorAlways, &decisions);
+  if (context.laneVectorRemarks)
+    for (const std::string &decision : decisions)
+      context.kernel.emitRemark("lane loop ") << decision;
   SmallVector<Value> counters;
   for (auto [position, value] : llvm::enumerate(environment.kernelArguments))
     if (context.kernel.getArgAttr(position, kCountersAttrName))

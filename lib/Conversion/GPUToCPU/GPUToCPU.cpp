@@ -12,6 +12,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace sluice {
@@ -196,6 +197,9 @@ struct ConvertGPUToCPUPass
         KernelContext context{kernel,  module,        symbols,
                               runtime, typeConverter, std::nullopt};
         context.subgroupSize = subgroupSize;
+        context.laneVectorWidth = laneVectorWidth;
+        context.laneVectorAlways = laneVectorAlways;
+        context.laneVectorRemarks = laneVectorRemarks;
         context.hasShuffles =
             kernel.walk([](gpu::ShuffleOp) { return WalkResult::interrupt(); })
                 .wasInterrupted();
@@ -216,6 +220,7 @@ struct ConvertGPUToCPUPass
         } else if (reason.empty()) {
           ++numFissionKernels;
           numAggregatedAdds += result.aggregatedAdds;
+          numVectorLaneLoops += result.vectorLaneLoops;
           numLaneLoops += result.laneLoops;
           numPerLaneArrays += result.spilledValues;
           lowered[{gpuModule.getSymNameAttr(),

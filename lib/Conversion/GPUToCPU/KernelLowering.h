@@ -40,6 +40,8 @@ struct KernelLoweringResult {
   unsigned groupLanes = 0;
   // Fission: counter adds summed per block (aggregateCounterAdds).
   unsigned aggregatedAdds = 0;
+  // Fission: lane loops run in vector registers (vectorizeLaneLoops).
+  unsigned vectorLaneLoops = 0;
 };
 
 /// Declares the runtime's C ABI functions in the host module on first use.
@@ -80,6 +82,13 @@ struct KernelContext {
   /// The kernel exchanges values through gpu.shuffle: its coroutines are one
   /// subgroup each.
   bool hasShuffles = false;
+  /// Lanes a fission lane loop runs at a time in vector registers (0 or 1:
+  /// one at a time).
+  unsigned laneVectorWidth = 0;
+  /// Vectorize every lane loop that can be, not only where it pays.
+  bool laneVectorAlways = false;
+  /// A remark at the kernel for every lane loop: vectorized or why not.
+  bool laneVectorRemarks = false;
 };
 
 /// The LLVM struct type of a kernel's argument record.
@@ -139,6 +148,19 @@ inline constexpr llvm::StringLiteral kCountersAttrName =
 /// whose body is inline (fission); returns the adds rewritten.
 unsigned aggregateCounterAdds(mlir::func::FuncOp blockFunction,
                               llvm::ArrayRef<mlir::Value> counterBuffers);
+
+/// The unit attribute fission puts on the innermost loop of a lane loop nest
+/// (the loop vectorizeLaneLoops takes); removed when that has run.
+inline constexpr llvm::StringLiteral kLaneLoopAttrName = "sluice.lane_loop";
+
+/// Runs the lane loops of `blockFunction` `width` lanes at a time in vector
+/// registers, with masks for lanes that diverge (VectorizeLanes.cpp), where
+/// that is likely to pay or `always`; a loop holding something it cannot
+/// vectorize, or that would not pay, stays scalar. With `decisions`, says of
+/// each loop what became of it and why. Returns the loops vectorized.
+unsigned vectorizeLaneLoops(mlir::func::FuncOp blockFunction, unsigned width,
+                            bool always,
+                            llvm::SmallVectorImpl<std::string> *decisions);
 
 /// Replaces gpu.block_id / block_dim / grid_dim ops under `root` with the
 /// environment's values.
