@@ -9,7 +9,11 @@
 # texture patterns, four code paths among the diffuse materials). Prints
 # wavefront/megakernel and sorted/unsorted from the same run, the best frame
 # pool of each wavefront variant, and where the time of the best wavefront
-# run goes (kernels, sorting, the rest of the host's iteration).
+# run goes (kernels, sorting, the rest of the host's iteration). When the
+# build's artifact runs stage kernels several lanes at a time in vector
+# registers (docs/cpu-backend.md, "Lanes in vector registers"), the same
+# program compiled a lane at a time runs beside it (its best pool), and the
+# summary gives the ratio.
 #
 # usage: bench/pathtracer/run.sh [build-dir] [options]
 #   --size WxHxSPP     image and samples (default 256x256x16, about two
@@ -45,6 +49,7 @@ while [ $# -gt 0 ]; do
 done
 root=$(cd "$(dirname "$0")/../.." && pwd)
 render=$build/bin/sluice-render
+translate=$build/bin/sluice-translate
 reference=$build/bin/pathtracer-reference
 artifact=$build/examples/pathtracer/pathtracer.sluice
 for f in "$render" "$reference" "$artifact"; do
@@ -57,11 +62,21 @@ IFS=x read -r width height spp <<<"$size"
 scenes=$root/examples/pathtracer/scenes
 threads=$workers
 [ "$threads" = 0 ] && threads=$(nproc)
+# The same program, every stage kernel a lane at a time, for the build's CPU.
+scalar=$(mktemp -d)
+trap 'rm -rf "$scalar"' EXIT
+cpu_level=generic
+if strings "$artifact" | grep '"isa": *"x86-64-v3"' > /dev/null; then
+  cpu_level=x86-64-v3
+fi
+"$translate" --sluice-to-artifact --sluice-backends=cpu --sluice-cpu=$cpu_level \
+  --sluice-cpu-simd=0 "$root/examples/pathtracer/pathtracer.mlir" -o "$scalar/scalar.sluice"
+export BENCH_SCALAR=$scalar/scalar.sluice BENCH_CPU=$cpu_level
 export BENCH_RENDER=$render BENCH_REFERENCE=$reference BENCH_ARTIFACT=$artifact \
   BENCH_SCENES=$scenes BENCH_W=$width BENCH_H=$height BENCH_SPP=$spp \
   BENCH_OCTAVES=$octaves BENCH_POOLS=$pools BENCH_WORKERS=$workers \
   BENCH_THREADS=$threads BENCH_REPEAT=$repeat BENCH_ONE_PASS=$one_pass
-exec /usr/bin/python3 - <<'PY'
+/usr/bin/python3 - <<'PY'
 import os, re, subprocess, sys, tempfile
 env = os.environ
 W, H, SPP = int(env["BENCH_W"]), int(env["BENCH_H"]), int(env["BENCH_SPP"])
@@ -78,10 +93,10 @@ pass_args = ["--pass-spp", str(pass_spp)] if one_pass else []
 def scene(name):
     return os.path.join(env["BENCH_SCENES"], name + ".json")
 
-def render(file, octaves, schedule, pool, sort):
+def render(file, octaves, schedule, pool, sort, artifact=None):
     best = None
     for _ in range(repeat):
-        cmd = [env["BENCH_RENDER"], "--artifact", env["BENCH_ARTIFACT"],
+        cmd = [env["BENCH_RENDER"], "--artifact", artifact or env["BENCH_ARTIFACT"],
                "--scene", file, "--width", str(W),
                "--height", str(H), "--spp", str(SPP), *pass_args,
                "--schedule", schedule, "--frame-pool", str(pool),
@@ -140,6 +155,14 @@ for name, file, octaves in (("plain", "cornell-box", 0),
             r = tried[p]
             print("%-12s %-28s %10.3f %12.3f %12d" % (label,
                   "wavefront sort=%s pool=%d" % (sort, p), r["mrays"], r["wall"], r["rays"]))
+    # The same program a lane at a time, at the best pools.
+    scalar = {}
+    for sort in ("off", "on"):
+        scalar[sort] = render(file, octaves, "wavefront", rows[sort][0], sort,
+                              env["BENCH_SCALAR"])
+        print("%-12s %-28s %10.3f %12.3f %12d" % (label,
+              "1 lane: sort=%s pool=%d" % (sort, rows[sort][0]),
+              scalar[sort]["mrays"], scalar[sort]["wall"], scalar[sort]["rays"]))
     # The megakernel at sluice-render's default pool for it (8,192 frames:
     # as fast as 1,024, faster than 65,536, whose frames leave the caches).
     machine = render(file, octaves, "state-machine", 8192, "off")
@@ -153,17 +176,19 @@ for name, file, octaves in (("plain", "cornell-box", 0),
     if machine["rays"] != rows["off"][1]["rays"] or rows["on"][1]["rays"] != machine["rays"]:
         print("%-12s ERROR: the schedules traced different rays (%d, %d, %d)"
               % (label, rows["off"][1]["rays"], rows["on"][1]["rays"], machine["rays"]))
-    summary.append((label, rows, machine, peer, octaves))
+    summary.append((label, rows, machine, peer, octaves, scalar))
 
 print()
-print("%-12s %12s %12s %16s %16s %14s" % ("scene", "best unsorted", "best sorted",
-      "wavefront/mega", "sorted/unsorted", "ours/reference"))
-for label, rows, machine, peer, octaves in summary:
+print("%-12s %12s %12s %16s %16s %14s %14s" % ("scene", "best unsorted", "best sorted",
+      "wavefront/mega", "sorted/unsorted", "ours/reference", "build/1 lane"))
+for label, rows, machine, peer, octaves, scalar in summary:
     (pu, u), (ps, s) = rows["off"], rows["on"]
     best = max(u["mrays"], s["mrays"])
-    print("%-12s %12s %12s %15.3fx %15.3fx %13.3fx" % (label,
+    one_lane = max(scalar["off"]["mrays"], scalar["on"]["mrays"])
+    print("%-12s %12s %12s %15.3fx %15.3fx %13.3fx %13.3fx" % (label,
           "%.3f@%d" % (u["mrays"], pu), "%.3f@%d" % (s["mrays"], ps),
-          best / machine["mrays"], s["mrays"] / u["mrays"], best / peer["mrays"]))
+          best / machine["mrays"], s["mrays"] / u["mrays"], best / peer["mrays"],
+          best / one_lane))
     target = "met" if best >= machine["mrays"] else "NOT met"
     if octaves:
         print("%-12s target (wavefront not slower than the megakernel): %s"
@@ -172,7 +197,7 @@ for label, rows, machine, peer, octaves in summary:
 print()
 print("where the time goes (the fastest run of each wavefront variant, its --stats line%s):"
       % ("" if one_pass else ": its last pass"))
-for label, rows, machine, peer, octaves in summary:
+for label, rows, machine, peer, octaves, scalar in summary:
     for sort in ("off", "on"):
         pool, r = rows[sort]
         m = re.search(r"(\d+) dispatches, ([0-9.]+) ms in dispatch\(\) of which "
