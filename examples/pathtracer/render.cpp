@@ -122,8 +122,11 @@ void printUsage(std::FILE *out) {
       "                       a Vulkan CPU device such as lavapipe)\n"
       "  --sort on|off        order the frames of a dispatch of a stage with\n"
       "                       a sort_by key (\"shade\": the material) by that\n"
-      "                       key (default off: this scene's shading diverges\n"
-      "                       too little to pay for it; wavefront only)\n"
+      "                       key (wavefront only; default on for cpu and\n"
+      "                       cpu-staged, whose shading then runs 8 lanes at\n"
+      "                       a time in vector registers on an x86-64-v3\n"
+      "                       build, off on a GPU, where it costs more than\n"
+      "                       it saves for these scenes)\n"
       "  --sort-buckets N     0 (default): by the key's value; N >= 1: by the\n"
       "                       bucket key mod N\n"
       "  --sort-partition N   sort every run of N consecutive frames of a\n"
@@ -191,11 +194,14 @@ bool parseNumber(std::string_view text, uint32_t &out) {
 // Parses argv into `options`; returns -1 to go on, else an exit code.
 int parseArguments(int argc, char **argv, Options &options) {
   // A renderer's defaults, where sluice-run-artifact's differ: the
-  // scheduler where it runs faster, and no coherence sorting, which costs
-  // this scene more than it saves on every backend (docs/runtime.md,
-  // "Coherence sorting": 3-7% on hip and Vulkan, 1-7% on the CPU).
+  // scheduler where it runs faster, and coherence sorting where it pays
+  // (set once the backend is known): on the CPU, whose vectorized "shade"
+  // runs a vector of one material's lanes (1.03x on the plain and heavy
+  // scenes, 1.27x on the divergent one, bench/pathtracer/README.md), not on
+  // a GPU (docs/runtime.md, "Coherence sorting": 3-7% slower on hip and
+  // Vulkan).
   options.run.placement = "auto";
-  options.run.sort = "off";
+  options.run.sort.clear();
   struct Valued {
     const char *name;
     std::string *text = nullptr;
@@ -338,6 +344,11 @@ int checkOptions(Options &options) {
                       "--pass-spp or the resolution)");
   options.run.tool = kTool;
   options.run.lanes = uint32_t(lanes);
+  if (options.run.sort.empty())
+    options.run.sort = options.run.backend == "cpu" ||
+                               options.run.backend == "cpu-staged"
+                           ? "on"
+                           : "off";
   if (int code = rt::checkRunOptions(options.run); code != rt::kExitSuccess)
     return code;
   const rt::BackendAdapter *adapter =
