@@ -130,6 +130,32 @@ private:
 
   bool isVarying(Value value) const { return varying.count(value); }
 
+  /// The vector types of `types`, or failure naming `op` and the first type
+  /// that has none (a vector or a memref the lanes would each hold).
+  LogicalResult vectorTypes(Operation *op, TypeRange types,
+                            SmallVectorImpl<Type> &out) {
+    for (Type type : types) {
+      if (!hasVector(type)) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        os << type;
+        return fail(op, "has a value of type " + text +
+                            " for each lane, which has no vector form");
+      }
+      out.push_back(vectorType(type));
+    }
+    return success();
+  }
+
+  /// Fails unless a gather or scatter through `memref` can index it.
+  LogicalResult oneDimensional(Operation *op, MemRefType type) {
+    if (type.getRank() == 1)
+      return success();
+    return fail(op, "reads or writes a " + Twine(type.getRank()) +
+                        "-dimensional memref at a lane index (gathers and "
+                        "scatters take one dimension)");
+  }
+
   Value uniform(Value value) { return scalars.lookupOrDefault(value); }
 
   /// The vector of `value`: its varying form, or its uniform one broadcast.
@@ -255,17 +281,18 @@ private:
   bool readsVaryingIndex(memref::AtomicRMWOp add) {
     return llvm::any_of(add.getIndices(),
                         [&](Value index) { return isVarying(index); }) ||
-           isVarying(add.getMemref()) || privateArrays.count(add.getMemref());
+           privateArrays.count(add.getMemref()) || views.count(add.getMemref());
   }
 
   LogicalResult emitElementwise(Operation *op, Value mask) {
     Location loc = op->getLoc();
+    SmallVector<Type> operandTypes, types;
+    if (failed(vectorTypes(op, op->getOperandTypes(), operandTypes)) ||
+        failed(vectorTypes(op, op->getResultTypes(), types)))
+      return failure();
     SmallVector<Value> operands;
-    for (Value operand : op->getOperands()) {
-      if (!hasVector(operand.getType()))
-        return fail(op, "has an operand without a vector type");
+    for (Value operand : op->getOperands())
       operands.push_back(vectorOf(operand, loc));
-    }
     // An inactive lane may hold any value: it divides by one.
     if (isa<arith::DivUIOp, arith::DivSIOp, arith::RemUIOp, arith::RemSIOp,
             arith::CeilDivUIOp, arith::CeilDivSIOp, arith::FloorDivSIOp>(op)) {
@@ -277,12 +304,6 @@ private:
                   getElementTypeOrSelf(operands[1].getType()), 1)));
       operands[1] =
           arith::SelectOp::create(builder, loc, mask, operands[1], one);
-    }
-    SmallVector<Type> types;
-    for (Type type : op->getResultTypes()) {
-      if (!hasVector(type))
-        return fail(op, "has a result without a vector type");
-      types.push_back(vectorType(type));
     }
     profile.vectorOps += weight;
     OperationState state(loc, op->getName(), operands, types,
@@ -301,17 +322,15 @@ private:
     // result stays unused, so an atomic add stays one that AggregateCounters
     // can sum).
     SmallVector<Value> results;
+    for (Value result : op->getResults())
+      if (!result.use_empty())
+        results.push_back(result);
     SmallVector<Type> types;
+    if (failed(vectorTypes(op, ValueRange(results).getTypes(), types)))
+      return failure();
     SmallVector<Value> inits;
-    for (Value result : op->getResults()) {
-      if (result.use_empty())
-        continue;
-      if (!hasVector(result.getType()))
-        return fail(op, "has a result without a vector type");
-      results.push_back(result);
-      types.push_back(vectorType(result.getType()));
-      inits.push_back(zeros(types.back(), loc));
-    }
+    for (Type type : types)
+      inits.push_back(zeros(type, loc));
     // The varying values `op` reads, in a stable order.
     llvm::SetVector<Value> reads;
     op->walk([&](Operation *inner) {
@@ -384,7 +403,8 @@ private:
     if (isVarying(view.getSource()) || !view.getSizes().empty() ||
         type.getRank() != 1 || !element.isIntOrFloat() ||
         element.getIntOrFloatBitWidth() % 8 != 0)
-      return fail(view, "is a per-lane view this file cannot gather from");
+      return fail(view, "is a view at a lane-dependent offset of other than a "
+                        "one-dimensional array of integers or floats");
     int64_t bytes = element.getIntOrFloatBitWidth() / 8;
     Value source = uniform(view.getSource());
     Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
@@ -483,15 +503,16 @@ private:
           zeros(type, loc));
       return success();
     }
-    if (isVarying(load.getMemref()))
-      return fail(load, "reads a memref that differs between lanes");
+    // (A memref is never varying: vectorTypes refuses it.)
     if (!readsVarying(load)) {
       builder.clone(*load, scalars);
       return success();
     }
-    if (load.getMemRefType().getRank() != 1 || !hasVector(element))
-      return fail(load, "gathers from a memref that is not one-dimensional");
-    VectorType type = vectorType(element);
+    SmallVector<Type> types;
+    if (failed(oneDimensional(load, load.getMemRefType())) ||
+        failed(vectorTypes(load, element, types)))
+      return failure();
+    VectorType type = cast<VectorType>(types.front());
     Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
     varying[load.getResult()] = gather(loc, type, uniform(load.getMemref()), ValueRange{zero},
         vectorOf(load.getIndices()[0], loc), mask, zeros(type, loc));
@@ -528,16 +549,15 @@ private:
                                 at, mask, vectorOf(store.getValue(), loc));
       return success();
     }
-    if (isVarying(store.getMemref()))
-      return fail(store, "writes a memref that differs between lanes");
     if (!readsVarying(store)) {
       // The same value to the same place: once, for the active lanes.
       builder.clone(*store, scalars);
       return success();
     }
-    if (store.getMemRefType().getRank() != 1 ||
-        !hasVector(store.getValue().getType()))
-      return fail(store, "scatters to a memref that is not one-dimensional");
+    SmallVector<Type> types;
+    if (failed(oneDimensional(store, store.getMemRefType())) ||
+        failed(vectorTypes(store, store.getValue().getType(), types)))
+      return failure();
     Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
     scatter(loc, uniform(store.getMemref()),
                               ValueRange{zero},
@@ -546,16 +566,6 @@ private:
     return success();
   }
 
-  /// The vector types of `types`, or failure naming `op`.
-  LogicalResult vectorTypes(Operation *op, TypeRange types,
-                            SmallVectorImpl<Type> &out) {
-    for (Type type : types) {
-      if (!hasVector(type))
-        return fail(op, "has a value without a vector type");
-      out.push_back(vectorType(type));
-    }
-    return success();
-  }
 
   /// Emits `region`'s block under `mask` and yields the vectors of its
   /// terminator's operands.
@@ -841,12 +851,9 @@ private:
         if (operand.getParentBlock() == block && operand.getDefiningOp())
           escaping.insert(operand);
       SmallVector<Type> types;
-      for (Value value : escaping) {
-        if (!hasVector(value.getType()))
-          return fail(value.getDefiningOp(), "leaves its block as a value "
-                                             "without a vector type");
-        types.push_back(vectorType(value.getType()));
-      }
+      for (Value value : escaping)
+        if (failed(vectorTypes(value.getDefiningOp(), value.getType(), types)))
+          return failure();
       auto guarded = createIf(loc, types, any(blockMask, loc));
       {
         OpBuilder::InsertionGuard guard(builder);
@@ -876,8 +883,9 @@ private:
           it->second = arith::OrIOp::create(builder, loc, it->second, edgeMask);
         for (auto [argument, operand] :
              llvm::zip(successor->getArguments(), operands)) {
-          if (!hasVector(argument.getType()))
-            return fail(terminator, "passes a value without a vector type");
+          SmallVector<Type> type;
+          if (failed(vectorTypes(terminator, argument.getType(), type)))
+            return failure();
           Value incoming = vectorOf(operand, loc);
           auto known = varying.find(argument);
           if (first || known == varying.end())

@@ -223,3 +223,105 @@ module attributes {gpu.container_module} {
 // CHECK-NOT: vector
 // CHECK: return
 // ALWAYS-REMARK: remark: lane loop left scalar: 'scf.execute_region' has a cycle in its control flow
+
+// -----
+
+// What stays scalar, and why (each kernel's remark names the operation).
+module attributes {gpu.container_module} {
+  gpu.module @m {
+    gpu.func @vector_value(%out: memref<?xf32>) kernel {
+      %t = gpu.thread_id x
+      %i = arith.index_cast %t : index to i32
+      %f = arith.sitofp %i : i32 to f32
+      %v = vector.broadcast %f : f32 to vector<4xf32>
+      %e = vector.extract %v[0] : f32 from vector<4xf32>
+      memref.store %e, %out[%t] : memref<?xf32>
+      gpu.return
+    }
+    gpu.func @two_dimensional(%in: memref<?x4xf32>, %out: memref<?xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %t = gpu.thread_id x
+      %v = memref.load %in[%t, %c0] : memref<?x4xf32>
+      memref.store %v, %out[%t] : memref<?xf32>
+      gpu.return
+    }
+    gpu.func @private_atomic(%out: memref<?xi32>) kernel {
+      %c0 = arith.constant 0 : index
+      %one = arith.constant 1 : i32
+      %t = gpu.thread_id x
+      %a = memref.alloca() : memref<1xi32>
+      memref.store %one, %a[%c0] : memref<1xi32>
+      %old = memref.atomic_rmw addi %one, %a[%c0] : (i32, memref<1xi32>) -> i32
+      memref.store %old, %out[%t] : memref<?xi32>
+      gpu.return
+    }
+    gpu.func @square_view(%bytes: memref<?xi8>, %out: memref<?xf32>) kernel {
+      %c0 = arith.constant 0 : index
+      %c16 = arith.constant 16 : index
+      %t = gpu.thread_id x
+      %at = arith.muli %t, %c16 : index
+      %view = memref.view %bytes[%at][] : memref<?xi8> to memref<2x2xf32>
+      %v = memref.load %view[%c0, %c0] : memref<2x2xf32>
+      memref.store %v, %out[%t] : memref<?xf32>
+      gpu.return
+    }
+    gpu.func @square_array(%out: memref<?xi32>) kernel {
+      %c0 = arith.constant 0 : index
+      %t = gpu.thread_id x
+      %i = arith.index_cast %t : index to i32
+      %a = memref.alloca() : memref<2x2xi32>
+      memref.store %i, %a[%c0, %c0] : memref<2x2xi32>
+      %v = memref.load %a[%c0, %c0] : memref<2x2xi32>
+      memref.store %v, %out[%t] : memref<?xi32>
+      gpu.return
+    }
+    gpu.func @lane_step(%out: memref<?xi32>) kernel {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %c64 = arith.constant 64 : index
+      %zero = arith.constant 0 : i32
+      %one = arith.constant 1 : i32
+      %t = gpu.thread_id x
+      %step = arith.addi %t, %c1 : index
+      %n = scf.for %i = %c0 to %c64 step %step iter_args(%k = %zero) -> i32 {
+        %k1 = arith.addi %k, %one : i32
+        scf.yield %k1 : i32
+      }
+      memref.store %n, %out[%t] : memref<?xi32>
+      gpu.return
+    }
+    gpu.func @region_result(%out: memref<?xi32>) kernel {
+      %t = gpu.thread_id x
+      %i = arith.index_cast %t : index to i32
+      %r = scf.execute_region -> i32 {
+        scf.yield %i : i32
+      }
+      memref.store %r, %out[%t] : memref<?xi32>
+      gpu.return
+    }
+    gpu.func @switch(%out: memref<?xi32>) kernel {
+      %t = gpu.thread_id x
+      %i = arith.index_cast %t : index to i32
+      scf.execute_region {
+        cf.switch %i : i32, [
+          default: ^done,
+          0: ^zero
+        ]
+      ^zero:
+        memref.store %i, %out[%t] : memref<?xi32>
+        cf.br ^done
+      ^done:
+        scf.yield
+      }
+      gpu.return
+    }
+  }
+}
+// ALWAYS-REMARK: remark: lane loop left scalar: 'vector.broadcast' has a value of type vector<4xf32> for each lane, which has no vector form
+// ALWAYS-REMARK: remark: lane loop left scalar: 'memref.load' reads or writes a 2-dimensional memref at a lane index (gathers and scatters take one dimension)
+// ALWAYS-REMARK: remark: lane loop left scalar: 'memref.atomic_rmw' reads a lane's private array or view
+// ALWAYS-REMARK: remark: lane loop left scalar: 'memref.view' is a view at a lane-dependent offset of other than a one-dimensional array of integers or floats
+// ALWAYS-REMARK: remark: lane loop left scalar: 'memref.alloca' is not a static one-dimensional array
+// ALWAYS-REMARK: remark: lane loop left scalar: 'scf.for' has a step that differs between lanes
+// ALWAYS-REMARK: remark: lane loop left scalar: 'scf.execute_region' has results
+// ALWAYS-REMARK: remark: lane loop left scalar: 'cf.switch' ends a block of the region
