@@ -12,9 +12,11 @@
 // RUN: sluice-run %s | %python %S/Inputs/gpu-lane-vectors.py
 // RUN: sluice-run --cpu-simd=8 --cpu-simd-all %s | %python %S/Inputs/gpu-lane-vectors.py
 // RUN: sluice-run --cpu-simd=4 --cpu-simd-all %s | %python %S/Inputs/gpu-lane-vectors.py
-// RUN: sluice-run --cpu-simd=8 --cpu-simd-all %s | head -n 1200 > %t.simd
-// RUN: sluice-run --gpu-force-coroutines %s | head -n 1200 > %t.coro
-// RUN: diff %t.simd %t.coro
+// RUN: sluice-run --cpu-simd=8 --cpu-simd-all %s > %t.simd
+// RUN: sluice-run --gpu-force-coroutines %s > %t.coro
+// RUN: head -n 1200 %t.simd > %t.simd.lanes
+// RUN: head -n 1200 %t.coro > %t.coro.lanes
+// RUN: diff %t.simd.lanes %t.coro.lanes
 //
 // The lane loop is vectorized (the cost model would not: the Collatz loop
 // diverges), and without --cpu-simd-all it is not.

@@ -468,104 +468,109 @@ private:
     return arith::AddIOp::create(builder, loc, scaled, laneOffsets);
   }
 
-  Value privateIndex(memref::LoadOp load) {
-    return load.getIndices().empty() ? Value() : load.getIndices()[0];
+  /// Where the lanes of a load or store through `memref` at `indices` go:
+  /// one scalar address for all of them (`scalar`), W consecutive elements
+  /// from `first` (a private array at a uniform index), or the elements at
+  /// `indices` (a gather or scatter).
+  struct LaneAddress {
+    bool scalar = false;
+    Value base, first, indices;
+  };
+
+  FailureOr<LaneAddress> laneAddress(Operation *op, Value memref,
+                                     ValueRange indices, Type element,
+                                     Location loc) {
+    LaneAddress address;
+    if (auto it = privateArrays.find(memref); it != privateArrays.end()) {
+      address.base = it->second;
+      Value index = indices.empty()
+                        ? arith::ConstantIndexOp::create(builder, loc, 0)
+                        : indices[0];
+      if (isVarying(index)) {
+        address.indices = privateIndices(index, loc);
+      } else {
+        address.first = arith::MulIOp::create(
+            builder, loc, uniform(index),
+            arith::ConstantIndexOp::create(builder, loc, width));
+      }
+      return address;
+    }
+    if (views.count(memref)) {
+      std::tie(address.base, address.indices) =
+          viewElements(memref, indices, loc);
+      return address;
+    }
+    // (A memref is never varying: vectorTypes refuses it.)
+    if (llvm::none_of(indices, [&](Value index) { return isVarying(index); })) {
+      address.scalar = true;
+      return address;
+    }
+    SmallVector<Type> types;
+    if (failed(oneDimensional(op, cast<MemRefType>(memref.getType()))) ||
+        failed(vectorTypes(op, element, types)))
+      return failure();
+    address.base = uniform(memref);
+    address.indices = vectorOf(indices[0], loc);
+    return address;
   }
 
   LogicalResult emitLoad(memref::LoadOp load, Value mask) {
     Location loc = load.getLoc();
-    Type element = load.getType();
-    if (auto it = privateArrays.find(load.getMemref());
-        it != privateArrays.end()) {
-      VectorType type = vectorType(element);
-      Value index = load.getIndices().empty()
-                        ? arith::ConstantIndexOp::create(builder, loc, 0)
-                        : load.getIndices()[0];
-      if (!isVarying(index)) {
-        Value first = arith::MulIOp::create(
-            builder, loc, uniform(index),
-            arith::ConstantIndexOp::create(builder, loc, width));
-        varying[load.getResult()] = vector::MaskedLoadOp::create(
-            builder, loc, type, it->second, ValueRange{first}, mask,
-            zeros(type, loc));
-        return success();
-      }
-      Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
-      varying[load.getResult()] = gather(loc, type, it->second, ValueRange{zero},
-          privateIndices(index, loc), mask, zeros(type, loc));
-      return success();
-    }
-    if (views.count(load.getMemref())) {
-      auto [whole, at] = viewElements(load.getMemref(), load.getIndices(), loc);
-      VectorType type = vectorType(element);
-      Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
-      varying[load.getResult()] = gather(loc, type, whole, ValueRange{zero}, at, mask,
-          zeros(type, loc));
-      return success();
-    }
-    // (A memref is never varying: vectorTypes refuses it.)
-    if (!readsVarying(load)) {
+    FailureOr<LaneAddress> address = laneAddress(
+        load, load.getMemref(), load.getIndices(), load.getType(), loc);
+    if (failed(address))
+      return failure();
+    if (address->scalar) {
       builder.clone(*load, scalars);
       return success();
     }
-    SmallVector<Type> types;
-    if (failed(oneDimensional(load, load.getMemRefType())) ||
-        failed(vectorTypes(load, element, types)))
-      return failure();
-    VectorType type = cast<VectorType>(types.front());
+    VectorType type = vectorType(load.getType());
     Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
-    varying[load.getResult()] = gather(loc, type, uniform(load.getMemref()), ValueRange{zero},
-        vectorOf(load.getIndices()[0], loc), mask, zeros(type, loc));
+    varying[load.getResult()] =
+        address->first
+            ? vector::MaskedLoadOp::create(builder, loc, type, address->base,
+                                           ValueRange{address->first}, mask,
+                                           zeros(type, loc))
+                  .getResult()
+            : gather(loc, type, address->base, ValueRange{zero},
+                     address->indices, mask, zeros(type, loc));
     return success();
   }
 
   LogicalResult emitStore(memref::StoreOp store, Value mask) {
     Location loc = store.getLoc();
-    if (auto it = privateArrays.find(store.getMemref());
-        it != privateArrays.end()) {
-      Value index = store.getIndices().empty()
-                        ? arith::ConstantIndexOp::create(builder, loc, 0)
-                        : store.getIndices()[0];
-      Value value = vectorOf(store.getValue(), loc);
-      if (!isVarying(index)) {
-        Value first = arith::MulIOp::create(
-            builder, loc, uniform(index),
-            arith::ConstantIndexOp::create(builder, loc, width));
-        vector::MaskedStoreOp::create(builder, loc, it->second,
-                                      ValueRange{first}, mask, value);
-        return success();
-      }
-      Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
-      scatter(loc, it->second,
-                                ValueRange{zero}, privateIndices(index, loc),
-                                mask, value);
-      return success();
-    }
-    if (views.count(store.getMemref())) {
-      auto [whole, at] =
-          viewElements(store.getMemref(), store.getIndices(), loc);
-      Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
-      scatter(loc, whole, ValueRange{zero},
-                                at, mask, vectorOf(store.getValue(), loc));
-      return success();
-    }
-    if (!readsVarying(store)) {
+    FailureOr<LaneAddress> address =
+        laneAddress(store, store.getMemref(), store.getIndices(),
+                    store.getValue().getType(), loc);
+    if (failed(address))
+      return failure();
+    if (address->scalar && !isVarying(store.getValue())) {
       // The same value to the same place: once, for the active lanes.
       builder.clone(*store, scalars);
       return success();
     }
-    SmallVector<Type> types;
-    if (failed(oneDimensional(store, store.getMemRefType())) ||
-        failed(vectorTypes(store, store.getValue().getType(), types)))
-      return failure();
+    Value value = vectorOf(store.getValue(), loc);
     Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
-    scatter(loc, uniform(store.getMemref()),
-                              ValueRange{zero},
-                              vectorOf(store.getIndices()[0], loc), mask,
-                              vectorOf(store.getValue(), loc));
+    if (address->scalar) {
+      // Lanes' values to one place: the last active lane's, as in lane order.
+      SmallVector<Type> types;
+      if (failed(oneDimensional(store, store.getMemRefType())) ||
+          failed(vectorTypes(store, store.getValue().getType(), types)))
+        return failure();
+      Value at = vector::BroadcastOp::create(
+          builder, loc, vectorType(builder.getIndexType()),
+          uniform(store.getIndices()[0]));
+      scatter(loc, uniform(store.getMemref()), ValueRange{zero}, at, mask,
+              value);
+    } else if (address->first) {
+      vector::MaskedStoreOp::create(builder, loc, address->base,
+                                    ValueRange{address->first}, mask, value);
+    } else {
+      scatter(loc, address->base, ValueRange{zero}, address->indices, mask,
+              value);
+    }
     return success();
   }
-
 
   /// Emits `region`'s block under `mask` and yields the vectors of its
   /// terminator's operands.
