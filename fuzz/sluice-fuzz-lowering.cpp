@@ -4,7 +4,8 @@
 // compileWaveProgram lowers them, short of object code: sluice-wave-to-gpu
 // (wave-split, convert-wave-to-gpu, the megakernel), the descriptor read back
 // through the runtime's reader, then one clone of the gpu hand-off each
-// through sluice-wave-to-cpu (to the LLVM dialect), sluice-wave-to-spirv
+// through sluice-wave-to-cpu (to the LLVM dialect; a lane at a time and 8
+// lanes at a time in vector registers), sluice-wave-to-spirv
 // (serialized) and sluice-wave-to-hip (printed). Even inputs lower in the SoA
 // layout, odd ones in AoS. Errors are expected and silenced; crashes,
 // sanitizer reports and a descriptor that the runtime rejects are findings.
@@ -70,10 +71,15 @@ static void checkDescriptorRoundTrip(ModuleOp module) {
 }
 
 static void lowerClones(ModuleOp handOff) {
-  {
+  // The CPU lowering a lane at a time, and 8 lanes at a time wherever the
+  // lane loops can be vectorized (lane-vector-always: the cost model would
+  // leave most of a fuzzed program's loops scalar).
+  for (unsigned width : {0u, 8u}) {
     OwningOpRef<ModuleOp> copy(cast<ModuleOp>(handOff->clone()));
-    (void)runPipeline(*copy, [](OpPassManager &pm) {
+    (void)runPipeline(*copy, [&](OpPassManager &pm) {
       sluice::WaveToCPUOptions cpu;
+      cpu.laneVectorWidth = width;
+      cpu.laneVectorAlways = width != 0;
       sluice::buildWaveToCPUPipeline(pm, cpu);
     });
   }
