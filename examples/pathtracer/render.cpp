@@ -345,10 +345,10 @@ int checkOptions(Options &options) {
   options.run.tool = kTool;
   options.run.lanes = uint32_t(lanes);
   if (options.run.sort.empty())
-    options.run.sort = options.run.backend == "cpu" ||
-                               options.run.backend == "cpu-staged"
-                           ? "on"
-                           : "off";
+    options.run.sort =
+        options.run.backend == "cpu" || options.run.backend == "cpu-staged"
+            ? "on"
+            : "off";
   if (int code = rt::checkRunOptions(options.run); code != rt::kExitSuccess)
     return code;
   const rt::BackendAdapter *adapter =

@@ -47,14 +47,16 @@ static cl::opt<unsigned> gpuCoroutineLanes(
     cl::init(128), cl::cat(runCategory));
 static cl::opt<unsigned> cpuSimd(
     "cpu-simd",
-    cl::desc("Lanes a CPU kernel's lane loop runs at a time in vector registers, "
-             "masked where they diverge, where the cost model expects a gain "
-             "(docs/cpu-backend.md; 0 or 1: one at a time, the default)"),
+    cl::desc(
+        "Lanes a CPU kernel's lane loop runs at a time in vector registers, "
+        "masked where they diverge, where the cost model expects a gain "
+        "(docs/cpu-backend.md; 0 or 1: one at a time, the default)"),
     cl::init(0), cl::cat(runCategory));
 static cl::opt<bool> cpuSimdAll(
     "cpu-simd-all",
-    cl::desc("With --cpu-simd: every lane loop that can be vectorized, not only "
-             "where the cost model expects a gain"),
+    cl::desc(
+        "With --cpu-simd: every lane loop that can be vectorized, not only "
+        "where the cost model expects a gain"),
     cl::init(false), cl::cat(runCategory));
 static cl::opt<std::string> backend(
     "backend",
@@ -180,12 +182,13 @@ int main(int argc, char **argv) {
   }
   if (!adapter->workers &&
       (gpuForceCoroutines || gpuCoroutineLanes.getNumOccurrences() ||
-       waveWorkers.getNumOccurrences() || cpuSimd.getNumOccurrences() || cpuSimdAll)) {
-    llvm::errs() << "sluice-run: --gpu-force-coroutines, --gpu-coroutine-lanes, --cpu-simd, "
-                    "--cpu-simd-all and --workers "
-                    "choose how the CPU backend runs kernels; they do not apply to "
-                    "--backend="
-                 << backend << "\n";
+       waveWorkers.getNumOccurrences() || cpuSimd.getNumOccurrences() ||
+       cpuSimdAll)) {
+    llvm::errs()
+        << "sluice-run: --gpu-force-coroutines, --gpu-coroutine-lanes, "
+           "--cpu-simd, --cpu-simd-all and --workers choose how the CPU "
+           "backend runs kernels; they do not apply to --backend="
+        << backend << "\n";
     return sluice::runtime::kExitBadInput;
   }
   if (optLevel > 3) {

@@ -145,8 +145,8 @@ struct WaveCompileOptions {
   // registers, masked where they diverge (docs/cpu-backend.md, "Lanes in
   // vector registers"); 0 or 1: one at a time.
   unsigned laneVectorWidth = 0;
-  bool laneVectorAlways = false; // every lane loop that can be, not only
-                                 // where the cost model expects a gain
+  bool laneVectorAlways = false;       // every lane loop that can be, not only
+                                       // where the cost model expects a gain
   unsigned optLevel = 2;               // CPU object code, 0..3
   // The CPU the object code targets: "native" (this machine's CPU and
   // features), "generic" (the baseline of the host's architecture, so an

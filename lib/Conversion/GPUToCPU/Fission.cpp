@@ -1208,9 +1208,8 @@ LogicalResult lowerByFission(KernelContext &context,
     return failure();
   replaceBlockQueries(function, environment);
   SmallVector<std::string> decisions;
-  result.vectorLaneLoops =
-      vectorizeLaneLoops(function, context.laneVectorWidth,
-                         context.laneVectorAlways, &decisions);
+  result.vectorLaneLoops = vectorizeLaneLoops(
+      function, context.laneVectorWidth, context.laneVectorAlways, &decisions);
   if (context.laneVectorRemarks)
     for (const std::string &decision : decisions)
       context.kernel.emitRemark("lane loop ") << decision;

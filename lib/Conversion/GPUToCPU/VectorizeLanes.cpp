@@ -89,8 +89,8 @@ public:
     SmallVector<int64_t> iota(width);
     for (unsigned i = 0; i < width; ++i)
       iota[i] = i;
-    laneOffsets = arith::ConstantOp::create(
-        builder, loc, laneType, builder.getIndexVectorAttr(iota));
+    laneOffsets = arith::ConstantOp::create(builder, loc, laneType,
+                                            builder.getIndexVectorAttr(iota));
     Value base = vector::BroadcastOp::create(builder, loc, laneType,
                                              vectorLoop.getInductionVar());
     Value lanes = arith::AddIOp::create(builder, loc, base, laneOffsets);
@@ -118,9 +118,7 @@ public:
 private:
   VectorType vectorType(Type type) { return VectorType::get({width}, type); }
 
-  static bool hasVector(Type type) {
-    return type.isIntOrIndexOrFloat();
-  }
+  static bool hasVector(Type type) { return type.isIntOrIndexOrFloat(); }
 
   LogicalResult fail(Operation *op, const Twine &why) {
     if (failureReason.empty())
@@ -162,9 +160,8 @@ private:
   Value vectorOf(Value value, Location loc) {
     if (auto it = varying.find(value); it != varying.end())
       return it->second;
-    return vector::BroadcastOp::create(builder, loc,
-                                       vectorType(value.getType()),
-                                       uniform(value));
+    return vector::BroadcastOp::create(
+        builder, loc, vectorType(value.getType()), uniform(value));
   }
 
   Value zeros(Type type, Location loc) {
@@ -306,11 +303,9 @@ private:
           arith::SelectOp::create(builder, loc, mask, operands[1], one);
     }
     profile.vectorOps += weight;
-    OperationState state(loc, op->getName(), operands, types,
-                         op->getAttrs());
+    OperationState state(loc, op->getName(), operands, types, op->getAttrs());
     Operation *vectorOp = builder.create(state);
-    for (auto [from, to] :
-         llvm::zip(op->getResults(), vectorOp->getResults()))
+    for (auto [from, to] : llvm::zip(op->getResults(), vectorOp->getResults()))
       varying[from] = to;
     return success();
   }
@@ -350,8 +345,8 @@ private:
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPointToStart(lanes.getBody());
     Value lane = lanes.getInductionVar();
-    Value active = vector::ExtractOp::create(builder, loc, mask,
-                                             OpFoldResult(lane));
+    Value active =
+        vector::ExtractOp::create(builder, loc, mask, OpFoldResult(lane));
     auto branch = createIf(loc, types, active);
     builder.setInsertionPointToStart(&branch.getThenRegion().front());
     IRMapping map = scalars;
@@ -380,9 +375,8 @@ private:
     Value values = vectorOf(add.getValue(), loc);
     Value none = zeros(values.getType(), loc);
     Value active = arith::SelectOp::create(builder, loc, mask, values, none);
-    Value sum =
-        vector::ReductionOp::create(builder, loc, vector::CombiningKind::ADD,
-                                    active);
+    Value sum = vector::ReductionOp::create(builder, loc,
+                                            vector::CombiningKind::ADD, active);
     SmallVector<Value> indices;
     for (Value index : add.getIndices())
       indices.push_back(uniform(index));
@@ -427,11 +421,11 @@ private:
   std::pair<Value, Value> viewElements(Value memref, ValueRange indices,
                                        Location loc) {
     const auto &[whole, first] = views[memref];
-    Value at = indices.empty() ? first
-                               : arith::AddIOp::create(
-                                     builder, loc, first,
-                                     vectorOf(indices[0], loc))
-                                     .getResult();
+    Value at = indices.empty()
+                   ? first
+                   : arith::AddIOp::create(builder, loc, first,
+                                           vectorOf(indices[0], loc))
+                         .getResult();
     return {whole, at};
   }
 
@@ -442,9 +436,9 @@ private:
         !hasVector(type.getElementType()))
       return fail(alloca, "is not a static one-dimensional array");
     int64_t elements = type.getRank() == 0 ? 1 : type.getDimSize(0);
-    auto wide = MemRefType::get({elements * width}, type.getElementType(),
-                                MemRefLayoutAttrInterface(),
-                                type.getMemorySpace());
+    auto wide =
+        MemRefType::get({elements * width}, type.getElementType(),
+                        MemRefLayoutAttrInterface(), type.getMemorySpace());
     // In the function's entry block: a fresh copy per iteration would be a
     // dynamic stack allocation; the lanes write before they read anyway.
     OpBuilder::InsertionGuard guard(builder);
@@ -557,9 +551,9 @@ private:
       if (failed(oneDimensional(store, store.getMemRefType())) ||
           failed(vectorTypes(store, store.getValue().getType(), types)))
         return failure();
-      Value at = vector::BroadcastOp::create(
-          builder, loc, vectorType(builder.getIndexType()),
-          uniform(store.getIndices()[0]));
+      Value at = vector::BroadcastOp::create(builder, loc,
+                                             vectorType(builder.getIndexType()),
+                                             uniform(store.getIndices()[0]));
       scatter(loc, uniform(store.getMemref()), ValueRange{zero}, at, mask,
               value);
     } else if (address->first) {
@@ -630,9 +624,9 @@ private:
     if (failed(elseSide))
       return failure();
     Value c = vectorOf(condition, loc);
-    for (auto [from, t, e] : llvm::zip(branch.getResults(),
-                                       thenSide->getResults(),
-                                       elseSide->getResults()))
+    for (auto [from, t, e] :
+         llvm::zip(branch.getResults(), thenSide->getResults(),
+                   elseSide->getResults()))
       varying[from] = arith::SelectOp::create(builder, loc, c, t, e);
     return success();
   }
@@ -699,19 +693,18 @@ private:
         builder, loc,
         inner.getUnsignedCmp() ? arith::CmpIPredicate::ult
                                : arith::CmpIPredicate::slt,
-        before->getArgument(0),
-        vectorOf(inner.getUpperBound(), loc));
+        before->getArgument(0), vectorOf(inner.getUpperBound(), loc));
     Value none = zeros(mask.getType(), loc);
-    Value active = arith::SelectOp::create(builder, loc, before->getArguments().back(),
-                                           below, none);
+    Value active = arith::SelectOp::create(
+        builder, loc, before->getArguments().back(), below, none);
     SmallVector<Value> forwarded(before->getArguments().drop_back());
     forwarded.push_back(active);
     scf::ConditionOp::create(builder, loc, any(active, loc), forwarded);
     Block *after = blockOf(copy.getAfter());
     Value lanesIn = after->getArguments().back();
     varying[inner.getInductionVar()] = after->getArgument(0);
-    for (auto [from, to] : llvm::zip(inner.getRegionIterArgs(),
-                                     after->getArguments().slice(1)))
+    for (auto [from, to] :
+         llvm::zip(inner.getRegionIterArgs(), after->getArguments().slice(1)))
       varying[from] = to;
     ++profile.divergentLoops;
     weight *= kLoopWeight;
@@ -720,13 +713,12 @@ private:
     if (failed(body))
       return failure();
     SmallVector<Value> yielded{arith::AddIOp::create(
-        builder, loc, after->getArgument(0),
-        vectorOf(inner.getStep(), loc))};
+        builder, loc, after->getArgument(0), vectorOf(inner.getStep(), loc))};
     for (auto [value, old] :
          llvm::zip(inner.getBody()->getTerminator()->getOperands(),
                    after->getArguments().slice(1)))
-      yielded.push_back(arith::SelectOp::create(
-          builder, loc, lanesIn, vectorOf(value, loc), old));
+      yielded.push_back(arith::SelectOp::create(builder, loc, lanesIn,
+                                                vectorOf(value, loc), old));
     yielded.push_back(lanesIn);
     scf::YieldOp::create(builder, loc, yielded);
     for (auto [index, result] : llvm::enumerate(inner.getResults()))
@@ -783,9 +775,8 @@ private:
       forwarded.push_back(vectorOf(value, loc));
     SmallVector<Value> next(forwarded);
     for (unsigned i = 0; i < numResults; ++i)
-      next.push_back(arith::SelectOp::create(
-          builder, loc, leave, forwarded[i],
-          before->getArgument(numArgs + i)));
+      next.push_back(arith::SelectOp::create(builder, loc, leave, forwarded[i],
+                                             before->getArgument(numArgs + i)));
     next.push_back(stay);
     scf::ConditionOp::create(builder, loc, any(stay, loc), next);
     // After: the body of the lanes still in.
@@ -907,10 +898,10 @@ private:
       } else if (auto cond = dyn_cast<cf::CondBranchOp>(terminator)) {
         Value taken = narrow(blockMask, cond.getCondition(), loc);
         Value other = narrow(blockMask, cond.getCondition(), loc, true);
-        if (failed(edge(cond.getTrueDest(), taken,
-                        cond.getTrueDestOperands())) ||
-            failed(edge(cond.getFalseDest(), other,
-                        cond.getFalseDestOperands())))
+        if (failed(
+                edge(cond.getTrueDest(), taken, cond.getTrueDestOperands())) ||
+            failed(
+                edge(cond.getFalseDest(), other, cond.getFalseDestOperands())))
           return failure();
       } else if (!isa<scf::YieldOp>(terminator)) {
         return fail(terminator, "ends a block of the region");
@@ -923,23 +914,23 @@ private:
   unsigned width;
   OpBuilder builder;
   Value laneOffsets;
-  IRMapping scalars;                        // uniform: original -> copy
-  llvm::DenseMap<Value, Value> varying;     // varying: original -> vector
+  IRMapping scalars;                          // uniform: original -> copy
+  llvm::DenseMap<Value, Value> varying;       // varying: original -> vector
   llvm::DenseMap<Value, Value> privateArrays; // alloca -> W copies
   // A per-lane view -> (the buffer as its element type, the lanes' first
   // elements).
   llvm::DenseMap<Value, std::pair<Value, Value>> views;
-  SmallVector<Operation *> emitted;  // before the loop, erased on failure
-  SmallVector<Operation *> hoisted;  // widened allocas in the entry block
+  SmallVector<Operation *> emitted; // before the loop, erased on failure
+  SmallVector<Operation *> hoisted; // widened allocas in the entry block
   std::string failureReason;
 
 public:
   /// What the vector loop does, weighted by how often it runs (an operation
   /// in a loop counts kLoopWeight times per level).
   struct Profile {
-    double vectorOps = 0; // element-wise operations on vectors
-    double memoryOps = 0; // gathers and scatters
-    double laneOps = 0;   // operations run once per active lane
+    double vectorOps = 0;        // element-wise operations on vectors
+    double memoryOps = 0;        // gathers and scatters
+    double laneOps = 0;          // operations run once per active lane
     unsigned divergentLoops = 0; // loops whose trip count differs by lane
   } profile;
 
