@@ -19,8 +19,9 @@
 //   `mask & c` and its else region under `mask & !c`, each only if one lane
 //   is active, and selects the results; on a uniform condition it stays a
 //   branch. `scf.for` with uniform bounds stays a loop (its carried values
-//   are vectors). `scf.while` runs while a lane is active; a lane leaves it
-//   when its condition is false, and its results are the values it had then.
+//   are vectors). `scf.while`, and an `scf.for` whose bounds differ by lane,
+//   run while a lane is in; a lane leaves when its condition is false, and
+//   its results are the values it had then.
 // * An acyclic CFG (the stage kernels' `scf.execute_region`) is linearized:
 //   blocks in topological order, each under the mask of the edges into it,
 //   block arguments selected per edge, each block's code run only when one
@@ -28,8 +29,10 @@
 // * Loads and stores at a varying index are masked gathers and scatters (a
 //   scatter writes lane by lane, so the last of two lanes writing one address
 //   wins, as in the scalar loop); at a uniform index of a buffer they are
-//   scalar. A lane's private array (`memref.alloca` in the loop) gets W
-//   copies, element-major, so a uniform index reads W consecutive words.
+//   scalar. A frame field's view at a lane-dependent byte offset gathers
+//   from the frame buffer seen as an array of the field's type. A lane's
+//   private array (`memref.alloca` in the loop) gets W copies,
+//   element-major, so a uniform index reads W consecutive words.
 // * Everything else that reads a varying value or has side effects (atomics,
 //   calls) runs once per active lane, in lane order, on extracted scalars; an
 //   atomic add whose old value is unused is summed over the lanes first.
@@ -39,8 +42,11 @@
 // same IEEE operations lane by lane (no reassociation), so a vectorized kernel
 // computes bit for bit what the scalar loop does (the path tracer's films
 // are compared byte by byte in test/pathtracer). A loop with something this
-// file does not handle (a varying memref, a varying loop bound, a cyclic
-// CFG, a type that has no vector) is left scalar.
+// file does not handle (a value with no vector form, a gather through a
+// memref of several dimensions, a lane-dependent loop step, a cyclic CFG) is
+// left scalar, and so is one the cost model (`pays`) does not expect to gain:
+// a loop in it diverges, or its vector operations are few against its
+// gathers, scatters and per-lane operations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,7 +60,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/FormatVariadic.h"
 
