@@ -1209,10 +1209,10 @@ LogicalResult lowerByFission(KernelContext &context,
   replaceBlockQueries(function, environment);
   SmallVector<std::string> decisions;
   result.vectorLaneLoops = vectorizeLaneLoops(
-      function, context.laneVectorWidth, context.laneVectorAlways, &decisions);
-  if (context.laneVectorRemarks)
-    for (const std::string &decision : decisions)
-      context.kernel.emitRemark("lane loop ") << decision;
+      function, context.laneVectorWidth, context.laneVectorAlways,
+      context.laneVectorRemarks ? &decisions : nullptr);
+  for (const std::string &decision : decisions)
+    context.kernel.emitRemark("lane loop ") << decision;
   SmallVector<Value> counters;
   for (auto [position, value] : llvm::enumerate(environment.kernelArguments))
     if (context.kernel.getArgAttr(position, kCountersAttrName))

@@ -133,6 +133,13 @@ private:
 
   bool isVarying(Value value) const { return varying.count(value); }
 
+  /// A value every lane has its own of: a varying value, a lane's private
+  /// array, or a view at a lane-dependent offset.
+  bool perLane(Value value) const {
+    return varying.count(value) || privateArrays.count(value) ||
+           views.count(value);
+  }
+
   /// The vector types of `types`, or failure naming `op` and the first type
   /// that has none (a vector or a memref the lanes would each hold).
   LogicalResult vectorTypes(Operation *op, TypeRange types,
@@ -193,15 +200,14 @@ private:
     return arith::SelectOp::create(builder, loc, mask, c, none);
   }
 
-  /// Does anything `op` reads (operands, values its regions capture) vary, or
-  /// is it a lane's private array?
+  /// Does anything `op` reads (operands, values its regions capture) differ
+  /// between lanes (perLane)?
   bool readsVarying(Operation *op) {
     bool found = false;
     op->walk([&](Operation *inner) {
       for (Value operand : inner->getOperands())
         if (!op->isAncestor(operand.getParentBlock()->getParentOp()) &&
-            (isVarying(operand) || privateArrays.count(operand) ||
-             views.count(operand)))
+            perLane(operand))
           found = true;
     });
     return found;
@@ -283,7 +289,7 @@ private:
   bool readsVaryingIndex(memref::AtomicRMWOp add) {
     return llvm::any_of(add.getIndices(),
                         [&](Value index) { return isVarying(index); }) ||
-           privateArrays.count(add.getMemref()) || views.count(add.getMemref());
+           perLane(add.getMemref());
   }
 
   LogicalResult emitElementwise(Operation *op, Value mask) {
@@ -335,8 +341,7 @@ private:
     llvm::SetVector<Value> reads;
     op->walk([&](Operation *inner) {
       for (Value operand : inner->getOperands())
-        if (isVarying(operand) || privateArrays.count(operand) ||
-            views.count(operand))
+        if (perLane(operand))
           reads.insert(operand);
     });
     for (Value value : reads)
@@ -468,9 +473,10 @@ private:
   }
 
   /// Where the lanes of a load or store through `memref` at `indices` go:
-  /// one scalar address for all of them (`scalar`), W consecutive elements
-  /// from `first` (a private array at a uniform index), or the elements at
-  /// `indices` (a gather or scatter).
+  /// one scalar address for all of them (`scalar`: a uniform index, and not
+  /// `eachLane`, which a store of a varying value to it asks for), W
+  /// consecutive elements from `first` (a private array at a uniform index),
+  /// or the elements at `indices` (a gather or scatter).
   struct LaneAddress {
     bool scalar = false;
     Value base, first, indices;
@@ -478,7 +484,7 @@ private:
 
   FailureOr<LaneAddress> laneAddress(Operation *op, Value memref,
                                      ValueRange indices, Type element,
-                                     Location loc) {
+                                     bool eachLane, Location loc) {
     LaneAddress address;
     if (auto it = privateArrays.find(memref); it != privateArrays.end()) {
       address.base = it->second;
@@ -500,7 +506,8 @@ private:
       return address;
     }
     // (A memref is never varying: vectorTypes refuses it.)
-    if (llvm::none_of(indices, [&](Value index) { return isVarying(index); })) {
+    if (!eachLane &&
+        llvm::none_of(indices, [&](Value index) { return isVarying(index); })) {
       address.scalar = true;
       return address;
     }
@@ -515,8 +522,9 @@ private:
 
   LogicalResult emitLoad(memref::LoadOp load, Value mask) {
     Location loc = load.getLoc();
-    FailureOr<LaneAddress> address = laneAddress(
-        load, load.getMemref(), load.getIndices(), load.getType(), loc);
+    FailureOr<LaneAddress> address =
+        laneAddress(load, load.getMemref(), load.getIndices(), load.getType(),
+                    /*eachLane=*/false, loc);
     if (failed(address))
       return failure();
     if (address->scalar) {
@@ -538,30 +546,22 @@ private:
 
   LogicalResult emitStore(memref::StoreOp store, Value mask) {
     Location loc = store.getLoc();
+    // Lanes' values to one place scatter too: the last active lane's value
+    // stays, as in lane order. The same value to the same place is stored
+    // once, for the active lanes.
     FailureOr<LaneAddress> address =
         laneAddress(store, store.getMemref(), store.getIndices(),
-                    store.getValue().getType(), loc);
+                    store.getValue().getType(),
+                    /*eachLane=*/isVarying(store.getValue()), loc);
     if (failed(address))
       return failure();
-    if (address->scalar && !isVarying(store.getValue())) {
-      // The same value to the same place: once, for the active lanes.
+    if (address->scalar) {
       builder.clone(*store, scalars);
       return success();
     }
     Value value = vectorOf(store.getValue(), loc);
     Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
-    if (address->scalar) {
-      // Lanes' values to one place: the last active lane's, as in lane order.
-      SmallVector<Type> types;
-      if (failed(oneDimensional(store, store.getMemRefType())) ||
-          failed(vectorTypes(store, store.getValue().getType(), types)))
-        return failure();
-      Value at = vector::BroadcastOp::create(builder, loc,
-                                             vectorType(builder.getIndexType()),
-                                             uniform(store.getIndices()[0]));
-      scatter(loc, uniform(store.getMemref()), ValueRange{zero}, at, mask,
-              value);
-    } else if (address->first) {
+    if (address->first) {
       vector::MaskedStoreOp::create(builder, loc, address->base,
                                     ValueRange{address->first}, mask, value);
     } else {
