@@ -181,6 +181,14 @@ private:
                                      builder.getZeroAttr(type));
   }
 
+  /// The else side of a guard no lane takes: zeros of `types`.
+  void yieldZeros(TypeRange types, Location loc) {
+    SmallVector<Value> none;
+    for (Type type : types)
+      none.push_back(zeros(type, loc));
+    scf::YieldOp::create(builder, loc, none);
+  }
+
   Value any(Value mask, Location loc) {
     return vector::ReductionOp::create(builder, loc, vector::CombiningKind::OR,
                                        mask);
@@ -230,6 +238,13 @@ private:
     if (!created.getBody()->empty())
       created.getBody()->back().erase();
     return created;
+  }
+
+  /// The block of a region of a new scf.while (created without blocks), with
+  /// arguments of `types`; the builder at its end.
+  Block *loopBlock(Region &region, TypeRange types, Location loc) {
+    return builder.createBlock(&region, {}, types,
+                               SmallVector<Location>(types.size(), loc));
   }
 
   Value gather(Location loc, VectorType type, Value base, ValueRange offsets,
@@ -614,10 +629,7 @@ private:
       if (failed(emitYieldingRegion(region, sideMask)))
         return failure();
       builder.setInsertionPointToStart(&guarded.getElseRegion().front());
-      SmallVector<Value> none;
-      for (Type type : types)
-        none.push_back(zeros(type, loc));
-      scf::YieldOp::create(builder, loc, none);
+      yieldZeros(types, loc);
       return guarded;
     };
     FailureOr<scf::IfOp> thenSide = side(branch.getThenRegion(), false);
@@ -686,14 +698,7 @@ private:
     inits.push_back(mask);
     auto copy = scf::WhileOp::create(builder, loc, types, inits);
     OpBuilder::InsertionGuard guard(builder);
-    auto blockOf = [&](Region &region) {
-      if (region.empty())
-        return builder.createBlock(&region, {}, types,
-                                   SmallVector<Location>(types.size(), loc));
-      builder.setInsertionPointToEnd(&region.front());
-      return &region.front();
-    };
-    Block *before = blockOf(copy.getBefore());
+    Block *before = loopBlock(copy.getBefore(), types, loc);
     Value below = arith::CmpIOp::create(
         builder, loc,
         inner.getUnsignedCmp() ? arith::CmpIPredicate::ult
@@ -705,7 +710,7 @@ private:
     SmallVector<Value> forwarded(before->getArguments().drop_back());
     forwarded.push_back(active);
     scf::ConditionOp::create(builder, loc, any(active, loc), forwarded);
-    Block *after = blockOf(copy.getAfter());
+    Block *after = loopBlock(copy.getAfter(), types, loc);
     Value lanesIn = after->getArguments().back();
     varying[inner.getInductionVar()] = after->getArgument(0);
     for (auto [from, to] :
@@ -756,14 +761,7 @@ private:
     auto copy = scf::WhileOp::create(builder, loc, afterTypes, inits);
     OpBuilder::InsertionGuard guard(builder);
     // Before: the condition of the lanes still in.
-    auto blockOf = [&](Region &region, TypeRange types) {
-      if (region.empty())
-        return builder.createBlock(&region, {}, types,
-                                   SmallVector<Location>(types.size(), loc));
-      builder.setInsertionPointToEnd(&region.front());
-      return &region.front();
-    };
-    Block *before = blockOf(copy.getBefore(), beforeTypes);
+    Block *before = loopBlock(copy.getBefore(), beforeTypes, loc);
     Block &oldBefore = inner.getBefore().front();
     for (unsigned i = 0; i < numArgs; ++i)
       varying[oldBefore.getArgument(i)] = before->getArgument(i);
@@ -785,7 +783,7 @@ private:
     next.push_back(stay);
     scf::ConditionOp::create(builder, loc, any(stay, loc), next);
     // After: the body of the lanes still in.
-    Block *after = blockOf(copy.getAfter(), afterTypes);
+    Block *after = loopBlock(copy.getAfter(), afterTypes, loc);
     Block &oldAfter = inner.getAfter().front();
     for (unsigned i = 0; i < numResults; ++i)
       varying[oldAfter.getArgument(i)] = after->getArgument(i);
@@ -848,9 +846,6 @@ private:
             if (body.findAncestorBlockInRegion(*user->getBlock()) != block ||
                 user == block->getTerminator())
               escaping.insert(result);
-      for (Value operand : block->getTerminator()->getOperands())
-        if (operand.getParentBlock() == block && operand.getDefiningOp())
-          escaping.insert(operand);
       SmallVector<Type> types;
       for (Value value : escaping)
         if (failed(vectorTypes(value.getDefiningOp(), value.getType(), types)))
@@ -866,10 +861,7 @@ private:
           out.push_back(vectorOf(value, loc));
         scf::YieldOp::create(builder, loc, out);
         builder.setInsertionPointToStart(&guarded.getElseRegion().front());
-        SmallVector<Value> none;
-        for (Type type : types)
-          none.push_back(zeros(type, loc));
-        scf::YieldOp::create(builder, loc, none);
+        yieldZeros(types, loc);
       }
       for (auto [value, result] : llvm::zip(escaping, guarded.getResults())) {
         scalars.erase(value);
