@@ -52,9 +52,9 @@ render=$build/bin/sluice-render
 translate=$build/bin/sluice-translate
 reference=$build/bin/pathtracer-reference
 artifact=$build/examples/pathtracer/pathtracer.sluice
-for f in "$render" "$reference" "$artifact"; do
+for f in "$render" "$reference" "$artifact" "$translate"; do
   if [ ! -e "$f" ]; then
-    echo "run.sh: $f not found; build sluice-render, pathtracer-reference and pathtracer-artifact" >&2
+    echo "run.sh: $f not found; build sluice-render, pathtracer-reference, pathtracer-artifact and sluice-translate" >&2
     exit 2
   fi
 done
@@ -62,16 +62,17 @@ IFS=x read -r width height spp <<<"$size"
 scenes=$root/examples/pathtracer/scenes
 threads=$workers
 [ "$threads" = 0 ] && threads=$(nproc)
-# The same program, every stage kernel a lane at a time, for the build's CPU.
+# The same program, every stage kernel a lane at a time, for the CPU level
+# the build's artifact records (backends.cpu.isa; none: generic), read with
+# the artifact reader of the tests.
 scalar=$(mktemp -d)
 trap 'rm -rf "$scalar"' EXIT
-cpu_level=generic
-if strings "$artifact" | grep '"isa": *"x86-64-v3"' > /dev/null; then
-  cpu_level=x86-64-v3
-fi
+cpu_level=$(/usr/bin/python3 "$root/test/Target/HIP/Inputs/artifact-section.py" \
+  "$artifact" descriptor | /usr/bin/python3 -c \
+  'import json, sys; print(json.load(sys.stdin)["backends"]["cpu"].get("isa", "generic"))')
 "$translate" --sluice-to-artifact --sluice-backends=cpu --sluice-cpu=$cpu_level \
   --sluice-cpu-simd=0 "$root/examples/pathtracer/pathtracer.mlir" -o "$scalar/scalar.sluice"
-export BENCH_SCALAR=$scalar/scalar.sluice BENCH_CPU=$cpu_level
+export BENCH_SCALAR=$scalar/scalar.sluice
 export BENCH_RENDER=$render BENCH_REFERENCE=$reference BENCH_ARTIFACT=$artifact \
   BENCH_SCENES=$scenes BENCH_W=$width BENCH_H=$height BENCH_SPP=$spp \
   BENCH_OCTAVES=$octaves BENCH_POOLS=$pools BENCH_WORKERS=$workers \
