@@ -74,6 +74,8 @@ void buildVerificationPipeline(OpPassManager &pm) {
 
 void buildWaveToGPUPipeline(OpPassManager &pm,
                             const WaveToGPUOptions &options) {
+  // No conversion sees a block that no path reaches (docs/compiler.md).
+  pm.addPass(createEraseUnreachableBlocks());
   pool::PoolSetCapacityOptions capacity;
   capacity.capacities.assign(options.capacities.begin(),
                              options.capacities.end());
@@ -121,7 +123,9 @@ void buildHostToLLVMPipeline(OpPassManager &pm,
   // The host side of the gpu dialect, the same for every backend: inline
   // gpu.launch outlined into gpu.modules, async.execute bodies and gpu host
   // ops in program order on host memory (docs/gpu-host.md).
-  // Every backend fuses the same multiply-adds (docs/compiler.md).
+  // Every backend fuses the same multiply-adds (docs/compiler.md), and no
+  // conversion sees a block that no path reaches.
+  pm.addPass(createEraseUnreachableBlocks());
   pm.addPass(wave::createFuseMultiplyAdd());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createSequentializeAsync());

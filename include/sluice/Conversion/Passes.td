@@ -192,6 +192,23 @@ def LowerGPUPrintf : Pass<"sluice-lower-gpu-printf", "::mlir::ModuleOp"> {
   ];
 }
 
+def EraseUnreachableBlocks : Pass<"sluice-erase-unreachable-blocks", "::mlir::ModuleOp"> {
+  let summary = "Erase the blocks that no path from their region's entry reaches";
+  let description = [{
+    Runs first in sluice-host-to-llvm and sluice-wave-to-gpu. MLIR's dialect
+    conversion visits a region's blocks in dominance order, which leaves out
+    the blocks no path reaches (`scf.execute_region { cf.br ^bb2 ^bb1: ...
+    ^bb2: ... }`, as a front end's code generator may write): their
+    operations stayed unconverted, and the program failed in LLVM
+    translation ("builtin.unrealized_conversion_cast") or in verification,
+    far from the cause. Such a block never runs, so erasing it (in every
+    region, nested ones included) changes no result.
+  }];
+  let statistics = [
+    Statistic<"numErased", "erased-blocks", "unreachable blocks erased">
+  ];
+}
+
 def DistributeWarpOps : Pass<"sluice-distribute-warp-ops", "::mlir::ModuleOp"> {
   let summary = "Distribute and lower gpu.warp_execute_on_lane_0 with upstream's vector distribution patterns";
   let description = [{

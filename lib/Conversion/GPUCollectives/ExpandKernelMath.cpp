@@ -3,6 +3,7 @@
 #include "sluice/Conversion/GPUCollectives/ExpandKernelMath.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -326,13 +327,17 @@ LogicalResult expandKernelMath(Operation *module,
              HalfFunctionInF32<math::CbrtOp>, HalfFunctionInF32<math::AcoshOp>,
              HalfFunctionInF32<math::AsinhOp>,
              HalfFunctionInF32<math::AtanhOp>>(ctx);
+  if (options.ceilFloorDivisions)
+    arith::populateCeilFloorDivExpandOpsPatterns(patterns);
   // Only the math and transfer ops and what their rewrites create: the rest
   // of the kernel stays as written (a fold elsewhere would hide it from the
   // backends' checks).
   SmallVector<Operation *> roots;
   module->walk([&](Operation *op) {
     if (isa<math::MathDialect>(op->getDialect()) ||
-        isa<vector::TransferReadOp, vector::TransferWriteOp>(op))
+        isa<vector::TransferReadOp, vector::TransferWriteOp>(op) ||
+        (options.ceilFloorDivisions &&
+         isa<arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op)))
       roots.push_back(op);
   });
   if (roots.empty())

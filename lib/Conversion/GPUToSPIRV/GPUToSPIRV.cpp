@@ -40,6 +40,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Transforms/CFGToSCF.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MathExtras.h"
@@ -99,14 +100,13 @@ void lowerIndexSwitches(gpu::GPUFuncOp func) {
   }
 }
 
-/// Lifts the CFG of every multi-block region of `func` to scf.
-LogicalResult liftControlFlow(gpu::GPUFuncOp func) {
-  if (func.getBody().hasOneBlock())
-    return success();
+/// Lifts the CFG of `region` (several blocks) to scf; `owner` is the op
+/// that errors name.
+LogicalResult liftRegion(Region &region, Operation *owner) {
   // transformCFGToSCF leaves the region half rewritten when it meets a
   // branch it does not know (erasing the function afterwards then touches
   // freed operations): such a branch is an error before it starts.
-  for (Block &block : func.getBody()) {
+  for (Block &block : region) {
     Operation *terminator = block.getTerminator();
     if (!terminator || terminator->getNumSuccessors() == 0 ||
         isa<cf::BranchOp, cf::CondBranchOp, cf::SwitchOp>(terminator))
@@ -114,16 +114,47 @@ LogicalResult liftControlFlow(gpu::GPUFuncOp func) {
     terminator->emitOpError(
         "is a branch that is not a cf op; only cf.br, cf.cond_br and "
         "cf.switch can be structured for SPIR-V");
-    return func.emitOpError(
+    return owner->emitOpError(
         "control flow could not be structured for SPIR-V Shader");
   }
+  // transformCFGToSCF refuses blocks no path reaches (the pipelines erase
+  // them first; this pass may run on its own).
+  IRRewriter rewriter(owner->getContext());
+  (void)eraseUnreachableBlocks(rewriter, region);
   ControlFlowToSCFTransformation transformation;
-  DominanceInfo dominance(func);
-  FailureOr<bool> changed =
-      transformCFGToSCF(func.getBody(), transformation, dominance);
-  if (failed(changed))
-    return func.emitOpError(
+  DominanceInfo dominance(owner);
+  if (failed(transformCFGToSCF(region, transformation, dominance)))
+    return owner->emitOpError(
         "control flow could not be structured for SPIR-V Shader");
+  return success();
+}
+
+/// Lifts the CFG of every multi-block region of `func` to scf: the body, and
+/// every `scf.execute_region` of several blocks (innermost first), which is
+/// then inlined where it stood (SPIR-V has no such op).
+LogicalResult liftControlFlow(gpu::GPUFuncOp func) {
+  SmallVector<scf::ExecuteRegionOp> regions;
+  func.walk([&](scf::ExecuteRegionOp op) {
+    if (!op.getRegion().hasOneBlock())
+      regions.push_back(op);
+  });
+  for (scf::ExecuteRegionOp op : regions) {
+    if (failed(liftRegion(op.getRegion(), op)))
+      return failure();
+    if (!op.getRegion().hasOneBlock())
+      return op.emitOpError(
+          "control flow could not be structured for SPIR-V Shader");
+    Block &body = op.getRegion().front();
+    auto yield = cast<scf::YieldOp>(body.getTerminator());
+    SmallVector<Value> results(yield.getOperands());
+    yield.erase();
+    op->getBlock()->getOperations().splice(op->getIterator(),
+                                           body.getOperations());
+    op->replaceAllUsesWith(results);
+    op.erase();
+  }
+  if (!func.getBody().hasOneBlock() && failed(liftRegion(func.getBody(), func)))
+    return failure();
   lowerIndexSwitches(func);
   return success();
 }
@@ -717,6 +748,7 @@ struct ConvertSluiceGPUToSPIRVPass
     options.cttzAsCtpop = true;
     options.truncAsFloor = true;
     options.polynomialFunctions = true;
+    options.ceilFloorDivisions = true;
     // absi as arith, which widenNarrowIntegers keeps sign-extended.
     options.integerAbsAndClassAsArith = true;
     return options;

@@ -36,6 +36,10 @@ struct KernelMathOptions {
   /// erf, erfc, cbrt and atan2 of f16/f32 as upstream's polynomial
   /// approximations, computed in f32 (SPIR-V has none of them).
   bool polynomialFunctions = false;
+  /// arith.ceildivsi, ceildivui and floordivsi as upstream's expansions into
+  /// divisions, remainders and selects (SPIR-V and C++ have no such
+  /// instruction or operator).
+  bool ceilFloorDivisions = false;
   /// Float functions without a native instruction for f16/bf16 computed in
   /// f32 and rounded back (the CPU's libm has f32 and f64 functions only).
   bool widenHalfFunctions = false;
