@@ -459,7 +459,11 @@ def ConvertSluiceGPUToSPIRV : Pass<"sluice-gpu-to-spirv", "::mlir::ModuleOp"> {
     arithmetic without Int8/Int16 is computed in i32 with the narrow value
     kept sign-extended, 1-D vector transfers become guarded scalar accesses,
     and vectors of more than 4 elements are unrolled where upstream can (an
-    op it cannot split is an error at the op).
+    op it cannot split is an error at the op). With `sign-extend-with-shifts`
+    (the default) every sign extension to i64 (`arith.extsi`, and
+    `arith.index_cast` of an index, which is 32 bits here) becomes
+    `(zext x << k) >>s k`: Mesa 22.3's lavapipe evaluates a signed compare
+    of `OpSConvert` to i64 with a constant wrongly.
 
     Sluice patterns: `memref.generic_atomic_rmw` in the compare-and-swap form
     convert-wave-to-gpu emits for faults becomes `spirv.AtomicCompareExchange`.
@@ -476,7 +480,11 @@ def ConvertSluiceGPUToSPIRV : Pass<"sluice-gpu-to-spirv", "::mlir::ModuleOp"> {
            "Allow the Int64 capability (frame offsets are i64)">,
     Option<"maxPrivateBytes", "max-private-bytes", "unsigned", /*default=*/"16384",
            "Private arrays larger than this (bytes per invocation) move to a "
-           "trailing scratch storage-buffer argument">
+           "trailing scratch storage-buffer argument">,
+    Option<"signExtendWithShifts", "sign-extend-with-shifts", "bool", /*default=*/"true",
+           "Write every sign extension to i64 as a zero extension and two "
+           "shifts (Mesa lavapipe gets signed compares of OpSConvert to i64 "
+           "with a constant wrong; docs/gpu-kernels.md)">
   ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Kernels converted">,

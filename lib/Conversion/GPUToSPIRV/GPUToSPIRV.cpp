@@ -159,6 +159,37 @@ LogicalResult liftControlFlow(gpu::GPUFuncOp func) {
   return success();
 }
 
+/// Every sign extension to i64 (arith.extsi, and arith.index_cast of an
+/// index, 32 bits in these kernels) as `(zext x << k) >>s k`, k = 64 - the
+/// source width. Mesa 22.3's lavapipe (NIR) evaluates a signed compare of
+/// `OpSConvert` to i64 with a constant wrongly (`x < 0` false for negative
+/// x; docs/gpu-kernels.md, "Known driver bugs"); the shifts it gets right,
+/// and an LLVM-based driver folds them back into one sign extension.
+void signExtendToI64WithShifts(gpu::GPUModuleOp module) {
+  SmallVector<Operation *> extensions;
+  module.walk([&](Operation *op) {
+    if (op->getNumResults() == 1 && op->getResult(0).getType().isInteger(64) &&
+        (isa<arith::ExtSIOp>(op) || (isa<arith::IndexCastOp>(op) &&
+                                     op->getOperand(0).getType().isIndex())))
+      extensions.push_back(op);
+  });
+  for (Operation *op : extensions) {
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    Type i64 = op->getResult(0).getType();
+    Value in = op->getOperand(0);
+    if (in.getType().isIndex())
+      in = arith::IndexCastOp::create(b, loc, b.getI32Type(), in);
+    unsigned shift = 64 - in.getType().getIntOrFloatBitWidth();
+    Value wide = arith::ExtUIOp::create(b, loc, i64, in);
+    Value k = arith::ConstantIntOp::create(b, loc, i64, shift);
+    Value up = arith::ShLIOp::create(b, loc, wide, k);
+    op->getResult(0).replaceAllUsesWith(
+        arith::ShRSIOp::create(b, loc, up, k).getResult());
+    op->erase();
+  }
+}
+
 /// Upstream's scf.for lowering keeps each loop result in a Function variable
 /// that only the loop body stores, so a loop that runs zero times yields an
 /// uninitialized value instead of its init operand. Every scf.for with
@@ -617,6 +648,60 @@ struct AtomicFAddPattern : public OpConversionPattern<memref::AtomicRMWOp> {
 /// its type gets that storage class before the conversion, and it
 /// moves to the kernel's entry block, where SPIR-V declares variables (a
 /// static alloca has no operands; its contents start undefined either way).
+/// A private array (`memref.alloca`) of integers narrower than 32 bits as
+/// an array of i32, each element zero-extended on its store and truncated
+/// on its load: upstream's MemRefToSPIRV emulates narrow elements in
+/// storage buffers and workgroup memory (words, masks, atomics) but not in
+/// Function variables, so `memref.store` into a `memref<8xi16>` alloca
+/// failed to legalize. An invocation's private array has no other view, so
+/// only its loads and stores change; an alloca with another use is left as
+/// it was (and fails as before, at that use).
+static void widenNarrowPrivateArrays(gpu::GPUModuleOp module) {
+  SmallVector<memref::AllocaOp> narrow;
+  module.walk([&](memref::AllocaOp alloca) {
+    auto element = dyn_cast<IntegerType>(alloca.getType().getElementType());
+    if (!element || element.getWidth() >= 32 ||
+        alloca.getType().getMemorySpace())
+      return;
+    for (OpOperand &use : alloca->getUses()) {
+      auto store = dyn_cast<memref::StoreOp>(use.getOwner());
+      if (!isa<memref::LoadOp>(use.getOwner()) &&
+          !(store && use.get() == store.getMemRef()))
+        return;
+    }
+    narrow.push_back(alloca);
+  });
+  for (memref::AllocaOp alloca : narrow) {
+    OpBuilder b(alloca);
+    MemRefType type = alloca.getType();
+    Type element = type.getElementType();
+    auto wide = memref::AllocaOp::create(
+        b, alloca.getLoc(),
+        MemRefType::get(type.getShape(), b.getI32Type(), type.getLayout()),
+        alloca.getDynamicSizes(), alloca.getSymbolOperands(),
+        alloca.getAlignmentAttr());
+    for (Operation *user : llvm::make_early_inc_range(alloca->getUsers())) {
+      b.setInsertionPoint(user);
+      if (auto load = dyn_cast<memref::LoadOp>(user)) {
+        Value word =
+            memref::LoadOp::create(b, load.getLoc(), wide, load.getIndices());
+        load.replaceAllUsesWith(
+            arith::TruncIOp::create(b, load.getLoc(), element, word)
+                .getResult());
+        load.erase();
+        continue;
+      }
+      auto store = cast<memref::StoreOp>(user);
+      Value word = arith::ExtUIOp::create(b, store.getLoc(), b.getI32Type(),
+                                          store.getValueToStore());
+      memref::StoreOp::create(b, store.getLoc(), word, wide,
+                              store.getIndices());
+      store.erase();
+    }
+    alloca.erase();
+  }
+}
+
 static void placeAllocasInPrivateMemory(gpu::GPUModuleOp module) {
   Attribute privateSpace = spirv::StorageClassAttr::get(
       module.getContext(), spirv::StorageClass::Function);
@@ -932,11 +1017,14 @@ struct ConvertSluiceGPUToSPIRVPass
           return signalPassFailure();
       if (failed(checkVectorShapes(copy)))
         return signalPassFailure();
+      widenNarrowPrivateArrays(copy);
       spirv::TargetEnv env(spirv::lookupTargetEnvOrDefault(copy));
       if (failed(sluice::widenNarrowIntegers(
               copy, env.allows(spirv::Capability::Int8),
               env.allows(spirv::Capability::Int16))))
         return signalPassFailure();
+      if (signExtendWithShifts)
+        signExtendToI64WithShifts(copy);
       for (auto func :
            llvm::make_early_inc_range(copy.getOps<gpu::GPUFuncOp>())) {
         if (!func.isKernel())
