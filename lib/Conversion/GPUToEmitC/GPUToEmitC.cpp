@@ -191,6 +191,10 @@ void emitPrelude(OpBuilder &b, Location loc) {
   line("typedef unsigned short uint16_t;");
   line("typedef unsigned int uint32_t;");
   line("typedef unsigned long long uint64_t;");
+  // Nor <math.h>: the C++ printer writes a NaN or infinite constant as NAN
+  // or INFINITY.
+  line("#define NAN __int_as_float(0x7fc00000)");
+  line("#define INFINITY __int_as_float(0x7f800000)");
   line("#else");
   emitc::IncludeOp::create(b, loc, "stdint.h", /*is_standard_include=*/true);
   line("#endif");

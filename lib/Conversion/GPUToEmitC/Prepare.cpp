@@ -13,6 +13,8 @@
 
 #include "Prepare.h"
 
+#include "sluice/Conversion/GPUCollectives/LiftControlFlow.h"
+
 #include "mlir/Conversion/ControlFlowToSCF/ControlFlowToSCF.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
@@ -85,17 +87,6 @@ LogicalResult workgroupGlobalsToAllocas(gpu::GPUModuleOp module) {
   for (auto global :
        llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
     global.erase();
-  return success();
-}
-
-LogicalResult liftControlFlow(Region &body, Operation *func) {
-  if (body.empty() || body.hasOneBlock())
-    return success();
-  ControlFlowToSCFTransformation transformation;
-  DominanceInfo dominance(func);
-  if (failed(transformCFGToSCF(body, transformation, dominance)))
-    return func->emitOpError(
-        "control flow could not be structured for HIP C++");
   return success();
 }
 
@@ -723,7 +714,7 @@ LogicalResult prepareForHIP(gpu::GPUModuleOp module,
     return failure();
   for (Operation &op : module.getBody()->getOperations())
     if (auto func = dyn_cast<FunctionOpInterface>(op))
-      if (failed(liftControlFlow(func.getFunctionBody(), func)))
+      if (failed(sluice::liftKernelControlFlow(func, "HIP C++")))
         return failure();
 
   SmallVector<scf::ForOp> counted;

@@ -12,6 +12,7 @@
 
 #include "sluice/Conversion/GPUCollectives/ExpandCollectives.h"
 #include "sluice/Conversion/GPUCollectives/ExpandKernelMath.h"
+#include "sluice/Conversion/GPUCollectives/LiftControlFlow.h"
 #include "sluice/Conversion/GPUToSPIRV/SPIRVBackend.h"
 #include "sluice/Conversion/Passes.h"
 
@@ -100,60 +101,10 @@ void lowerIndexSwitches(gpu::GPUFuncOp func) {
   }
 }
 
-/// Lifts the CFG of `region` (several blocks) to scf; `owner` is the op
-/// that errors name.
-LogicalResult liftRegion(Region &region, Operation *owner) {
-  // transformCFGToSCF leaves the region half rewritten when it meets a
-  // branch it does not know (erasing the function afterwards then touches
-  // freed operations): such a branch is an error before it starts.
-  for (Block &block : region) {
-    Operation *terminator = block.getTerminator();
-    if (!terminator || terminator->getNumSuccessors() == 0 ||
-        isa<cf::BranchOp, cf::CondBranchOp, cf::SwitchOp>(terminator))
-      continue;
-    terminator->emitOpError(
-        "is a branch that is not a cf op; only cf.br, cf.cond_br and "
-        "cf.switch can be structured for SPIR-V");
-    return owner->emitOpError(
-        "control flow could not be structured for SPIR-V Shader");
-  }
-  // transformCFGToSCF refuses blocks no path reaches (the pipelines erase
-  // them first; this pass may run on its own).
-  IRRewriter rewriter(owner->getContext());
-  (void)eraseUnreachableBlocks(rewriter, region);
-  ControlFlowToSCFTransformation transformation;
-  DominanceInfo dominance(owner);
-  if (failed(transformCFGToSCF(region, transformation, dominance)))
-    return owner->emitOpError(
-        "control flow could not be structured for SPIR-V Shader");
-  return success();
-}
-
-/// Lifts the CFG of every multi-block region of `func` to scf: the body, and
-/// every `scf.execute_region` of several blocks (innermost first), which is
-/// then inlined where it stood (SPIR-V has no such op).
+/// Lifts the CFG of every multi-block region of `func` to scf
+/// (LiftControlFlow.h), then the index switches it may leave.
 LogicalResult liftControlFlow(gpu::GPUFuncOp func) {
-  SmallVector<scf::ExecuteRegionOp> regions;
-  func.walk([&](scf::ExecuteRegionOp op) {
-    if (!op.getRegion().hasOneBlock())
-      regions.push_back(op);
-  });
-  for (scf::ExecuteRegionOp op : regions) {
-    if (failed(liftRegion(op.getRegion(), op)))
-      return failure();
-    if (!op.getRegion().hasOneBlock())
-      return op.emitOpError(
-          "control flow could not be structured for SPIR-V Shader");
-    Block &body = op.getRegion().front();
-    auto yield = cast<scf::YieldOp>(body.getTerminator());
-    SmallVector<Value> results(yield.getOperands());
-    yield.erase();
-    op->getBlock()->getOperations().splice(op->getIterator(),
-                                           body.getOperations());
-    op->replaceAllUsesWith(results);
-    op.erase();
-  }
-  if (!func.getBody().hasOneBlock() && failed(liftRegion(func.getBody(), func)))
+  if (failed(sluice::liftKernelControlFlow(func, "SPIR-V Shader")))
     return failure();
   lowerIndexSwitches(func);
   return success();

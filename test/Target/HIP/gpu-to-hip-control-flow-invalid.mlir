@@ -9,7 +9,7 @@ module attributes {gpu.container_module} {
       %c0 = arith.constant 0 : index
       %zero = arith.constant 0 : i32
       %cond = arith.cmpi sgt, %n, %zero : i32
-      // expected-error @+1 {{'llvm.cond_br' op Cannot convert unknown control flow op to structured control flow}}
+      // expected-error @+1 {{'llvm.cond_br' op is a branch that is not a cf op; only cf.br, cf.cond_br and cf.switch can be structured for HIP C++}}
       llvm.cond_br %cond, ^bb1, ^bb2
     ^bb1:
       memref.store %n, %out[%c0] : memref<?xi32>
