@@ -47,11 +47,9 @@ LogicalResult liftRegion(Region &region, Operation *owner, StringRef target) {
 
 LogicalResult sluice::liftKernelControlFlow(FunctionOpInterface func,
                                             StringRef target) {
+  // Every execute_region, of one block too: neither backend has the op.
   SmallVector<scf::ExecuteRegionOp> regions;
-  func->walk([&](scf::ExecuteRegionOp op) {
-    if (!op.getRegion().hasOneBlock())
-      regions.push_back(op);
-  });
+  func->walk([&](scf::ExecuteRegionOp op) { regions.push_back(op); });
   for (scf::ExecuteRegionOp op : regions) {
     if (failed(liftRegion(op.getRegion(), op, target)))
       return failure();

@@ -16,8 +16,9 @@
 namespace sluice {
 
 /// Lifts the CFG of every `scf.execute_region` of several blocks in `func`
-/// (innermost first; each is then inlined where it stood, as neither
-/// backend has the op) and of `func`'s body to scf. Blocks no path reaches
+/// and of `func`'s body to scf (innermost first), and inlines every
+/// `scf.execute_region`, of one block too, where it stood: neither backend
+/// has the op. Blocks no path reaches
 /// are erased first (transformCFGToSCF refuses them). A branch other than
 /// cf.br, cf.cond_br and cf.switch is an error at the branch and at the
 /// region's owner, naming `target` ("SPIR-V Shader", "HIP C++"), before
