@@ -288,6 +288,10 @@ FailureOr<unsigned> rewriteFrameAccess(gpu::GPUFuncOp func) {
       continue;
     auto words =
         MemRefType::get({ShapedType::kDynamic}, IntegerType::get(ctx, 32));
+    // The word array's type first: the loads below take their result type
+    // from it (created on the byte array, they were i8 loads of words, which
+    // only a target without Int8 hid by holding i8 in an i32).
+    arg.setType(words);
     for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
       auto view = cast<memref::ViewOp>(user);
       MemRefType fieldType = view.getType();
@@ -349,7 +353,6 @@ FailureOr<unsigned> rewriteFrameAccess(gpu::GPUFuncOp func) {
       }
       view.erase();
     }
-    arg.setType(words);
     argTypes[i] = words;
   }
   func.setFunctionType(FunctionType::get(ctx, argTypes, func.getResultTypes()));
