@@ -204,9 +204,6 @@ def EraseUnreachableBlocks : Pass<"sluice-erase-unreachable-blocks", "::mlir::Mo
     far from the cause. Such a block never runs, so erasing it (in every
     region, nested ones included) changes no result.
   }];
-  let statistics = [
-    Statistic<"numErased", "erased-blocks", "unreachable blocks erased">
-  ];
 }
 
 def DistributeWarpOps : Pass<"sluice-distribute-warp-ops", "::mlir::ModuleOp"> {

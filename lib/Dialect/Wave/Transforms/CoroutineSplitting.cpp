@@ -81,13 +81,14 @@ static bool isRematerializable(Value value) {
 
 namespace {
 
-/// Erases the blocks that no path from the region's entry reaches, before a
-/// branch in them is canonicalized. A branch folded to one side can leave a
-/// loop that nothing enters; cf.br's canonicalization would then merge the
-/// loop's header into its only predecessor, the loop's own latch, replacing
-/// the header's arguments by the latch's operands, which are those very
-/// arguments, and erase the header with its arguments still in use (a use
-/// after free that crashed wave-split:
+/// Erases the blocks that no path from the region's entry reaches (upstream's
+/// eraseUnreachableBlocks) before a branch of the region is canonicalized:
+/// the pattern outranks the canonicalizations. A branch folded to one side
+/// can leave a loop that nothing enters; cf.br's canonicalization would then
+/// merge the loop's header into its only predecessor, the loop's own latch,
+/// replacing the header's arguments by the latch's operands, which are those
+/// very arguments, and erase the header with its arguments still in use (a
+/// use after free that crashed wave-split:
 /// test/Dialect/Wave/split-unreachable-loop.mlir). The driver's region
 /// simplification would erase such blocks, but only between its rounds of
 /// patterns.
@@ -98,27 +99,7 @@ struct EraseUnreachableBlocksFirst : OpRewritePattern<BranchOp> {
 
   LogicalResult matchAndRewrite(BranchOp branch,
                                 PatternRewriter &rewriter) const override {
-    Region *region = branch->getParentRegion();
-    llvm::SmallPtrSet<Block *, 16> reachable;
-    SmallVector<Block *> worklist{&region->front()};
-    while (!worklist.empty()) {
-      Block *block = worklist.pop_back_val();
-      if (reachable.insert(block).second)
-        llvm::append_range(worklist, block->getSuccessors());
-    }
-    if (reachable.contains(branch->getBlock()))
-      return failure();
-    SmallVector<Block *> unreachable;
-    for (Block &block : *region)
-      if (!reachable.contains(&block))
-        unreachable.push_back(&block);
-    // Their values are used only among themselves (nothing reachable is
-    // dominated by them).
-    for (Block *block : unreachable)
-      block->dropAllDefinedValueUses();
-    for (Block *block : unreachable)
-      rewriter.eraseBlock(block);
-    return success();
+    return eraseUnreachableBlocks(rewriter, *branch->getParentRegion());
   }
 };
 
