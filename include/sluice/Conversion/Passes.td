@@ -505,6 +505,22 @@ def SluiceSPIRVInt64Atomics : Pass<"sluice-spirv-int64-atomics", "::mlir::spirv:
   let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
 }
 
+def SluiceSPIRVSplitLoopHeaders : Pass<"sluice-spirv-split-loop-headers", "::mlir::spirv::ModuleOp"> {
+  let summary = "Give a loop header that holds nested control flow a block of its own";
+  let description = [{
+    Runs last in the `sluice-to-spirv` pipeline, before serialization. MLIR's
+    SPIR-V serializer emits a loop header's `OpLoopMerge` before the header's
+    first nested `spirv.mlir.selection` or `spirv.mlir.loop` and starts a new
+    block there, but the `OpPhi` of a loop nested in that header still names
+    the header as its incoming block: the module fails `spirv-val` ("OpPhi's
+    incoming basic block is not a predecessor") and lavapipe runs the kernel
+    forever. A kernel whose loops are lifted from a CFG (a stage kernel that
+    resumes inside nested loops) has such headers. This pass moves the ops of
+    every such header into a new block the header branches to.
+  }];
+  let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
+}
+
 def SluiceSPIRVInterfaceVersion : Pass<"sluice-spirv-interface-version", "::mlir::spirv::ModuleOp"> {
   let summary = "Keep a module for SPIR-V 1.4 or later at its target environment's version";
   let description = [{

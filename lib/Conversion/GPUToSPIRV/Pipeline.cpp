@@ -27,14 +27,17 @@ void sluice::buildSluiceToSPIRVPipeline(OpPassManager &pm,
   spv.addPass(spirv::createSPIRVUpdateVCEPass());
   spv.addPass(createSluiceSPIRVInt64Atomics());
   spv.addPass(createSluiceSPIRVInterfaceVersion());
+  spv.addPass(createSluiceSPIRVSplitLoopHeaders());
 }
 
 void sluice::registerSluiceToSPIRVPipeline() {
   PassPipelineRegistration<SluiceToSPIRVOptions>(
       "sluice-to-spirv",
       "Lower the gpu hand-off to Vulkan spirv.modules: sluice-check-spirv, "
-      "sluice-gpu-to-spirv, spirv-lower-abi-attrs, sluice-spirv-push-constants, "
+      "sluice-gpu-to-spirv, spirv-lower-abi-attrs, "
+      "sluice-spirv-push-constants, "
       "sluice-spirv-stage-switch, spirv-update-vce, "
-      "sluice-spirv-int64-atomics, sluice-spirv-interface-version",
+      "sluice-spirv-int64-atomics, sluice-spirv-interface-version, "
+      "sluice-spirv-split-loop-headers",
       buildSluiceToSPIRVPipeline);
 }
