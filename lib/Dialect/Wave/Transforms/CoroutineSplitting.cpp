@@ -473,21 +473,41 @@ private:
     // A live-in value redefined inside the stage (a loop-carried value): its
     // uses dominated by the redefinition keep it, the others read the frame
     // copy, through block arguments where both reach a block.
+    // The repair appends branch operands, which can move a branch's
+    // operands to new storage: the values are found first, for the blocks
+    // of the uses, and the uses collected only after that (holding them
+    // across the repair wrote through freed operands, leaving a use of the
+    // loop-carried value the resume path does not dominate and a corrupt
+    // use list: differential-lane-vectors --wave --vulkan --seed 190).
     DominanceInfo dominance(function);
     for (Value value : definedInStage) {
       Value clone = mapping.lookup(value);
-      SmallVector<OpOperand *> uses;
-      for (OpOperand &use : clone.getUses())
-        if (!dominance.properlyDominates(clone, use.getOwner()))
-          uses.push_back(&use);
-      SsaRepair repair(clone, entryValues[value], &function.front());
       // A use nested in a structured op reads the value its top-level
       // ancestor sees at the start of that ancestor's block.
-      for (OpOperand *use : uses) {
-        Operation *user =
-            function.getBody().findAncestorOpInRegion(*use->getOwner());
-        use->set(repair.valueAtStart(user->getBlock()));
-      }
+      auto blockOfUse = [&](OpOperand &use) -> Block * {
+        if (dominance.properlyDominates(clone, use.getOwner()))
+          return nullptr;
+        return function.getBody()
+            .findAncestorOpInRegion(*use.getOwner())
+            ->getBlock();
+      };
+      SmallVector<Block *> blocks;
+      for (OpOperand &use : clone.getUses())
+        if (Block *block = blockOfUse(use))
+          blocks.push_back(block);
+      SsaRepair repair(clone, entryValues[value], &function.front());
+      llvm::DenseMap<Block *, Value> atStart;
+      for (Block *block : blocks)
+        atStart.try_emplace(block, repair.valueAtStart(block));
+      SmallVector<std::pair<OpOperand *, Value>> uses;
+      for (OpOperand &use : clone.getUses())
+        if (Block *block = blockOfUse(use)) {
+          // The repair's own uses are dominated by the redefinition.
+          assert(atStart.count(block) && "a use the repair added");
+          uses.push_back({&use, atStart.lookup(block)});
+        }
+      for (auto [use, replacement] : uses)
+        use->set(replacement);
     }
     for (auto &entry : entryValues) {
       if (entry.second.use_empty())
