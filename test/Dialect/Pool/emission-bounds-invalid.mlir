@@ -383,8 +383,9 @@ pool.owner @o capacity 64 stages ["a"] payload [] {
 
 pool.emission_bound @multi_block -> @o max 8
 wave.coroutine @multi_block() {
-  // expected-error @below {{'scf.execute_region' op has a multi-block region; emission bounds need structured control flow}}
+  // expected-error @below {{'scf.execute_region' op has a multi-block region with a publish or suspension; emission bounds need structured control flow there}}
   scf.execute_region {
+    // expected-note @below {{nested here}}
     pool.publish @o "a"
     cf.br ^next
   ^next:

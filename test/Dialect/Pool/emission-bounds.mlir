@@ -556,3 +556,30 @@ wave.coroutine @suspending_while(%cond: i1) {
   }
   wave.terminate
 }
+
+// -----
+
+pool.owner @o capacity 64 stages ["a"] payload [] {
+  pool.handler "a" (%item) {
+    pool.release %item
+  }
+}
+
+// A multi-block region with neither a publish nor a suspension emits nothing
+// on any of its paths, so the two publishes around it give 2.
+pool.emission_bound @cfg_between -> @o max 2
+// expected-remark @below {{stage 'entry' of @cfg_between publishes at most 2 item(s) into @o}}
+wave.coroutine @cfg_between(%lane: i32) {
+  pool.publish @o "a"
+  %zero = arith.constant 0 : i32
+  %odd = arith.cmpi ne, %lane, %zero : i32
+  scf.execute_region {
+    cf.cond_br %odd, ^left, ^right
+  ^left:
+    cf.br ^right
+  ^right:
+    scf.yield
+  }
+  pool.publish @o "a"
+  wave.terminate
+}

@@ -220,11 +220,26 @@ private:
     if (region.empty())
       return Summary::identity();
     if (!region.hasOneBlock()) {
+      // A CFG that neither publishes nor suspends emits nothing, whatever
+      // its paths.
       Operation *op = region.getParentOp();
+      Operation *offender = nullptr;
+      region.walk([&](Operation *nested) {
+        if (!isa<PublishOp, wave::SuspendOp>(nested))
+          return WalkResult::advance();
+        offender = nested;
+        return WalkResult::interrupt();
+      });
+      if (!offender)
+        return Summary::identity();
       if (!reportedStructure.insert(op).second)
         return failure();
-      return op->emitOpError("has a multi-block region; emission bounds need "
-                             "structured control flow");
+      InFlightDiagnostic diag =
+          op->emitOpError("has a multi-block region with a publish or "
+                          "suspension; emission bounds need structured "
+                          "control flow there");
+      diag.attachNote(offender->getLoc()) << "nested here";
+      return diag;
     }
     return summarize(region.front());
   }

@@ -15,8 +15,9 @@ def VerifyEmissionBounds : Pass<"sluice-verify-emission-bounds", "::mlir::Module
     must carry `pool.max_trips = N`. Only `scf.if`, `scf.index_switch`,
     `scf.for`, `scf.while` and `scf.execute_region` are modelled: any other op
     with regions (`scf.parallel`, `scf.forall`, ...) that contains a publish or
-    a suspension is an error. A stage that may publish more than the
-    producer's `pool.emission_bound` is an error, with notes at the publishes
+    a suspension is an error, and so is an `scf.execute_region` of several
+    blocks (a CFG) that contains one; such a region without either emits
+    nothing. A stage that may publish more than the producer's `pool.emission_bound` is an error, with notes at the publishes
     of the worst path; publishing into an owner without a declared bound is an
     error as well.
   }];
