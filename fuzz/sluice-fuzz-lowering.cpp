@@ -6,9 +6,12 @@
 // through the runtime's reader, then one clone of the gpu hand-off each
 // through sluice-wave-to-cpu (to the LLVM dialect; a lane at a time and 8
 // lanes at a time in vector registers), sluice-wave-to-spirv
-// (serialized) and sluice-wave-to-hip (printed). Even inputs lower in the SoA
+// (serialized, and validated by SPIRV-Tools for Vulkan 1.1 where the build
+// found it) and sluice-wave-to-hip (printed). Even inputs lower in the SoA
 // layout, odd ones in AoS. Errors are expected and silenced; crashes,
-// sanitizer reports and a descriptor that the runtime rejects are findings.
+// sanitizer reports, a descriptor that the runtime rejects and a SPIR-V
+// module that fails validation are findings (a driver may run an invalid
+// module forever: docs/spirv-backend.md, sluice-spirv-split-loop-headers).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +30,12 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+
+#ifdef SLUICE_FUZZ_SPIRV_VALIDATE
+#include <spirv-tools/libspirv.h>
+#endif
 
 #include <cstdint>
 #include <cstdio>
@@ -70,6 +79,28 @@ static void checkDescriptorRoundTrip(ModuleOp module) {
   std::abort();
 }
 
+// Every module sluice-wave-to-spirv serializes passes SPIRV-Tools'
+// validator for Vulkan 1.1 (what `spirv-val --target-env vulkan1.1` checks).
+static void validateSPIRV(llvm::ArrayRef<uint32_t> words) {
+#ifdef SLUICE_FUZZ_SPIRV_VALIDATE
+  spv_context context = spvContextCreate(SPV_ENV_VULKAN_1_1);
+  spv_const_binary_t binary{words.data(), words.size()};
+  spv_diagnostic diagnostic = nullptr;
+  spv_result_t result = spvValidate(context, &binary, &diagnostic);
+  if (result != SPV_SUCCESS) {
+    std::fprintf(stderr,
+                 "sluice-fuzz-lowering: sluice-wave-to-spirv wrote a module "
+                 "that fails validation (Vulkan 1.1): %s\n",
+                 diagnostic ? diagnostic->error : "no diagnostic");
+    std::abort();
+  }
+  spvDiagnosticDestroy(diagnostic);
+  spvContextDestroy(context);
+#else
+  (void)words;
+#endif
+}
+
 static void lowerClones(ModuleOp handOff) {
   // The CPU lowering a lane at a time, and 8 lanes at a time wherever the
   // lane loops can be vectorized (lane-vector-always: the cost model would
@@ -89,7 +120,8 @@ static void lowerClones(ModuleOp handOff) {
       if (spirv::ModuleOp spv =
               sluice::spirvModuleFor(*copy, "sluice_kernels")) {
         llvm::SmallVector<uint32_t> words;
-        (void)sluice::serializeSPIRV(spv, words);
+        if (succeeded(sluice::serializeSPIRV(spv, words)))
+          validateSPIRV(words);
       }
   }
   {
