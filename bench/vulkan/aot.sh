@@ -11,7 +11,8 @@
 #
 # and, for the wave example, OUT/shadow_pool.sluice (the compiled-program
 # artifact with CPU and Vulkan kernels, docs/artifact.md) for
-# sluice-run-artifact. The host code is the same MLIR the JIT of sluice-run
+# sluice-run-artifact, and OUT/random: 40 random wave programs to replay
+# against this machine's results (scripts/differential-lane-vectors). The host code is the same MLIR the JIT of sluice-run
 # compiles, lowered with the same registered pipeline (sluice-host-to-llvm),
 # translated to LLVM IR and compiled with clang -O2 -march=x86-64-v3.
 #
@@ -64,4 +65,12 @@ cp "$root/bench/pathtracer/ab.sh" "$out/pathtracer-ab.sh"
 cp "$root/bench/pathtracer/passes.sh" "$out/pathtracer-passes.sh"
 mkdir -p "$out/lib"
 cp -L "$(ldd "$bin/sluice-render" | awk '/libpng/ {print $3}')" "$out/lib/"
+# Random wave programs (40, integers, half of them with a capacity owner) as
+# artifacts with their bindings and this machine's CPU results, and the
+# script that replays them there on hip and Vulkan:
+#   python3 OUT/differential-lane-vectors --replay OUT/random --sluice-run-artifact OUT/sluice-run-artifact
+# (docs/cpu-backend.md, "On a GPU").
+python3 "$root/scripts/differential-lane-vectors" --build "$build" --wave --count 40 \
+  --seed 1 --export "$out/random" > /dev/null
+cp "$root/scripts/differential-lane-vectors" "$out/"
 ls "$out"
