@@ -47,8 +47,26 @@ pool.owner @duplicate_stage capacity 1 stages ["a", "b", "a"] payload [] {
 
 // -----
 
-// expected-error @below {{'pool.owner' op stage names must not be empty}}
+// expected-error @below {{'pool.owner' op stage name must not be empty}}
 pool.owner @empty_stage capacity 1 stages ["a", ""] payload [] {
+  pool.handler "a" (%item) {
+    pool.release %item
+  }
+}
+
+// -----
+
+// expected-error @below {{'pool.owner' op stage name "a-b" may hold letters, digits and '_' only: it becomes part of kernel names on every backend}}
+pool.owner @dashed_stage capacity 1 stages ["a-b"] payload [] {
+  pool.handler "a-b" (%item) {
+    pool.release %item
+  }
+}
+
+// -----
+
+// expected-error @below {{'pool.owner' op name "o-p" may hold letters, digits and '_' only}}
+pool.owner @"o-p" capacity 1 stages ["a"] payload [] {
   pool.handler "a" (%item) {
     pool.release %item
   }

@@ -72,6 +72,32 @@ wave.coroutine @empty_stage() {
 
 // -----
 
+// Stage and coroutine names become parts of kernel names (HIP C++ functions,
+// SPIR-V entry points): letters, digits and '_' only. A NUL byte made
+// sluice-fuzz-lowering's SPIR-V fail validation (an OpName cut short).
+wave.coroutine @spaced_stage() {
+  // expected-error @below {{'wave.suspend' op stage name "a b-c.d" may hold letters, digits and '_' only: it becomes part of kernel names on every backend}}
+  wave.suspend "a b-c.d"
+  wave.terminate
+}
+
+// -----
+
+wave.coroutine @nul_stage() {
+  // expected-error @below {{'wave.suspend' op stage name "pu\00lish" may hold letters}}
+  wave.suspend "pu\00lish"
+  wave.terminate
+}
+
+// -----
+
+// expected-error @below {{'wave.coroutine' op name "a.b" may hold letters, digits and '_' only}}
+wave.coroutine @a.b() {
+  wave.terminate
+}
+
+// -----
+
 wave.coroutine @bad_sort_key(%key: vector<4xi32>) {
   // expected-error @below {{'wave.suspend' op operand #0 must be signless integer or floating-point or index}}
   wave.suspend "s" sort_by %key : vector<4xi32>

@@ -220,9 +220,11 @@ LogicalResult OwnerOp::verify() {
   if (getStages().empty())
     return emitOpError("needs at least one stage");
   llvm::StringSet<> seen;
+  if (failed(sluice::wave::verifyKernelNamePart(*this, "name", getSymName())))
+    return failure();
   for (StringRef stage : getStages().getAsValueRange<StringAttr>()) {
-    if (stage.empty())
-      return emitOpError("stage names must not be empty");
+    if (failed(sluice::wave::verifyKernelNamePart(*this, "stage name", stage)))
+      return failure();
     if (!seen.insert(stage).second)
       return emitOpError("stage '") << stage << "' appears more than once";
   }

@@ -4,11 +4,12 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/Interfaces/CallInterfaces.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/FunctionImplementation.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -234,6 +235,21 @@ std::optional<unsigned> CoroutineOp::lookupBinding(StringRef name) {
   return std::nullopt;
 }
 
+LogicalResult sluice::wave::verifyKernelNamePart(Operation *op, StringRef what,
+                                                 StringRef name) {
+  if (name.empty())
+    return op->emitOpError(what) << " must not be empty";
+  if (llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
+    return success();
+  std::string escaped;
+  llvm::raw_string_ostream os(escaped);
+  llvm::printEscapedString(name, os);
+  return op->emitOpError(what)
+         << " \"" << escaped
+         << "\" may hold letters, digits and '_' only: it becomes part of "
+            "kernel names on every backend";
+}
+
 bool sluice::wave::isBindingType(Type type) {
   auto isElement = [](Type element) {
     return element.isInteger(32) || element.isInteger(64) ||
@@ -311,6 +327,8 @@ void sluice::wave::collectBindingUses(Value value, BindingUses &uses) {
 }
 
 LogicalResult CoroutineOp::verify() {
+  if (failed(verifyKernelNamePart(*this, "name", getSymName())))
+    return failure();
   if (!getFunctionType().getResults().empty())
     return emitOpError("a coroutine returns no values, but the signature has ")
            << getFunctionType().getNumResults() << " result(s)";
@@ -424,9 +442,7 @@ SmallVector<StringRef> CoroutineOp::getSuspendStages() {
 LogicalResult SuspendOp::verify() {
   if (!(*this)->getParentOfType<CoroutineOp>())
     return emitOpError("must be nested inside a 'wave.coroutine'");
-  if (getStage().empty())
-    return emitOpError("stage name must not be empty");
-  return success();
+  return verifyKernelNamePart(*this, "stage name", getStage());
 }
 
 //===----------------------------------------------------------------------===//

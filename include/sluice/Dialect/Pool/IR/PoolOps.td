@@ -73,7 +73,9 @@ def Pool_OwnerOp : Pool_Op<"owner", [
   let summary = "A capacity owner with ordered stages and one handler per stage";
   let description = [{
     Declares a bounded pool of `capacity` slots shared by the ordered `stages`.
-    Every item carries a payload of the listed types. The body holds exactly
+    Every item carries a payload of the listed types. The owner's name and its
+    stage names hold letters, digits and `_` only (they name the handler
+    kernels on every backend). The body holds exactly
     one `pool.handler` per stage.
 
     ```mlir

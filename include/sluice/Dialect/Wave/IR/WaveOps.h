@@ -56,6 +56,14 @@ mlir::LogicalResult checkDeclaredAccess(llvm::StringRef name,
 /// or one of those scalars (a uniform).
 bool isBindingType(mlir::Type type);
 
+/// Fails, with an error at `op`, unless `name` (a stage's, coroutine's or
+/// owner's; `what` says which) is letters, digits and '_' only: it becomes
+/// part of kernel names on every backend (HIP C++ functions, SPIR-V entry
+/// points and names, the artifact's kernel table).
+mlir::LogicalResult verifyKernelNamePart(mlir::Operation *op,
+                                         llvm::StringRef what,
+                                         llvm::StringRef name);
+
 } // namespace sluice::wave
 
 #define GET_ATTRDEF_CLASSES

@@ -129,7 +129,9 @@ def Wave_SuspendOp : Wave_Op<"suspend"> {
   let description = [{
     Ends the current stage of the lane. The lane resumes after this operation
     when the scheduler dispatches the named stage. Each stage name appears once
-    per coroutine. The optional `sort_by` operand is a frame-export hint: a
+    per coroutine. Stage names (and the coroutine's name) hold letters, digits
+    and `_` only: they become part of kernel names on every backend (HIP C++
+    functions, SPIR-V entry points). The optional `sort_by` operand is a frame-export hint: a
     value stored in the frame that the scheduler may sort waiting frames by
     (e.g. a material id for coherence).
 
