@@ -405,8 +405,9 @@ def SluiceCheckSPIRV : Pass<"sluice-check-spirv", "::mlir::ModuleOp"> {
     `memref.alloca` with dynamic sizes), function pointers
     (`func.constant`, `func.call_indirect`), 64-bit transcendentals, bf16
     anywhere in a kernel, f16 unless the target environment has Float16 and
-    StorageBuffer16BitAccess, and a `spirv.target_env` that is not for Vulkan
-    or lacks Shader. Everything else is left to the conversion.
+    StorageBuffer16BitAccess, a buffer argument of 3-vectors (whose array
+    stride Vulkan's layout rules forbid), and a `spirv.target_env` that is not
+    for Vulkan or lacks Shader. Everything else is left to the conversion.
     docs/spirv-backend.md, docs/gpu-kernels.md.
   }];
   let statistics = [

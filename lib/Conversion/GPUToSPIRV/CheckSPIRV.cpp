@@ -154,6 +154,30 @@ struct SluiceCheckSPIRVPass
     });
   }
 
+  /// Vulkan's storage-buffer layout aligns a 3-vector like a 4-vector, so an
+  /// array of them (a buffer argument of vector<3xT> elements) has a stride
+  /// the layout rules forbid (spirv-val: "array with stride 12 not
+  /// satisfying alignment to 16").
+  void checkVectorBuffers(gpu::GPUModuleOp module) {
+    module.walk([&](gpu::GPUFuncOp func) {
+      for (Type type : func.getArgumentTypes()) {
+        auto memref = dyn_cast<MemRefType>(type);
+        auto vector =
+            memref ? dyn_cast<VectorType>(memref.getElementType()) : nullptr;
+        if (!vector || vector.getRank() != 1 || vector.getDimSize(0) != 3)
+          continue;
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        os << "takes a buffer of " << vector
+           << ": Vulkan's storage-buffer layout aligns a 3-vector like a "
+              "4-vector, so its array stride is not allowed; use a "
+              "4-vector or three scalars";
+        reject(func, text);
+        return;
+      }
+    });
+  }
+
   /// The innermost element type of `type` (memref, vector), else `type`.
   static Type elementOf(Type type) {
     while (auto shaped = dyn_cast<ShapedType>(type))
@@ -243,6 +267,7 @@ struct SluiceCheckSPIRVPass
       checkFloatTypes(module, attr);
       checkRecursion(module);
       checkOps(module);
+      checkVectorBuffers(module);
       DominanceInfo dominance(module);
       module.walk([&](Operation *op) {
         for (Region &region : op->getRegions())

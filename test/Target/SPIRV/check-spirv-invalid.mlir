@@ -223,3 +223,18 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A buffer of 3-vectors: Vulkan's layout aligns a vec3 like a vec4, so the
+// array stride of 12 fails spirv-val (found by sluice-fuzz-lowering: a wave
+// program whose lane argument is a vector<3xi32>). A buffer of 4-vectors is
+// fine.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    // expected-error @below {{'gpu.func' op takes a buffer of vector<3xi32>: Vulkan's storage-buffer layout aligns a 3-vector like a 4-vector, so its array stride is not allowed; use a 4-vector or three scalars}}
+    gpu.func @k(%in: memref<?xvector<3xi32>>, %ok: memref<?xvector<4xi32>>) kernel {
+      gpu.return
+    }
+  }
+}
