@@ -31,8 +31,6 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstdlib>
-
 #ifdef SLUICE_FUZZ_SPIRV_VALIDATE
 #include <spirv-tools/libspirv.h>
 #endif

@@ -219,9 +219,9 @@ LogicalResult OwnerOp::verify() {
               "4294967295)";
   if (getStages().empty())
     return emitOpError("needs at least one stage");
-  llvm::StringSet<> seen;
   if (failed(sluice::wave::verifyKernelNamePart(*this, "name", getSymName())))
     return failure();
+  llvm::StringSet<> seen;
   for (StringRef stage : getStages().getAsValueRange<StringAttr>()) {
     if (failed(sluice::wave::verifyKernelNamePart(*this, "stage name", stage)))
       return failure();

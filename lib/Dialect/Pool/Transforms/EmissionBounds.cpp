@@ -219,28 +219,11 @@ private:
   FailureOr<Summary> summarize(Region &region) {
     if (region.empty())
       return Summary::identity();
-    if (!region.hasOneBlock()) {
-      // A CFG that neither publishes nor suspends emits nothing, whatever
-      // its paths.
-      Operation *op = region.getParentOp();
-      Operation *offender = nullptr;
-      region.walk([&](Operation *nested) {
-        if (!isa<PublishOp, wave::SuspendOp>(nested))
-          return WalkResult::advance();
-        offender = nested;
-        return WalkResult::interrupt();
-      });
-      if (!offender)
-        return Summary::identity();
-      if (!reportedStructure.insert(op).second)
-        return failure();
-      InFlightDiagnostic diag =
-          op->emitOpError("has a multi-block region with a publish or "
-                          "suspension; emission bounds need structured "
-                          "control flow there");
-      diag.attachNote(offender->getLoc()) << "nested here";
-      return diag;
-    }
+    if (!region.hasOneBlock())
+      return summarizeUnmodelled(
+          *region.getParentOp(), region,
+          "has a multi-block region with a publish or suspension; emission "
+          "bounds need structured control flow there");
     return summarize(region.front());
   }
 
@@ -333,22 +316,36 @@ private:
 
   /// Region ops we do not model may not contain publishes or suspensions.
   FailureOr<Summary> summarizeOpaque(Operation &op) {
+    return summarizeUnmodelled(
+        op, op.getRegions(),
+        "contains a publish or suspension, but its control flow is not "
+        "understood by the emission-bound analysis (use scf.if, scf.for, "
+        "scf.while, scf.index_switch or scf.execute_region)");
+  }
+
+  /// Control flow the analysis does not model (`regions` of `op`) emits
+  /// nothing when it neither publishes nor suspends, whatever its paths;
+  /// otherwise it is an error at `op` (reported once), with a note at the
+  /// first publish or suspension.
+  FailureOr<Summary> summarizeUnmodelled(Operation &op,
+                                         MutableArrayRef<Region> regions,
+                                         StringRef reason) {
     Operation *offender = nullptr;
-    op.walk([&](Operation *nested) {
-      if (isa<PublishOp, wave::SuspendOp>(nested) && nested != &op) {
+    for (Region &region : regions) {
+      region.walk([&](Operation *nested) {
+        if (!isa<PublishOp, wave::SuspendOp>(nested))
+          return WalkResult::advance();
         offender = nested;
         return WalkResult::interrupt();
-      }
-      return WalkResult::advance();
-    });
+      });
+      if (offender)
+        break;
+    }
     if (!offender)
       return Summary::identity();
     if (!reportedStructure.insert(&op).second)
       return failure();
-    InFlightDiagnostic diag = op.emitOpError(
-        "contains a publish or suspension, but its control flow is not "
-        "understood by the emission-bound analysis (use scf.if, scf.for, "
-        "scf.while, scf.index_switch or scf.execute_region)");
+    InFlightDiagnostic diag = op.emitOpError(reason);
     diag.attachNote(offender->getLoc()) << "nested here";
     return diag;
   }
