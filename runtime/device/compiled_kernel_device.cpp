@@ -346,7 +346,8 @@ Status CompiledKernels::dispatch(const sluice_rt_kernel_args &args,
   try {
     scratch.counters.resize(std::max<uint32_t>(layout.counterCount, 1));
     scratch.allocLimits.resize(std::max<uint32_t>(owners, 1));
-    scratch.publishedSlots.assign(std::max<uint64_t>(slotEntries, 1), 0);
+    // The kernels write the records they count; the rest is never read.
+    scratch.publishedSlots.resize(std::max<uint64_t>(slotEntries, 1));
     if (!unified_)
       scratch.zeros.assign(std::max<uint64_t>(countEntries, 1), 0);
     scratch.rings.resize(owners);
@@ -460,7 +461,7 @@ Status CompiledKernels::dispatch(const sluice_rt_kernel_args &args,
     if (!status.ok())
       return status;
   }
-  finishGpuDispatch(layout, args, 0, count, views);
+  finishGpuDispatch(layout, args, 0, count, views, primitives_->hostWorkers());
   return Status::success();
 }
 

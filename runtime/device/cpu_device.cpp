@@ -98,7 +98,8 @@ struct MegakernelWorker {
 
 struct CpuDevice::Impl final : HostRouter::Memory {
   CpuDeviceOptions options;
-  WorkerPool pool;
+  std::unique_ptr<WorkerPool> ownPool; // without options.pool
+  WorkerPool &pool;
   // The host-side protocol; frames and payloads live in the buffers below.
   HostRouter router{"cpu device"};
   CpuDeviceStats stats;
@@ -107,7 +108,14 @@ struct CpuDevice::Impl final : HostRouter::Memory {
   CpuDevice::StateMachineRunner stateMachineRunner;
 
   explicit Impl(const CpuDeviceOptions &options)
-      : options(options), pool(options.workers, options.arenaInlineBytes) {}
+      : options(options),
+        ownPool(options.pool ? nullptr
+                             : std::make_unique<WorkerPool>(
+                                   options.workers, options.arenaInlineBytes)),
+        pool(options.pool ? *options.pool : *ownPool) {
+    if (pool.workerCount() > 1)
+      router.parallel = &pool;
+  }
 
   unsigned char *allocateFrames(uint64_t bytes) override {
     return frameBuffer.allocate(bytes) ? frameBuffer.data() : nullptr;

@@ -1,6 +1,7 @@
 //===- gpu_abi.cpp - Compiled kernel arguments <-> sluice_rt_kernel_args --===//
 
 #include "sluice/runtime/device/gpu_abi.h"
+#include "sluice/runtime/device/worker_pool.h"
 
 #include <algorithm>
 #include <atomic>
@@ -26,8 +27,12 @@ void prepareGpuDispatch(const GpuKernelLayout &layout,
       window = std::min<uint64_t>(available, uint64_t(count) * slots.bound);
       // The kernel takes positions modulo its compile-time capacity.
       window = std::min<uint64_t>(window, layout.ownerCapacity[o]);
-      for (uint64_t k = 0; k < window; ++k)
-        views.rings[o][k] = slots.free_ring[(head + k) % slots.capacity];
+      // The ring from the head, wrapping at most once (window <= capacity).
+      const uint64_t start = head % slots.capacity;
+      const uint64_t firstRun = std::min(window, slots.capacity - start);
+      std::copy_n(slots.free_ring + start, firstRun, views.rings[o]);
+      std::copy_n(slots.free_ring, window - firstRun,
+                  views.rings[o] + firstRun);
       views.ringHeads[o] = head;
     }
     views.allocLimits[o] = int32_t(window);
@@ -91,7 +96,8 @@ uint64_t compactLaneWindow(const sluice_rt_kernel_args &args, uint32_t owner,
 
 void finishGpuDispatch(const GpuKernelLayout &layout,
                        const sluice_rt_kernel_args &args, uint32_t begin,
-                       uint32_t count, GpuDispatchViews &views) {
+                       uint32_t count, GpuDispatchViews &views,
+                       WorkerPool *workers) {
   uint32_t ownerCount = args.owner_count;
   const int32_t *fault = views.fault;
   if (fault[0] != SLUICE_RT_FAULT_NONE) {
@@ -120,18 +126,25 @@ void finishGpuDispatch(const GpuKernelLayout &layout,
                          : uint32_t(views.counters[layout.allocBase + o]);
     std::atomic_ref<uint64_t>(*slots.alloc_head).fetch_add(taken);
     const uint32_t compiledBase = layout.ownerPublishBase[o];
-    const uint32_t *counts =
-        args.published_counts + uint64_t(begin) * ownerCount + o;
-    uint32_t *to = args.published_slots +
-                   uint64_t(begin) * args.publish_stride + slots.publish_base;
-    const uint32_t *from = views.publishedSlots + compiledBase;
-    for (uint32_t i = 0; i < count; ++i, counts += ownerCount,
-                  to += args.publish_stride, from += layout.publishStride) {
-      // Most invocations publish nothing or a slot or two.
-      const uint32_t published = std::min(*counts, slots.bound);
-      for (uint32_t k = 0; k < published; ++k)
-        to[k] = from[k];
-    }
+    auto copy = [&](uint32_t, uint64_t first, uint64_t end) {
+      const uint32_t *counts =
+          args.published_counts + (begin + first) * ownerCount + o;
+      uint32_t *to = args.published_slots +
+                     (begin + first) * args.publish_stride + slots.publish_base;
+      const uint32_t *from =
+          views.publishedSlots + first * layout.publishStride + compiledBase;
+      for (uint64_t i = first; i < end; ++i, counts += ownerCount,
+                    to += args.publish_stride, from += layout.publishStride) {
+        // Most invocations publish nothing or a slot or two.
+        const uint32_t published = std::min(*counts, slots.bound);
+        for (uint32_t k = 0; k < published; ++k)
+          to[k] = from[k];
+      }
+    };
+    if (uint32_t chunks = chunkCount(workers, count); chunks > 1)
+      runChunks(*workers, chunks, count, copy);
+    else
+      copy(0, 0, count);
   }
 }
 

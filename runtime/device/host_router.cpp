@@ -2,6 +2,8 @@
 
 #include "host_router.h"
 
+#include "sluice/runtime/device/worker_pool.h"
+
 #include "sluice/runtime/wavefront/resident_layout.h"
 
 #include <algorithm>
@@ -68,7 +70,42 @@ void FrameSet::fill() {
   firstWord_ = 0;
 }
 
-void FrameSet::popLowest(uint32_t count, uint32_t *out) {
+void FrameSet::popLowest(uint32_t count, uint32_t *out, WorkerPool *workers) {
+  const uint32_t chunks = chunkCount(workers, count);
+  if (chunks > 1 && count) {
+    // The members' words from firstWord_ cut into chunks; each chunk's count
+    // (a popcount a word, serial: a word holds 64 members) says where its
+    // members go in `out`; the chunk holding the count-th member takes only
+    // the ones below it.
+    const uint64_t first = firstWord_, words = words_.size() - first;
+    std::vector<uint32_t> starts(chunks + 1, 0);
+    for (uint32_t c = 0; c < chunks; ++c) {
+      uint32_t members = 0;
+      for (uint64_t w = first + words * c / chunks;
+           w < first + words * (c + 1) / chunks; ++w)
+        members += uint32_t(__builtin_popcountll(words_[w]));
+      starts[c + 1] = starts[c] + members;
+    }
+    auto take = [&](uint32_t chunk, uint64_t begin, uint64_t end) {
+      uint32_t taken = starts[chunk];
+      for (uint64_t w = first + begin; w < first + end && taken < count; ++w) {
+        uint64_t bits = words_[w];
+        while (bits && taken < count) {
+          out[taken++] = uint32_t(w * 64 + __builtin_ctzll(bits));
+          bits &= bits - 1;
+        }
+        words_[w] = bits;
+      }
+    };
+    runChunks(*workers, chunks, words, take);
+    // A lower bound: the chunk of the last member taken.
+    uint32_t last = 0;
+    while (starts[last + 1] < count)
+      ++last;
+    size_ -= count;
+    firstWord_ = uint32_t(first + words * last / chunks);
+    return;
+  }
   uint32_t taken = 0;
   uint32_t word = firstWord_;
   while (taken < count) {
@@ -300,7 +337,24 @@ void HostRouter::refill(uint32_t lanes) {
   // The lowest free frames, in lane order (decision::refillFrames).
   FrameSet &entry = mainQueues[shape->entryStage()];
   refillScratch_.resize(lanes);
-  freeFrames.popLowest(lanes, refillScratch_.data());
+  freeFrames.popLowest(lanes, refillScratch_.data(), parallel);
+  if (uint32_t chunks = chunksFor(lanes); chunks > 1) {
+    // The frames ascend: a chunk shares set words only at its two ends.
+    auto start = [&](uint32_t, uint64_t begin, uint64_t end) {
+      const uint32_t firstWord = refillScratch_[begin] / 64;
+      const uint32_t lastWord = refillScratch_[end - 1] / 64;
+      for (uint64_t k = begin; k < end; ++k) {
+        const uint32_t frame = refillScratch_[k];
+        laneOfFrame[frame] = uint32_t(lanesStarted + k);
+        entry.insertFrom(frame,
+                         frame / 64 == firstWord || frame / 64 == lastWord);
+      }
+    };
+    runChunks(*parallel, chunks, lanes, start);
+    entry.added(lanes, refillScratch_[0]);
+    lanesStarted += lanes;
+    return;
+  }
   for (uint32_t frame : refillScratch_) {
     laneOfFrame[frame] = uint32_t(lanesStarted++);
     entry.insert(frame);
@@ -322,7 +376,7 @@ void HostRouter::prepareOwnerSlots(std::span<const ProducerEdge> producers,
     const uint32_t window = uint32_t(std::min<uint64_t>(
         owner.freeSlots.size(), uint64_t(count) * edge.bound));
     windowScratch.resize(window);
-    owner.freeSlots.popLowest(window, windowScratch.data());
+    owner.freeSlots.popLowest(window, windowScratch.data(), parallel);
     const uint64_t start = owner.allocHead % owner.capacity;
     const uint64_t firstRun =
         std::min<uint64_t>(window, owner.capacity - start);
@@ -440,7 +494,8 @@ bool HostRouter::beginDispatch(uint32_t stage, uint32_t count,
                std::to_string(queue.size()));
       return false;
     }
-    queue.popLowest(count, invocations.data());
+    queue.popLowest(count, invocations.data(), parallel);
+    ascending_ = true;
     if (Status status = sortByKey(stage, count); !status.ok()) {
       fail(status.kind(), deviceLabel_ + ": sorting the frames of " +
                               stageLabel(stage) + ": " + status.message());
@@ -511,16 +566,28 @@ Status HostRouter::sortByKey(uint32_t stage, uint32_t count) {
     keys = keyBytes_.data();
   }
   sortCodes_.resize(count);
-  for (uint32_t i = 0; i < count; ++i) {
-    const unsigned char *key = keys + (frameList[i] - firstFrame) * step;
-    sortCodes_[i] =
-        sorting_.buckets
-            ? sortKeyBucket(key, keySize, desc.sortKeyKind, sorting_.buckets)
-            : sortKeyCode(key, keySize, desc.sortKeyKind);
+  auto codes = [&](uint64_t begin, uint64_t end) {
+    for (uint64_t i = begin; i < end; ++i) {
+      const unsigned char *key = keys + (frameList[i] - firstFrame) * step;
+      sortCodes_[i] =
+          sorting_.buckets
+              ? sortKeyBucket(key, keySize, desc.sortKeyKind, sorting_.buckets)
+              : sortKeyCode(key, keySize, desc.sortKeyKind);
+    }
+  };
+  if (sorting_.partition != 0 && chunksFor(count) > 1) {
+    auto chunk = [&](uint32_t, uint64_t begin, uint64_t end) {
+      codes(begin, end);
+    };
+    runChunks(*parallel, chunksFor(count), count, chunk);
+    sortPartitionsInChunks(count);
+  } else {
+    codes(0, count);
+    sortFramesInPartitions({invocations.data(), count},
+                           {sortCodes_.data(), count}, sorting_.partition,
+                           sortScratch_);
   }
-  sortFramesInPartitions({invocations.data(), count},
-                         {sortCodes_.data(), count}, sorting_.partition,
-                         sortScratch_);
+  ascending_ = false;
   ++sortStats.dispatches;
   sortStats.keyBytes += keyBytes;
   sortStats.nanoseconds += std::chrono::duration<double, std::nano>(
@@ -529,14 +596,38 @@ Status HostRouter::sortByKey(uint32_t stage, uint32_t count) {
   return Status::success();
 }
 
+void HostRouter::sortPartitionsInChunks(uint32_t count) {
+  // Chunks of whole partitions: each partition sorts on its own anyway.
+  const uint64_t partition = sorting_.partition;
+  const uint64_t partitions = (count + partition - 1) / partition;
+  const uint32_t chunks =
+      uint32_t(std::min<uint64_t>(chunksFor(count), partitions));
+  if (chunkSortScratch_.size() < chunks)
+    chunkSortScratch_.resize(chunks);
+  auto sort = [&](uint32_t chunk, uint64_t first, uint64_t last) {
+    const uint64_t begin = first * partition;
+    const uint64_t end = std::min<uint64_t>(last * partition, count);
+    sortFramesInPartitions({invocations.data() + begin, end - begin},
+                           {sortCodes_.data() + begin, end - begin},
+                           sorting_.partition, chunkSortScratch_[chunk]);
+  };
+  runChunks(*parallel, chunks, partitions, sort);
+}
+
+uint32_t HostRouter::chunksFor(uint64_t count) const {
+  return chunkCount(parallel, count);
+}
+
 void HostRouter::finishDispatch(const sluice_rt_kernel_args &args) {
   settleWindows();
   if (!takeFault(args))
     return;
-  if (shape->stage(args.stage).kind == StageKind::Main)
-    routeMain(args);
+  const bool main = shape->stage(args.stage).kind == StageKind::Main;
+  if (uint32_t chunks = chunksFor(args.count); chunks > 1)
+    main ? routeMainInChunks(args, chunks)
+         : routeAuxiliaryInChunks(args, chunks);
   else
-    routeAuxiliary(args);
+    main ? routeMain(args) : routeAuxiliary(args);
 }
 
 void HostRouter::routeMain(const sluice_rt_kernel_args &args) {
@@ -579,6 +670,131 @@ void HostRouter::routeMain(const sluice_rt_kernel_args &args) {
     }
   }
   lanesFinished += finished;
+}
+
+void HostRouter::routeMainInChunks(const sluice_rt_kernel_args &args,
+                                   uint32_t chunks) {
+  // routeMain's result in two parallel passes: each chunk moves its frames
+  // into the sets (the sets are unordered) and counts what it published; the
+  // published items then go to the owners' first stage queues in invocation
+  // order, each chunk at the queue positions the chunks before it leave.
+  const uint32_t stage = args.stage;
+  const uint32_t mainStages = shape->mainStageCount();
+  const std::span<const ProducerEdge> producers = shape->producersOf(stage);
+  const uint64_t ownerCount = owners.size();
+  const uint32_t edges = uint32_t(producers.size());
+  // A chunk's row: frames moved into each set (the main stages', then the
+  // free frames), the lowest frame moved into each, the items published
+  // along each producer edge, and its first invocation with a bad outcome.
+  const uint32_t sets = mainStages + 1;
+  const uint32_t width = 2 * sets + edges + 1;
+  chunkTallies_.assign(uint64_t(chunks) * width, 0);
+  for (uint32_t c = 0; c < chunks; ++c) {
+    uint32_t *row = chunkTallies_.data() + uint64_t(c) * width;
+    std::fill_n(row + sets, sets, UINT32_MAX);
+    row[width - 1] = UINT32_MAX;
+  }
+  const bool ascending = ascending_;
+  auto route = [&](uint32_t chunk, uint64_t begin, uint64_t end) {
+    uint32_t *moved = chunkTallies_.data() + uint64_t(chunk) * width;
+    uint32_t *lowest = moved + sets;
+    uint32_t *published = lowest + sets;
+    // Ascending frames: only the words of the chunk's first and last frame
+    // may hold another chunk's frames. Otherwise any word may.
+    const uint32_t firstWord = ascending ? invocations[begin] / 64 : UINT32_MAX;
+    const uint32_t lastWord = ascending ? invocations[end - 1] / 64 : 0;
+    for (uint64_t i = begin; i < end; ++i) {
+      const uint32_t frame = invocations[i];
+      const uint32_t next = nextStage[i];
+      uint32_t set;
+      if (next == SLUICE_RT_FINISHED)
+        set = mainStages;
+      else if (next < mainStages)
+        set = next;
+      else {
+        moved[width - 1] = uint32_t(i);
+        return;
+      }
+      const uint32_t word = frame / 64;
+      (set == mainStages ? freeFrames : mainQueues[set])
+          .insertFrom(frame, word <= firstWord || word >= lastWord);
+      ++moved[set];
+      lowest[set] = std::min(lowest[set], frame);
+      for (uint32_t e = 0; e < edges; ++e)
+        published[e] += publishedCounts[i * ownerCount + producers[e].owner];
+    }
+  };
+  runChunks(*parallel, chunks, args.count, route);
+
+  std::vector<uint64_t> totals(edges, 0);
+  for (uint32_t c = 0; c < chunks; ++c) {
+    const uint32_t *row = chunkTallies_.data() + uint64_t(c) * width;
+    if (uint32_t bad = row[width - 1]; bad != UINT32_MAX) {
+      // The lowest bad invocation, as routeMain reports it. The sets are
+      // left half routed: the error stands until reset(), which refills them.
+      (void)checkFrameOutcome(stage, bad, laneOfFrame[invocations[bad]],
+                              nextStage[bad]);
+      return;
+    }
+    for (uint32_t e = 0; e < edges; ++e)
+      totals[e] += row[2 * sets + e];
+  }
+  for (uint32_t set = 0; set < sets; ++set) {
+    uint32_t members = 0, lowest = UINT32_MAX;
+    for (uint32_t c = 0; c < chunks; ++c) {
+      const uint32_t *row = chunkTallies_.data() + uint64_t(c) * width;
+      members += row[set];
+      lowest = std::min(lowest, row[sets + set]);
+    }
+    (set == mainStages ? freeFrames : mainQueues[set]).added(members, lowest);
+    if (set == mainStages)
+      lanesFinished += members;
+  }
+
+  // The published items: each chunk's first queue position per edge.
+  std::vector<uint64_t> firsts(uint64_t(chunks) * edges, 0);
+  bool anyPublished = false;
+  for (uint32_t e = 0; e < edges; ++e) {
+    const ProducerEdge &edge = producers[e];
+    OwnerStorage &owner = owners[edge.owner];
+    IndexQueue &queue = owner.stageQueues[0];
+    if (totals[e] > queue.capacity() - queue.size()) {
+      fail(ErrorKind::CapacityExceeded,
+           deviceLabel_ + ": first stage queue of " + ownerLabel(edge.owner) +
+               " overflowed its capacity " + std::to_string(owner.capacity));
+      return;
+    }
+    uint64_t position = queue.extend(uint32_t(totals[e]));
+    for (uint32_t c = 0; c < chunks; ++c) {
+      firsts[uint64_t(c) * edges + e] = position;
+      position += chunkTallies_[uint64_t(c) * width + 2 * sets + e];
+    }
+    owner.live += uint32_t(totals[e]);
+    owner.published += totals[e];
+    anyPublished |= totals[e] != 0;
+  }
+  if (!anyPublished)
+    return;
+  auto append = [&](uint32_t chunk, uint64_t begin, uint64_t end) {
+    for (uint32_t e = 0; e < edges; ++e) {
+      const ProducerEdge &edge = producers[e];
+      IndexQueue &queue = owners[edge.owner].stageQueues[0];
+      uint32_t *ring = queue.ring();
+      const uint64_t capacity = queue.capacity();
+      uint64_t position = firsts[uint64_t(chunk) * edges + e] % capacity;
+      for (uint64_t i = begin; i < end; ++i) {
+        const uint32_t count = publishedCounts[i * ownerCount + edge.owner];
+        const uint32_t *slots =
+            publishedSlots.data() + i * args.publish_stride + edge.publishBase;
+        for (uint32_t k = 0; k < count; ++k) {
+          ring[position] = slots[k];
+          if (++position == capacity)
+            position = 0;
+        }
+      }
+    }
+  };
+  runChunks(*parallel, chunks, args.count, append);
 }
 
 bool HostRouter::checkFrameOutcome(uint32_t stage, uint32_t invocation,
@@ -640,6 +856,86 @@ void HostRouter::routeAuxiliary(const sluice_rt_kernel_args &args) {
   }
   owner.live -= released;
   owner.released += released;
+}
+
+void HostRouter::routeAuxiliaryInChunks(const sluice_rt_kernel_args &args,
+                                        uint32_t chunks) {
+  // routeAuxiliary's result in two parallel passes, as routeMainInChunks:
+  // released slots go into the free set, then the items that move on go to
+  // their stage queues in invocation order.
+  const uint32_t stage = args.stage;
+  OwnerStorage &owner = owners[args.owner];
+  const uint32_t ownerStages = shape->ownerStageCount(args.owner);
+  // A chunk's row: items moved to each owner stage, items released, the
+  // lowest released slot, its first invocation with a bad outcome.
+  const uint32_t width = ownerStages + 3;
+  chunkTallies_.assign(uint64_t(chunks) * width, 0);
+  for (uint32_t c = 0; c < chunks; ++c) {
+    chunkTallies_[uint64_t(c) * width + ownerStages + 1] = UINT32_MAX;
+    chunkTallies_[uint64_t(c) * width + ownerStages + 2] = UINT32_MAX;
+  }
+  auto release = [&](uint32_t chunk, uint64_t begin, uint64_t end) {
+    uint32_t *row = chunkTallies_.data() + uint64_t(chunk) * width;
+    for (uint64_t i = begin; i < end; ++i) {
+      const uint32_t slot = invocations[i];
+      const uint32_t next = nextStage[i];
+      if (next == SLUICE_RT_FINISHED) {
+        owner.freeSlots.insertFrom(slot, /*shared=*/true);
+        ++row[ownerStages];
+        row[ownerStages + 1] = std::min(row[ownerStages + 1], slot);
+      } else if (next < ownerStages) {
+        ++row[next];
+      } else {
+        row[ownerStages + 2] = uint32_t(i);
+        return;
+      }
+    }
+  };
+  runChunks(*parallel, chunks, args.count, release);
+
+  uint32_t released = 0, lowest = UINT32_MAX;
+  std::vector<uint64_t> moved(ownerStages, 0);
+  for (uint32_t c = 0; c < chunks; ++c) {
+    const uint32_t *row = chunkTallies_.data() + uint64_t(c) * width;
+    if (uint32_t bad = row[ownerStages + 2]; bad != UINT32_MAX) {
+      (void)checkItemOutcome(stage, bad, invocations[bad], nextStage[bad]);
+      return;
+    }
+    released += row[ownerStages];
+    lowest = std::min(lowest, row[ownerStages + 1]);
+    for (uint32_t q = 0; q < ownerStages; ++q)
+      moved[q] += row[q];
+  }
+  owner.freeSlots.added(released, lowest);
+  owner.live -= released;
+  owner.released += released;
+  // Each chunk's first position in each stage queue. At most `capacity`
+  // items are live, so the queues have room.
+  std::vector<uint64_t> firsts(uint64_t(chunks) * ownerStages, 0);
+  for (uint32_t q = 0; q < ownerStages; ++q) {
+    uint64_t position = owner.stageQueues[q].extend(uint32_t(moved[q]));
+    for (uint32_t c = 0; c < chunks; ++c) {
+      firsts[uint64_t(c) * ownerStages + q] = position;
+      position += chunkTallies_[uint64_t(c) * width + q];
+    }
+  }
+  if (std::all_of(moved.begin(), moved.end(), [](uint64_t n) { return !n; }))
+    return;
+  auto append = [&](uint32_t chunk, uint64_t begin, uint64_t end) {
+    uint64_t *position = firsts.data() + uint64_t(chunk) * ownerStages;
+    for (uint32_t q = 0; q < ownerStages; ++q)
+      position[q] %= owner.stageQueues[q].capacity();
+    for (uint64_t i = begin; i < end; ++i) {
+      const uint32_t next = nextStage[i];
+      if (next >= ownerStages)
+        continue;
+      IndexQueue &queue = owner.stageQueues[next];
+      queue.ring()[position[next]] = invocations[i];
+      if (++position[next] == queue.capacity())
+        position[next] = 0;
+    }
+  };
+  runChunks(*parallel, chunks, args.count, append);
 }
 
 Status HostRouter::readCounts(Observation &out) const {

@@ -33,12 +33,15 @@
 #include "sluice/runtime/wavefront/program.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace sluice::runtime {
+
+class WorkerPool;
 
 // FIFO of frame or slot indices with a fixed capacity.
 class IndexQueue {
@@ -68,6 +71,19 @@ public:
   }
   // Moves the first `count` entries (count <= size) to `out`.
   void popFront(uint32_t count, uint32_t *out);
+  // Appends `count` entries (at most the free ones) whose values the caller
+  // writes into ring() afterwards: entry k at (first + k) % capacity(), where
+  // `first` is the returned position. For appends from several threads.
+  uint32_t extend(uint32_t count) {
+    const uint32_t capacity = uint32_t(entries_.size());
+    uint32_t first = head_ + size_;
+    if (first >= capacity)
+      first -= capacity;
+    size_ += count;
+    return first;
+  }
+  uint32_t capacity() const { return uint32_t(entries_.size()); }
+  uint32_t *ring() { return entries_.data(); }
 
 private:
   std::vector<uint32_t> entries_;
@@ -89,8 +105,26 @@ public:
     ++size_;
     firstWord_ = std::min(firstWord_, index / 64);
   }
-  // Moves the `count` (<= size) lowest members to `out`, ascending.
-  void popLowest(uint32_t count, uint32_t *out);
+  // insert() for one of several threads inserting at once: with `shared`,
+  // another thread may write the same word, so the bit is set atomically.
+  // The members count once every thread is done, through added().
+  void insertFrom(uint32_t index, bool shared) {
+    uint64_t &word = words_[index / 64];
+    const uint64_t bit = uint64_t(1) << (index % 64);
+    if (shared)
+      std::atomic_ref<uint64_t>(word).fetch_or(bit, std::memory_order_relaxed);
+    else
+      word |= bit;
+  }
+  // `count` members were inserted through insertFrom(), the lowest `lowest`.
+  void added(uint32_t count, uint32_t lowest) {
+    size_ += count;
+    if (count)
+      firstWord_ = std::min(firstWord_, lowest / 64);
+  }
+  // Moves the `count` (<= size) lowest members to `out`, ascending; a large
+  // `count` in chunks of words on `workers` when given.
+  void popLowest(uint32_t count, uint32_t *out, WorkerPool *workers = nullptr);
   bool contains(uint32_t index) const {
     return (words_[index / 64] >> (index % 64)) & 1;
   }
@@ -241,6 +275,11 @@ public:
   // the lanes their program was loaded for.
   uint64_t laneLimit = UINT64_MAX;
 
+  // The routing and the sorting of a large dispatch run in chunks on these
+  // workers (the CPU device's; null: all on the calling thread). The sets,
+  // queues and counts after a dispatch are the same either way.
+  WorkerPool *parallel = nullptr;
+
   // Per-dispatch scratch, sized once by allocate(); argsTemplate points at it.
   std::vector<uint32_t> invocations;
   std::vector<uint32_t> nextStage;
@@ -291,7 +330,18 @@ public:
 private:
   Status allocateTables(Memory &memory);
   void routeMain(const sluice_rt_kernel_args &args);
+  // routeMain on `parallel`, in `chunks` chunks of invocations.
+  void routeMainInChunks(const sluice_rt_kernel_args &args, uint32_t chunks);
   void routeAuxiliary(const sluice_rt_kernel_args &args);
+  // routeAuxiliary on `parallel`, in `chunks` chunks of invocations.
+  void routeAuxiliaryInChunks(const sluice_rt_kernel_args &args,
+                              uint32_t chunks);
+  // How many chunks a dispatch of `count` invocations is routed or sorted
+  // in: 1 (on the calling thread) for small dispatches or without `parallel`.
+  uint32_t chunksFor(uint64_t count) const;
+  // Sorts the partitions of invocations[0, count) by the codes in sortCodes_
+  // in chunks of whole partitions.
+  void sortPartitionsInChunks(uint32_t count);
 
   std::string deviceLabel_;
   bool hostKernels_ = true;
@@ -302,6 +352,13 @@ private:
   Memory *memory_ = nullptr;
   FrameSorting sorting_;
   FrameSortScratch sortScratch_;
+  std::vector<FrameSortScratch> chunkSortScratch_; // one per chunk
+  // The last main-stage dispatch's invocations ascend (it was not sorted):
+  // a chunk of them then shares frame-set words with its neighbours only at
+  // its first and last frame.
+  bool ascending_ = true;
+  // routeMainInChunks' and routeAuxiliaryInChunks' tallies, a row a chunk.
+  std::vector<uint32_t> chunkTallies_;
   std::vector<uint64_t> sortCodes_;
   std::vector<unsigned char> keyBytes_; // discrete memory: downloaded keys
   std::vector<uint32_t> refillScratch_; // the frames one refill takes

@@ -3,6 +3,7 @@
 #include "sluice/runtime/device/worker_pool.h"
 
 #include <chrono>
+#include <map>
 
 namespace sluice::runtime {
 
@@ -31,9 +32,22 @@ WorkerPool::~WorkerPool() {
     thread.join();
 }
 
+namespace {
+// The pool whose job of several blocks the thread is running, and as which
+// worker; a run() of that pool from such a block runs inline.
+thread_local const WorkerPool *runningPool = nullptr;
+thread_local uint32_t runningWorker = 0;
+} // namespace
+
 void WorkerPool::runClaims(Job &job, uint32_t worker) {
   FrameArena &workerArena = *arenas_[worker];
   FrameArena *previous = bindArena(&workerArena);
+  const WorkerPool *outerPool = runningPool;
+  const uint32_t outerWorker = runningWorker;
+  if (job.blockCount > 1) {
+    runningPool = this;
+    runningWorker = worker;
+  }
   for (;;) {
     uint32_t block = job.nextBlock.fetch_add(1, std::memory_order_relaxed);
     if (block >= job.blockCount)
@@ -42,6 +56,8 @@ void WorkerPool::runClaims(Job &job, uint32_t worker) {
     workerArena.reset();
     job.body(job.context, block, worker);
   }
+  runningPool = outerPool;
+  runningWorker = outerWorker;
   bindArena(previous);
 }
 
@@ -99,6 +115,11 @@ void WorkerPool::run(uint32_t blockCount, BlockFunction body, void *context) {
   job.body = body;
   job.context = context;
   job.blockCount = blockCount;
+  if (runningPool == this) { // nested: this thread's worker runs it all
+    for (uint32_t block = 0; block < blockCount; ++block)
+      body(context, block, runningWorker);
+    return;
+  }
   if (blockCount == 1 || threads_.empty()) {
     runClaims(job, 0);
     return;
@@ -116,6 +137,17 @@ void WorkerPool::run(uint32_t blockCount, BlockFunction body, void *context) {
   std::unique_lock<std::mutex> lock(mutex_);
   workDone_.wait(lock, [&] { return busyWorkers_ == 0; });
   job_ = nullptr;
+}
+
+WorkerPool &sharedWorkerPool(uint32_t workers) {
+  workers = defaultWorkerCount(workers);
+  static std::mutex mutex;
+  static std::map<uint32_t, std::unique_ptr<WorkerPool>> pools;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<WorkerPool> &pool = pools[workers];
+  if (!pool)
+    pool = std::make_unique<WorkerPool>(workers);
+  return *pool;
 }
 
 } // namespace sluice::runtime

@@ -8,9 +8,6 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
-#include <memory>
-#include <mutex>
 
 using namespace sluice::runtime;
 
@@ -59,17 +56,6 @@ uint32_t workersFromEnvironment() {
   return uint32_t(value);
 }
 
-// Pools live until the process exits; launches from one thread at a time.
-WorkerPool &poolFor(uint32_t workers) {
-  static std::mutex mutex;
-  static std::map<uint32_t, std::unique_ptr<WorkerPool>> pools;
-  std::lock_guard<std::mutex> lock(mutex);
-  std::unique_ptr<WorkerPool> &pool = pools[workers];
-  if (!pool)
-    pool = std::make_unique<WorkerPool>(workers);
-  return *pool;
-}
-
 } // namespace
 
 extern "C" {
@@ -93,7 +79,7 @@ void sluice_rt_launch_blocks(sluice_rt_block_fn block_fn, void *args,
   uint64_t perClaim = blocksPerClaim(grid_size, workers);
   BlockLaunch launch{block_fn, args, grid_size, perClaim};
   uint64_t claims = (grid_size + perClaim - 1) / perClaim;
-  poolFor(workers).run(uint32_t(claims), runClaim, &launch);
+  sharedWorkerPool(workers).run(uint32_t(claims), runClaim, &launch);
 }
 
 void sluice_rt_barrier_divergence(const char *kernel, uint64_t group_lanes) {

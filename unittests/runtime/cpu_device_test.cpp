@@ -82,6 +82,69 @@ TEST(WorkerPoolTest, ManyShortJobsBackToBack) {
   EXPECT_EQ(total.load(), uint64_t(jobs) * blocks * (blocks + 1) / 2);
 }
 
+TEST(WorkerPoolTest, ARunFromABlockOfTheSamePoolRunsOnItsThread) {
+  // A block of a job that starts a job of its own pool (the other workers
+  // are busy with the outer job) runs the inner blocks itself, in order.
+  WorkerPool pool(3, 1 << 16);
+  struct Outer {
+    WorkerPool *pool;
+    std::vector<std::vector<uint32_t>> inner; // per outer block
+    std::atomic<uint32_t> otherThread{0};
+  } outer{&pool, std::vector<std::vector<uint32_t>>(6), {}};
+  pool.run(
+      6,
+      [](void *context, uint32_t block, uint32_t) {
+        auto &o = *static_cast<Outer *>(context);
+        struct Inner {
+          Outer *outer;
+          uint32_t block;
+          std::thread::id thread;
+        } inner{&o, block, std::this_thread::get_id()};
+        o.pool->run(
+            4,
+            [](void *c, uint32_t b, uint32_t) {
+              auto &i = *static_cast<Inner *>(c);
+              if (std::this_thread::get_id() != i.thread)
+                i.outer->otherThread.fetch_add(1);
+              i.outer->inner[i.block].push_back(b);
+            },
+            &inner);
+      },
+      &outer);
+  for (const std::vector<uint32_t> &blocks : outer.inner)
+    EXPECT_EQ(blocks, (std::vector<uint32_t>{0, 1, 2, 3}));
+  EXPECT_EQ(outer.otherThread.load(), 0u);
+}
+
+TEST(WorkerPoolTest, SharedPoolsAreOnePerWorkerCount) {
+  EXPECT_EQ(&sharedWorkerPool(3), &sharedWorkerPool(3));
+  EXPECT_NE(&sharedWorkerPool(3), &sharedWorkerPool(2));
+  EXPECT_EQ(sharedWorkerPool(3).workerCount(), 3u);
+  EXPECT_EQ(&sharedWorkerPool(0), &sharedWorkerPool(defaultWorkerCount(0)));
+}
+
+TEST(WorkerPoolTest, ChunksCoverTheRangeOnce) {
+  WorkerPool pool(4, 1 << 16);
+  EXPECT_EQ(chunkCount(nullptr, 1 << 20), 1u);
+  EXPECT_EQ(chunkCount(&pool, 8191), 1u); // under two chunks' worth
+  EXPECT_EQ(chunkCount(&pool, 8192), 2u);
+  EXPECT_EQ(chunkCount(&pool, 1 << 20), 16u); // four a worker
+  for (uint64_t n : {16u, 17u, 1000u}) {
+    std::vector<std::atomic<uint32_t>> seen(n);
+    std::atomic<uint32_t> empty{0};
+    auto body = [&](uint32_t, uint64_t begin, uint64_t end) {
+      if (begin == end)
+        empty.fetch_add(1);
+      for (uint64_t i = begin; i < end; ++i)
+        seen[i].fetch_add(1);
+    };
+    runChunks(pool, 16, n, body);
+    for (uint64_t i = 0; i < n; ++i)
+      ASSERT_EQ(seen[i].load(), 1u) << i;
+    EXPECT_EQ(empty.load(), 0u);
+  }
+}
+
 TEST(WorkerPoolTest, DefaultIsOneWorkerPerCore) {
   unsigned cores = std::thread::hardware_concurrency();
   EXPECT_EQ(defaultWorkerCount(0), cores == 0 ? 1u : cores);

@@ -10,6 +10,7 @@
 
 #include "sluice/runtime/device/cpu_device.h"
 #include "sluice/runtime/device/frame_order.h"
+#include "sluice/runtime/device/worker_pool.h"
 #include "sluice/runtime/wavefront/wavefront.h"
 
 #include "../../runtime/device/host_router.h"
@@ -678,4 +679,244 @@ TEST(ResidentStateOnce, APassOfOtherLanesKeepsTheImageAndTakesItsLanes) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Routing in chunks on several workers: the same sets, queues and counts as
+// on the calling thread
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+// Main stages "emit" (sorted by its frame field "key"; publishes at most two
+// items) and "next", one owner "items" with the stage "drain", and two
+// routers of it with the same random kernels: one routes on the calling
+// thread, the other in chunks on four workers.
+struct TwinRouters {
+  static constexpr uint32_t kFrames = 50000;
+  static constexpr uint32_t kCapacity = 70000;
+  ItemPool::HostMemory serialMemory, chunkedMemory;
+  ProgramDescriptor program;
+  ProgramShape shape;
+  HostRouter serial{"router", /*hostKernels=*/false},
+      chunked{"router", /*hostKernels=*/false};
+  WorkerPool workers{4};
+  std::mt19937 random{20261207};
+
+  void build(uint32_t partition) {
+    program.name = "pool";
+    program.mainStages = {StageDesc{"emit", nullptr, 0},
+                          StageDesc{"next", nullptr}};
+    program.owners = {
+        OwnerDesc{"items", kCapacity, 4, {StageDesc{"drain", nullptr}}}};
+    program.producers = {ProducerDesc{0, 0, 2}};
+    program.frameLayout.fields = {FrameField{"key", 4, 4}};
+    ASSERT_TRUE(ProgramShape::build(program, shape).ok());
+    for (HostRouter *router : {&serial, &chunked}) {
+      ASSERT_TRUE(
+          router
+              ->allocate(program, shape, kFrames,
+                         router == &serial ? serialMemory : chunkedMemory)
+              .ok());
+      router->setFrameSorting({true, 0, partition});
+    }
+    chunked.parallel = &workers;
+  }
+  // Random keys for every frame, the same in both routers.
+  void writeKeys() {
+    for (uint32_t frame = 0; frame < kFrames; ++frame) {
+      int32_t key = int32_t(random() % 5);
+      for (HostRouter *router : {&serial, &chunked})
+        std::memcpy(router->frames + router->layout.fieldOffsets[0] +
+                        uint64_t(frame) * 4,
+                    &key, 4);
+    }
+  }
+  // One dispatch of `count` frames of `stage` in both routers: each
+  // invocation publishes 0-2 items (taking its window's next positions) and
+  // moves its frame to a random stage or finishes it; the invocations `bad`
+  // end with an outcome that names no stage.
+  void dispatch(uint32_t stage, uint32_t count,
+                std::initializer_list<uint32_t> bad = {}) {
+    std::vector<uint32_t> next(count), items(count);
+    for (uint32_t i = 0; i < count; ++i) {
+      uint32_t r = random();
+      next[i] = r % 3 == 2 ? SLUICE_RT_FINISHED : r % 3;
+      items[i] = stage == 0 ? (r >> 8) % 3 : 0;
+    }
+    for (uint32_t i : bad)
+      next[i] = 7;
+    for (HostRouter *router : {&serial, &chunked}) {
+      sluice_rt_kernel_args args;
+      ASSERT_TRUE(router->beginDispatch(stage, count, args));
+      OwnerStorage &owner = router->owners[0];
+      for (uint32_t i = 0; i < count; ++i) {
+        args.next_stage[i] = next[i];
+        for (uint32_t k = 0; k < items[i]; ++k)
+          args.published_slots[i * args.publish_stride + k] =
+              owner.freeRing[owner.allocHead++ % owner.capacity];
+        args.published_counts[i] = items[i];
+      }
+      router->finishDispatch(args);
+    }
+  }
+  // A dispatch of every item of "drain": each item is released or drained
+  // again (to the back of the queue), at random.
+  void drain() {
+    const uint32_t items = serial.owners[0].stageQueues[0].size();
+    std::vector<uint32_t> next(items);
+    for (uint32_t &outcome : next)
+      outcome = random() % 3 == 0 ? 0 : SLUICE_RT_FINISHED;
+    for (HostRouter *router : {&serial, &chunked}) {
+      sluice_rt_kernel_args args;
+      ASSERT_TRUE(router->beginDispatch(2, items, args));
+      std::copy(next.begin(), next.end(), args.next_stage);
+      router->finishDispatch(args);
+    }
+  }
+  // Every set, queue and count equal; the frames a dispatch of each stage
+  // would take in the same order.
+  void expectEqual() {
+    ASSERT_EQ(serial.pendingError().message(),
+              chunked.pendingError().message());
+    EXPECT_EQ(serial.lanesFinished, chunked.lanesFinished);
+    EXPECT_EQ(serial.laneOfFrame, chunked.laneOfFrame);
+    auto members = [](FrameSet set) {
+      std::vector<uint32_t> out(set.size());
+      set.popLowest(set.size(), out.data());
+      return out;
+    };
+    EXPECT_EQ(members(serial.freeFrames), members(chunked.freeFrames));
+    for (uint32_t s = 0; s < 2; ++s)
+      EXPECT_EQ(members(serial.mainQueues[s]), members(chunked.mainQueues[s]))
+          << "stage " << s;
+    const OwnerStorage &a = serial.owners[0], &b = chunked.owners[0];
+    EXPECT_EQ(a.live, b.live);
+    EXPECT_EQ(a.published, b.published);
+    EXPECT_EQ(a.released, b.released);
+    EXPECT_EQ(members(a.freeSlots), members(b.freeSlots));
+    IndexQueue qa = a.stageQueues[0], qb = b.stageQueues[0];
+    ASSERT_EQ(qa.size(), qb.size());
+    std::vector<uint32_t> ia(qa.size()), ib(qb.size());
+    qa.popFront(qa.size(), ia.data());
+    qb.popFront(qb.size(), ib.data());
+    EXPECT_EQ(ia, ib);
+  }
+};
+
+} // namespace
+
+TEST(HostRouterChunks, RoutesAsOneThreadDoes) {
+  for (uint32_t partition : {1024u, 0u}) {
+    SCOPED_TRACE("partition " + std::to_string(partition));
+    TwinRouters twins;
+    twins.build(partition);
+    twins.writeKeys();
+    for (HostRouter *router : {&twins.serial, &twins.chunked})
+      router->refill(TwinRouters::kFrames);
+    ASSERT_GT(chunkCount(&twins.workers, TwinRouters::kFrames), 1u);
+    // Sorted "emit" (chunks share words anywhere), then unsorted "next"
+    // (ascending: only at their ends), three rounds, the queue's items
+    // wrapping around its ring.
+    for (int round = 0; round < 3; ++round) {
+      SCOPED_TRACE("round " + std::to_string(round));
+      twins.dispatch(0, twins.serial.mainQueues[0].size());
+      twins.expectEqual();
+      twins.dispatch(1, twins.serial.mainQueues[1].size());
+      twins.expectEqual();
+      // Drain two thirds of the items (in chunks too): the next round's
+      // publishes wrap the ring.
+      twins.drain();
+      twins.expectEqual();
+      for (HostRouter *router : {&twins.serial, &twins.chunked})
+        router->refill(router->freeFrames.size());
+    }
+  }
+}
+
+TEST(HostRouterChunks, PopLowestInChunksTakesTheSameMembers) {
+  WorkerPool workers(3);
+  std::mt19937 random(7);
+  for (uint32_t universe : {20000u, 100000u}) {
+    FrameSet serial, chunked;
+    serial.init(universe);
+    chunked.init(universe);
+    for (uint32_t i = 0; i < universe; ++i)
+      if (random() % 4 != 0 && i > 300) // the first words empty
+        serial.insert(i), chunked.insert(i);
+    // Two partial pops (the second starts where the first left its lowest
+    // word), the rest, then a pop after inserts all over.
+    for (uint32_t round = 0; round < 4; ++round) {
+      const uint32_t count = round == 2 ? serial.size() : serial.size() / 3;
+      SCOPED_TRACE(std::to_string(universe) + " frames, pop " +
+                   std::to_string(count));
+      std::vector<uint32_t> a(count), b(count);
+      serial.popLowest(count, a.data());
+      chunked.popLowest(count, b.data(), &workers);
+      ASSERT_EQ(a, b);
+      ASSERT_EQ(serial.size(), chunked.size());
+      for (uint32_t i = 0; i < universe; i += 7)
+        ASSERT_EQ(serial.contains(i), chunked.contains(i)) << i;
+      for (uint32_t i = 5; round == 2 && i < universe; i += 3)
+        serial.insert(i), chunked.insert(i);
+    }
+  }
+}
+
+TEST(HostRouterChunks, ReportTheFirstBadOutcome) {
+  TwinRouters twins;
+  twins.build(1024);
+  for (HostRouter *router : {&twins.serial, &twins.chunked})
+    router->refill(TwinRouters::kFrames);
+  // Bad outcomes in two chunks, neither the first: the lowest one is
+  // reported, naming its lane, as on one thread.
+  twins.dispatch(0, TwinRouters::kFrames, {45000, 31000});
+  EXPECT_EQ(twins.chunked.pendingError().kind(), ErrorKind::InvalidTransition);
+  EXPECT_EQ(twins.serial.pendingError().message(),
+            twins.chunked.pendingError().message());
+  EXPECT_NE(twins.chunked.pendingError().message().find("to main stage 7"),
+            std::string::npos)
+      << twins.chunked.pendingError().message();
+}
+
+TEST(HostRouterChunks, ReportTheFirstBadItemOutcome) {
+  TwinRouters twins;
+  twins.build(1024);
+  for (HostRouter *router : {&twins.serial, &twins.chunked})
+    router->refill(TwinRouters::kFrames);
+  twins.dispatch(0, TwinRouters::kFrames);
+  const uint32_t items = twins.serial.owners[0].stageQueues[0].size();
+  ASSERT_GT(chunkCount(&twins.workers, items), 2u);
+  for (HostRouter *router : {&twins.serial, &twins.chunked}) {
+    sluice_rt_kernel_args args;
+    ASSERT_TRUE(router->beginDispatch(2, items, args));
+    for (uint32_t i = 0; i < items; ++i)
+      args.next_stage[i] = i == items - 10 || i == items / 2
+                               ? SLUICE_RT_UNDECIDED
+                               : SLUICE_RT_FINISHED;
+    router->finishDispatch(args);
+  }
+  EXPECT_EQ(twins.chunked.pendingError().kind(), ErrorKind::LinearityViolation);
+  EXPECT_EQ(twins.serial.pendingError().message(),
+            twins.chunked.pendingError().message());
+  EXPECT_NE(twins.chunked.pendingError().message().find(
+                "invocation " + std::to_string(items / 2) + " "),
+            std::string::npos)
+      << twins.chunked.pendingError().message();
+}
+
+TEST(HostRouterChunks, AnOverflowingQueueIsReported) {
+  TwinRouters twins;
+  twins.build(1024);
+  for (HostRouter *router : {&twins.serial, &twins.chunked}) {
+    router->refill(TwinRouters::kFrames);
+    // Fill the item queue so that the dispatch's items cannot all fit.
+    IndexQueue &queue = router->owners[0].stageQueues[0];
+    queue.extend(TwinRouters::kCapacity - 1000);
+  }
+  twins.dispatch(0, TwinRouters::kFrames);
+  EXPECT_EQ(twins.chunked.pendingError().kind(), ErrorKind::CapacityExceeded);
+  EXPECT_EQ(twins.serial.pendingError().message(),
+            twins.chunked.pendingError().message());
+}
+
 } // namespace sluice::runtime

@@ -18,11 +18,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "../compiled_loaded_program.h"
-#include "sluice/runtime/device/compiled_kernel_device.h"
 #include "sluice/runtime/c_api.h"
 #include "sluice/runtime/device/backend.h"
+#include "sluice/runtime/device/compiled_kernel_device.h"
 #include "sluice/runtime/device/cpu_device.h"
 #include "sluice/runtime/device/gpu_abi.h"
+#include "sluice/runtime/device/worker_pool.h"
 #include "sluice/runtime/launch/launch.h"
 #include "sluice/runtime/program/bindings.h"
 
@@ -250,6 +251,11 @@ public:
   Status wait(double &gpuNanoseconds) override {
     gpuNanoseconds = 0; // launch() ran the blocks
     return Status::success();
+  }
+  // The workers that launch() runs the blocks on.
+  WorkerPool *hostWorkers() override {
+    return &sharedWorkerPool(
+        launchWorkers ? launchWorkers : sluice_rt_launch_default_workers());
   }
 
   std::vector<BlockFunction> blockFunctions; // by global stage
@@ -507,8 +513,11 @@ Status loadCpuProgram(const Artifact &artifact, const BackendOptions &options,
   CpuDeviceOptions deviceOptions;
   deviceOptions.workers = options.workers;
   deviceOptions.laneLimit = options.lanes; // the input arrays' size
-  // One trampoline call per dispatch; the trampoline runs the blocks.
+  // One trampoline call per dispatch; the trampoline runs the blocks, on the
+  // pool the device does its host work on.
   deviceOptions.blockSize = UINT32_MAX;
+  deviceOptions.pool = &sharedWorkerPool(
+      options.workers ? options.workers : sluice_rt_launch_default_workers());
   auto loaded = std::make_unique<CpuLoadedProgram>(deviceOptions);
   if (Status status = loaded->load(artifact, *backend, options); !status.ok())
     return status;

@@ -39,6 +39,8 @@
 
 namespace sluice::runtime {
 
+class WorkerPool;
+
 class HostRouter;
 
 // Memory a backend's kernels read and write, created by its primitives.
@@ -120,6 +122,9 @@ public:
   // Waits for every enqueued launch; `gpuNanoseconds` gets their device
   // time (0 when the backend cannot measure it).
   virtual Status wait(double &gpuNanoseconds) = 0;
+  // Workers for the host's part of a large dispatch (copying its publish
+  // records); null (the default): the calling thread does it.
+  virtual WorkerPool *hostWorkers() { return nullptr; }
   // Device::prepare: the pipelines of the megakernel (`stateMachine`) and
   // of the device placement (`resident`), made now rather than at their
   // first launch. The default makes nothing.

@@ -17,12 +17,21 @@
 
 namespace sluice::runtime {
 
+class WorkerPool;
+
 struct CpuDeviceOptions {
   uint32_t workers = 0;    // 0: one per core
   uint32_t blockSize = 64; // invocations per block
   size_t arenaInlineBytes = size_t(4) << 20;
   // Lanes a run may start (the lanes compiled kernels were loaded for).
   uint64_t laneLimit = UINT64_MAX;
+  // The workers that run the blocks and, between dispatches, the router's
+  // host work on large dispatches (routing outcomes, sorting by key). Null:
+  // the device makes a pool of its own of `workers` workers. A device whose
+  // kernels launch their blocks themselves (compiled kernels) passes the
+  // pool they launch on (sharedWorkerPool), so that one set of threads does
+  // both.
+  WorkerPool *pool = nullptr;
 };
 
 // Where a wavefront run's time went on the CPU device, since its reset().

@@ -31,6 +31,8 @@
 
 namespace sluice::runtime {
 
+class WorkerPool;
+
 // Fixed arguments before the per-owner ones, in order (the kernel ABI,
 // include/sluice/ABI/KernelABI.h, shared with the compiler).
 enum class GpuKernelArgument : uint32_t {
@@ -89,10 +91,12 @@ void prepareGpuDispatch(const GpuKernelLayout &layout,
 // [begin, begin + count). `args.published_counts` must hold the kernel's
 // counts of those invocations. With lane positions it first compacts each
 // window in the free ring: the slots taken, in invocation order, then the
-// rest in position order.
+// rest in position order. The records of a large dispatch are copied in
+// chunks on `workers` when given.
 void finishGpuDispatch(const GpuKernelLayout &layout,
                        const sluice_rt_kernel_args &args, uint32_t begin,
-                       uint32_t count, GpuDispatchViews &views);
+                       uint32_t count, GpuDispatchViews &views,
+                       WorkerPool *workers = nullptr);
 
 } // namespace sluice::runtime
 

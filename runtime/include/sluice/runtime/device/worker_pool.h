@@ -12,6 +12,7 @@
 
 #include "sluice/runtime/arena/arena.h"
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -41,7 +42,9 @@ public:
   FrameArena &arena(uint32_t worker) { return *arenas_[worker]; }
 
   // Runs blocks [0, blockCount) and returns when all have completed. A single
-  // block runs on the calling thread without waking anyone.
+  // block runs on the calling thread without waking anyone, and so does a
+  // job that a block of this pool's current job starts (a nested run: the
+  // other workers are busy with the outer job).
   void run(uint32_t blockCount, BlockFunction body, void *context);
 
 private:
@@ -66,6 +69,49 @@ private:
   std::atomic<uint32_t> busyWorkers_{0}; // background workers inside a job
   bool stopping_ = false;                // guarded by mutex_
 };
+
+// The process's pool of `workers` workers (0: one per core), made on first
+// use and kept until exit. The CPU backend's block launcher
+// (sluice_rt_launch_blocks) runs compiled kernels on it, and the CPU device
+// running those kernels does its host work between dispatches (routing,
+// sorting) on the same workers, so that no second set of threads spins while
+// the first runs. Safe to call from any thread; like any pool's, its run()
+// takes one job at a time (one thread launching at a time).
+WorkerPool &sharedWorkerPool(uint32_t workers);
+
+// How many chunks host work over `items` items (routing a dispatch's
+// outcomes, copying its records) is cut into on `pool`: about four a worker,
+// none smaller than `itemsPerChunk`, which is about what it takes to be
+// worth waking a worker; 1 (run it on the calling thread) without a pool of
+// several workers or for fewer than twice `itemsPerChunk` items.
+inline uint32_t chunkCount(const WorkerPool *pool, uint64_t items,
+                           uint64_t itemsPerChunk = 4096) {
+  if (!pool || pool->workerCount() < 2)
+    return 1;
+  const uint64_t chunks =
+      std::min<uint64_t>(items / itemsPerChunk, 4 * pool->workerCount());
+  return chunks < 2 ? 1 : uint32_t(chunks);
+}
+
+// Runs body(chunk, begin, end) for the `chunks` contiguous ranges that cut
+// [0, n) as evenly as integer division does (chunk c is [n * c / chunks,
+// n * (c + 1) / chunks)), on the pool's workers and the calling thread, and
+// returns when every chunk has run. Chunks are claimed in no fixed order.
+template <typename Body>
+void runChunks(WorkerPool &pool, uint32_t chunks, uint64_t n, Body &body) {
+  struct Context {
+    Body *body;
+    uint64_t n;
+    uint32_t chunks;
+  } context{&body, n, chunks};
+  pool.run(
+      chunks,
+      [](void *opaque, uint32_t chunk, uint32_t) {
+        const Context &c = *static_cast<const Context *>(opaque);
+        (*c.body)(chunk, c.n * chunk / c.chunks, c.n * (chunk + 1) / c.chunks);
+      },
+      &context);
+}
 
 } // namespace sluice::runtime
 
