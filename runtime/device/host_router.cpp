@@ -696,9 +696,14 @@ void HostRouter::routeMainInChunks(const sluice_rt_kernel_args &args,
   }
   const bool ascending = ascending_;
   auto route = [&](uint32_t chunk, uint64_t begin, uint64_t end) {
-    uint32_t *moved = chunkTallies_.data() + uint64_t(chunk) * width;
+    // The tallies in this thread's own memory, stored once at the end:
+    // neighbouring chunks' rows share cache lines.
+    uint32_t *row = chunkTallies_.data() + uint64_t(chunk) * width;
+    std::vector<uint32_t> local(row, row + width);
+    uint32_t *moved = local.data();
     uint32_t *lowest = moved + sets;
     uint32_t *published = lowest + sets;
+    auto done = [&] { std::copy(local.begin(), local.end(), row); };
     // Ascending frames: only the words of the chunk's first and last frame
     // may hold another chunk's frames. Otherwise any word may.
     const uint32_t firstWord = ascending ? invocations[begin] / 64 : UINT32_MAX;
@@ -713,7 +718,7 @@ void HostRouter::routeMainInChunks(const sluice_rt_kernel_args &args,
         set = next;
       else {
         moved[width - 1] = uint32_t(i);
-        return;
+        return done();
       }
       const uint32_t word = frame / 64;
       (set == mainStages ? freeFrames : mainQueues[set])
@@ -723,6 +728,7 @@ void HostRouter::routeMainInChunks(const sluice_rt_kernel_args &args,
       for (uint32_t e = 0; e < edges; ++e)
         published[e] += publishedCounts[i * ownerCount + producers[e].owner];
     }
+    done();
   };
   runChunks(*parallel, chunks, args.count, route);
 
@@ -875,7 +881,10 @@ void HostRouter::routeAuxiliaryInChunks(const sluice_rt_kernel_args &args,
     chunkTallies_[uint64_t(c) * width + ownerStages + 2] = UINT32_MAX;
   }
   auto release = [&](uint32_t chunk, uint64_t begin, uint64_t end) {
-    uint32_t *row = chunkTallies_.data() + uint64_t(chunk) * width;
+    uint32_t *shared = chunkTallies_.data() + uint64_t(chunk) * width;
+    std::vector<uint32_t> local(shared, shared + width); // as in routeMain
+    uint32_t *row = local.data();
+    auto done = [&] { std::copy(local.begin(), local.end(), shared); };
     for (uint64_t i = begin; i < end; ++i) {
       const uint32_t slot = invocations[i];
       const uint32_t next = nextStage[i];
@@ -887,9 +896,10 @@ void HostRouter::routeAuxiliaryInChunks(const sluice_rt_kernel_args &args,
         ++row[next];
       } else {
         row[ownerStages + 2] = uint32_t(i);
-        return;
+        return done();
       }
     }
+    done();
   };
   runChunks(*parallel, chunks, args.count, release);
 
@@ -922,7 +932,8 @@ void HostRouter::routeAuxiliaryInChunks(const sluice_rt_kernel_args &args,
   if (std::all_of(moved.begin(), moved.end(), [](uint64_t n) { return !n; }))
     return;
   auto append = [&](uint32_t chunk, uint64_t begin, uint64_t end) {
-    uint64_t *position = firsts.data() + uint64_t(chunk) * ownerStages;
+    const uint64_t *first = firsts.data() + uint64_t(chunk) * ownerStages;
+    std::vector<uint64_t> position(first, first + ownerStages);
     for (uint32_t q = 0; q < ownerStages; ++q)
       position[q] %= owner.stageQueues[q].capacity();
     for (uint64_t i = begin; i < end; ++i) {
