@@ -47,7 +47,7 @@ namespace {
 // advances over exactly the slots taken; returns their count.
 uint64_t compactLaneWindow(const sluice_rt_kernel_args &args, uint32_t owner,
                            uint32_t begin, uint32_t count,
-                           GpuDispatchViews &views) {
+                           GpuDispatchViews &views, WorkerPool *workers) {
   const sluice_rt_owner_slots &slots = args.owners[owner];
   const uint64_t window = uint32_t(views.allocLimits[owner]);
   const uint64_t bound = slots.bound;
@@ -63,24 +63,57 @@ uint64_t compactLaneWindow(const sluice_rt_kernel_args &args, uint32_t owner,
     return std::min(first + std::min<uint64_t>(counts[i * stride], bound),
                     window);
   };
-  uint64_t taken = 0;
-  for (uint64_t i = 0, first = 0; i < covered; ++i, first += bound)
-    taken += takenEnd(i, first) - first;
-  std::vector<uint32_t> &order = views.compacted;
-  order.resize(window);
-  uint32_t *used = order.data(), *unused = order.data() + taken;
-  if (bound == 1) { // one position an invocation: taken or not
-    for (uint64_t i = 0; i < covered; ++i)
-      *(counts[i * stride] != 0 ? used++ : unused++) = ring[i];
-  } else {
-    for (uint64_t i = 0, first = 0; i < covered; ++i, first += bound) {
+  // The positions invocations [from, to) took.
+  auto tally = [&](uint64_t from, uint64_t to) {
+    uint64_t taken = 0;
+    for (uint64_t i = from, first = from * bound; i < to; ++i, first += bound)
+      taken += takenEnd(i, first) - first;
+    return taken;
+  };
+  // Writes the positions of invocations [from, to): those taken from
+  // `used` on, the others from `unused` on.
+  auto split = [&](uint64_t from, uint64_t to, uint32_t *used,
+                   uint32_t *unused) {
+    if (bound == 1) { // one position an invocation: taken or not
+      for (uint64_t i = from; i < to; ++i)
+        *(counts[i * stride] != 0 ? used++ : unused++) = ring[i];
+      return;
+    }
+    for (uint64_t i = from, first = from * bound; i < to; ++i, first += bound) {
       const uint64_t end = takenEnd(i, first);
       const uint64_t last = std::min(first + bound, window);
       used = std::copy(ring + first, ring + end, used);
       unused = std::copy(ring + end, ring + last, unused);
     }
+  };
+  std::vector<uint32_t> &order = views.compacted;
+  order.resize(window);
+  uint64_t taken = 0;
+  if (uint32_t chunks = chunkCount(workers, covered); chunks > 1) {
+    // Each chunk's positions taken first; then each chunk writes its taken
+    // positions after those of the chunks before it, and its others after
+    // theirs.
+    std::vector<uint64_t> takenBefore(chunks + 1, 0);
+    auto tallyChunk = [&](uint32_t chunk, uint64_t from, uint64_t to) {
+      takenBefore[chunk + 1] = tally(from, to);
+    };
+    runChunks(*workers, chunks, covered, tallyChunk);
+    for (uint32_t c = 0; c < chunks; ++c)
+      takenBefore[c + 1] += takenBefore[c];
+    taken = takenBefore[chunks];
+    auto splitChunk = [&](uint32_t chunk, uint64_t from, uint64_t to) {
+      const uint64_t positionsBefore = std::min(from * bound, window);
+      split(from, to, order.data() + takenBefore[chunk],
+            order.data() + taken + (positionsBefore - takenBefore[chunk]));
+    };
+    runChunks(*workers, chunks, covered, splitChunk);
+  } else {
+    taken = tally(0, covered);
+    split(0, covered, order.data(), order.data() + taken);
   }
-  if (covered * bound < window) // positions past the last invocation's
+  // Then the positions past the last invocation's.
+  uint32_t *unused = order.data() + std::min(covered * bound, window);
+  if (covered * bound < window)
     std::copy(ring + covered * bound, ring + window, unused);
   // The ring is the router's (read-only to the kernels, hence the ABI's
   // const); the window is not free to anyone else during the dispatch.
@@ -121,9 +154,10 @@ void finishGpuDispatch(const GpuKernelLayout &layout,
     const sluice_rt_owner_slots &slots = args.owners[o];
     if (slots.bound == 0)
       continue;
-    uint64_t taken = layout.lanePublishPositions
-                         ? compactLaneWindow(args, o, begin, count, views)
-                         : uint32_t(views.counters[layout.allocBase + o]);
+    uint64_t taken =
+        layout.lanePublishPositions
+            ? compactLaneWindow(args, o, begin, count, views, workers)
+            : uint32_t(views.counters[layout.allocBase + o]);
     std::atomic_ref<uint64_t>(*slots.alloc_head).fetch_add(taken);
     const uint32_t compiledBase = layout.ownerPublishBase[o];
     auto copy = [&](uint32_t, uint64_t first, uint64_t end) {

@@ -10,10 +10,13 @@
 //===----------------------------------------------------------------------===//
 
 #include "sluice/runtime/device/gpu_abi.h"
+#include "sluice/runtime/device/worker_pool.h"
 
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <random>
+#include <string>
 
 namespace sluice::runtime {
 namespace {
@@ -135,6 +138,83 @@ TEST(GpuAbi, LanePositionsOfAWindowSmallerThanTheDispatch) {
   EXPECT_EQ(d.allocHead, 4u);
   EXPECT_EQ(d.ringFromHead(),
             (std::vector<uint32_t>{15, 13, 14, 16, 17, 10, 11, 12}));
+}
+
+// A large dispatch with lane positions, finished on one thread and in
+// chunks on four workers: the same free ring, head and publish records. The
+// hand-derived cases above check the one-thread form.
+struct LargeDispatch {
+  uint32_t count, bound, capacity;
+  GpuKernelLayout layout;
+  std::vector<uint32_t> freeRing;
+  uint64_t allocHead;
+  sluice_rt_owner_slots slots{};
+  sluice_rt_fault fault{};
+  std::vector<uint32_t> publishedSlots, publishedCounts, kernelSlots, ring;
+  sluice_rt_kernel_args args{};
+  std::vector<int32_t> counters = std::vector<int32_t>(4, 0);
+  std::vector<int32_t> allocLimits = std::vector<int32_t>(1);
+  int32_t kernelFault[kGpuFaultWords] = {};
+  GpuDispatchViews views;
+
+  LargeDispatch(uint32_t count, uint32_t bound, uint32_t window, uint32_t seed)
+      : count(count), bound(bound), capacity(count * bound + 777),
+        freeRing(capacity), allocHead(capacity - 500), // the window wraps
+        publishedSlots(count * bound, 0), publishedCounts(count, 0),
+        kernelSlots(count * bound), ring(capacity) {
+    layout.counterCount = 4;
+    layout.allocBase = 3;
+    layout.publishStride = bound;
+    layout.ownerPublishBase = {0};
+    layout.ownerCapacity = {capacity};
+    layout.lanePublishPositions = true;
+    std::iota(freeRing.begin(), freeRing.end(), 1000u);
+    slots.free_ring = freeRing.data();
+    slots.alloc_head = &allocHead;
+    slots.alloc_limit = allocHead + window;
+    slots.capacity = capacity;
+    slots.bound = bound;
+    args.count = count;
+    args.owner = SLUICE_RT_NO_OWNER;
+    args.owner_count = 1;
+    args.publish_stride = bound;
+    args.owners = &slots;
+    args.published_slots = publishedSlots.data();
+    args.published_counts = publishedCounts.data();
+    args.fault = &fault;
+    views.counters = counters.data();
+    views.allocLimits = allocLimits.data();
+    views.publishedSlots = kernelSlots.data();
+    views.fault = kernelFault;
+    views.rings = {ring.data()};
+    prepareGpuDispatch(layout, args, count, views);
+    // Invocation i takes the first p_i of its positions inside the window.
+    std::mt19937 random(seed);
+    for (uint32_t i = 0; i < count; ++i)
+      for (uint32_t k = 0, p = random() % (bound + 1); k < p; ++k)
+        if (uint64_t(i) * bound + k < uint32_t(allocLimits[0]))
+          kernelSlots[i * bound + publishedCounts[i]++] = ring[i * bound + k];
+  }
+};
+
+TEST(GpuAbi, LanePositionsInChunksCompactAsOneThreadDoes) {
+  WorkerPool workers(4);
+  for (uint32_t bound : {1u, 3u})
+    for (uint32_t window :
+         {20000u * bound, 9000u * bound, 20000u * bound / 2 + 1}) {
+      SCOPED_TRACE("bound " + std::to_string(bound) + ", window " +
+                   std::to_string(window));
+      LargeDispatch one(20000, bound, window, bound * 7 + window);
+      LargeDispatch chunked(20000, bound, window, bound * 7 + window);
+      ASSERT_GT(chunkCount(&workers, std::min(20000u, window)), 1u);
+      finishGpuDispatch(one.layout, one.args, 0, one.count, one.views);
+      finishGpuDispatch(chunked.layout, chunked.args, 0, chunked.count,
+                        chunked.views, &workers);
+      EXPECT_GT(one.allocHead, one.capacity - 500); // something was taken
+      EXPECT_EQ(one.allocHead, chunked.allocHead);
+      EXPECT_EQ(one.freeRing, chunked.freeRing);
+      EXPECT_EQ(one.publishedSlots, chunked.publishedSlots);
+    }
 }
 
 } // namespace
