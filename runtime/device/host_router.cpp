@@ -495,7 +495,7 @@ bool HostRouter::beginDispatch(uint32_t stage, uint32_t count,
       return false;
     }
     queue.popLowest(count, invocations.data(), parallel);
-    ascending_ = true;
+    orderUnit_ = 1;
     if (Status status = sortByKey(stage, count); !status.ok()) {
       fail(status.kind(), deviceLabel_ + ": sorting the frames of " +
                               stageLabel(stage) + ": " + status.message());
@@ -587,7 +587,7 @@ Status HostRouter::sortByKey(uint32_t stage, uint32_t count) {
                            {sortCodes_.data(), count}, sorting_.partition,
                            sortScratch_);
   }
-  ascending_ = false;
+  orderUnit_ = sorting_.partition;
   ++sortStats.dispatches;
   sortStats.keyBytes += keyBytes;
   sortStats.nanoseconds += std::chrono::duration<double, std::nano>(
@@ -694,7 +694,20 @@ void HostRouter::routeMainInChunks(const sluice_rt_kernel_args &args,
     std::fill_n(row + sets, sets, UINT32_MAX);
     row[width - 1] = UINT32_MAX;
   }
-  const bool ascending = ascending_;
+  // Chunks of whole runs of orderUnit_ invocations, each run a range of
+  // ascending frames (a sorted dispatch's runs are its partitions), so that
+  // a chunk's frames lie between its lowest and its highest and only those
+  // two frames' set words may hold another chunk's frames. Sorted as one
+  // run, any word may.
+  const uint64_t unit = std::max<uint32_t>(orderUnit_, 1);
+  const uint64_t units = (args.count + unit - 1) / unit;
+  chunks = uint32_t(std::min<uint64_t>(chunks, units));
+  auto inRuns = [&](auto &body) {
+    auto chunkOfRuns = [&](uint32_t chunk, uint64_t first, uint64_t last) {
+      body(chunk, first * unit, std::min<uint64_t>(last * unit, args.count));
+    };
+    runChunks(*parallel, chunks, units, chunkOfRuns);
+  };
   auto route = [&](uint32_t chunk, uint64_t begin, uint64_t end) {
     // The tallies in this thread's own memory, stored once at the end:
     // neighbouring chunks' rows share cache lines.
@@ -704,10 +717,16 @@ void HostRouter::routeMainInChunks(const sluice_rt_kernel_args &args,
     uint32_t *lowest = moved + sets;
     uint32_t *published = lowest + sets;
     auto done = [&] { std::copy(local.begin(), local.end(), row); };
-    // Ascending frames: only the words of the chunk's first and last frame
-    // may hold another chunk's frames. Otherwise any word may.
-    const uint32_t firstWord = ascending ? invocations[begin] / 64 : UINT32_MAX;
-    const uint32_t lastWord = ascending ? invocations[end - 1] / 64 : 0;
+    uint32_t firstWord = UINT32_MAX, lastWord = 0; // every word shared
+    if (orderUnit_ == 1) {
+      firstWord = invocations[begin] / 64;
+      lastWord = invocations[end - 1] / 64;
+    } else if (orderUnit_ > 1) {
+      auto [lowestFrame, highestFrame] = std::minmax_element(
+          invocations.begin() + begin, invocations.begin() + end);
+      firstWord = *lowestFrame / 64;
+      lastWord = *highestFrame / 64;
+    }
     for (uint64_t i = begin; i < end; ++i) {
       const uint32_t frame = invocations[i];
       const uint32_t next = nextStage[i];
@@ -730,7 +749,7 @@ void HostRouter::routeMainInChunks(const sluice_rt_kernel_args &args,
     }
     done();
   };
-  runChunks(*parallel, chunks, args.count, route);
+  inRuns(route);
 
   std::vector<uint64_t> totals(edges, 0);
   for (uint32_t c = 0; c < chunks; ++c) {
@@ -800,7 +819,7 @@ void HostRouter::routeMainInChunks(const sluice_rt_kernel_args &args,
       }
     }
   };
-  runChunks(*parallel, chunks, args.count, append);
+  inRuns(append);
 }
 
 bool HostRouter::checkFrameOutcome(uint32_t stage, uint32_t invocation,

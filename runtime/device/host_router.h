@@ -353,10 +353,12 @@ private:
   FrameSorting sorting_;
   FrameSortScratch sortScratch_;
   std::vector<FrameSortScratch> chunkSortScratch_; // one per chunk
-  // The last main-stage dispatch's invocations ascend (it was not sorted):
-  // a chunk of them then shares frame-set words with its neighbours only at
-  // its first and last frame.
-  bool ascending_ = true;
+  // The last main-stage dispatch's invocations ascend in runs of this many:
+  // 1 unsorted, the partition when sorted in partitions (each partition
+  // holds the frames it held before, a range of ascending frames), 0 when
+  // sorted as one run. A chunk of whole runs shares frame-set words with
+  // other chunks only at its lowest and highest frame.
+  uint32_t orderUnit_ = 1;
   // routeMainInChunks' and routeAuxiliaryInChunks' tallies, a row a chunk.
   std::vector<uint32_t> chunkTallies_;
   std::vector<uint64_t> sortCodes_;
