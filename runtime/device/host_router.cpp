@@ -660,9 +660,7 @@ void HostRouter::routeMain(const sluice_rt_kernel_args &args) {
                               edge.publishBase;
       if (!owner.stageQueues[0].pushAll(slots, published)) {
         lanesFinished += finished;
-        fail(ErrorKind::CapacityExceeded,
-             deviceLabel_ + ": first stage queue of " + ownerLabel(edge.owner) +
-                 " overflowed its capacity " + std::to_string(owner.capacity));
+        failQueueOverflow(edge.owner);
         return;
       }
       owner.live += published;
@@ -784,9 +782,7 @@ void HostRouter::routeMainInChunks(const sluice_rt_kernel_args &args,
     OwnerStorage &owner = owners[edge.owner];
     IndexQueue &queue = owner.stageQueues[0];
     if (totals[e] > queue.capacity() - queue.size()) {
-      fail(ErrorKind::CapacityExceeded,
-           deviceLabel_ + ": first stage queue of " + ownerLabel(edge.owner) +
-               " overflowed its capacity " + std::to_string(owner.capacity));
+      failQueueOverflow(edge.owner);
       return;
     }
     uint64_t position = queue.extend(uint32_t(totals[e]));
@@ -820,6 +816,13 @@ void HostRouter::routeMainInChunks(const sluice_rt_kernel_args &args,
     }
   };
   inRuns(append);
+}
+
+void HostRouter::failQueueOverflow(uint32_t owner) {
+  fail(ErrorKind::CapacityExceeded, deviceLabel_ + ": first stage queue of " +
+                                        ownerLabel(owner) +
+                                        " overflowed its capacity " +
+                                        std::to_string(owners[owner].capacity));
 }
 
 bool HostRouter::checkFrameOutcome(uint32_t stage, uint32_t invocation,

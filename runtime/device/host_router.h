@@ -330,6 +330,9 @@ public:
 private:
   Status allocateTables(Memory &memory);
   void routeMain(const sluice_rt_kernel_args &args);
+  // The pending error of items published beyond the free entries of the
+  // first stage queue of `owner`.
+  void failQueueOverflow(uint32_t owner);
   // routeMain on `parallel`, in `chunks` chunks of invocations.
   void routeMainInChunks(const sluice_rt_kernel_args &args, uint32_t chunks);
   void routeAuxiliary(const sluice_rt_kernel_args &args);
