@@ -576,11 +576,23 @@ Status HostRouter::sortByKey(uint32_t stage, uint32_t count) {
     }
   };
   if (sorting_.partition != 0 && chunksFor(count) > 1) {
-    auto chunk = [&](uint32_t, uint64_t begin, uint64_t end) {
+    // Chunks of whole partitions, each partition sorted on its own anyway:
+    // a chunk computes its codes and sorts its partitions.
+    const uint64_t partition = sorting_.partition;
+    const uint64_t partitions = (count + partition - 1) / partition;
+    const uint32_t chunks =
+        uint32_t(std::min<uint64_t>(chunksFor(count), partitions));
+    if (chunkSortScratch_.size() < chunks)
+      chunkSortScratch_.resize(chunks);
+    auto sort = [&](uint32_t chunk, uint64_t first, uint64_t last) {
+      const uint64_t begin = first * partition;
+      const uint64_t end = std::min<uint64_t>(last * partition, count);
       codes(begin, end);
+      sortFramesInPartitions({invocations.data() + begin, end - begin},
+                             {sortCodes_.data() + begin, end - begin},
+                             sorting_.partition, chunkSortScratch_[chunk]);
     };
-    runChunks(*parallel, chunksFor(count), count, chunk);
-    sortPartitionsInChunks(count);
+    runChunks(*parallel, chunks, partitions, sort);
   } else {
     codes(0, count);
     sortFramesInPartitions({invocations.data(), count},
@@ -594,24 +606,6 @@ Status HostRouter::sortByKey(uint32_t stage, uint32_t count) {
                                std::chrono::steady_clock::now() - start)
                                .count();
   return Status::success();
-}
-
-void HostRouter::sortPartitionsInChunks(uint32_t count) {
-  // Chunks of whole partitions: each partition sorts on its own anyway.
-  const uint64_t partition = sorting_.partition;
-  const uint64_t partitions = (count + partition - 1) / partition;
-  const uint32_t chunks =
-      uint32_t(std::min<uint64_t>(chunksFor(count), partitions));
-  if (chunkSortScratch_.size() < chunks)
-    chunkSortScratch_.resize(chunks);
-  auto sort = [&](uint32_t chunk, uint64_t first, uint64_t last) {
-    const uint64_t begin = first * partition;
-    const uint64_t end = std::min<uint64_t>(last * partition, count);
-    sortFramesInPartitions({invocations.data() + begin, end - begin},
-                           {sortCodes_.data() + begin, end - begin},
-                           sorting_.partition, chunkSortScratch_[chunk]);
-  };
-  runChunks(*parallel, chunks, partitions, sort);
 }
 
 uint32_t HostRouter::chunksFor(uint64_t count) const {

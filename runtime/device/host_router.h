@@ -342,9 +342,6 @@ private:
   // How many chunks a dispatch of `count` invocations is routed or sorted
   // in: 1 (on the calling thread) for small dispatches or without `parallel`.
   uint32_t chunksFor(uint64_t count) const;
-  // Sorts the partitions of invocations[0, count) by the codes in sortCodes_
-  // in chunks of whole partitions.
-  void sortPartitionsInChunks(uint32_t count);
 
   std::string deviceLabel_;
   bool hostKernels_ = true;
