@@ -63,6 +63,7 @@ cp "$root/bench/pathtracer/sorting.py" "$out/pathtracer-sorting.py"
 cp "$root/bench/pathtracer/hip-profile.sh" "$out/hip-profile.sh"
 cp "$root/bench/pathtracer/ab.sh" "$out/pathtracer-ab.sh"
 cp "$root/bench/pathtracer/passes.sh" "$out/pathtracer-passes.sh"
+cp "$root/bench/pathtracer/scaling.sh" "$out/pathtracer-scaling.sh"
 mkdir -p "$out/lib"
 cp -L "$(ldd "$bin/sluice-render" | awk '/libpng/ {print $3}')" "$out/lib/"
 # Random wave programs (40, integers, half of them with a capacity owner) as
