@@ -347,7 +347,9 @@ Status CompiledKernels::dispatch(const sluice_rt_kernel_args &args,
     scratch.counters.resize(std::max<uint32_t>(layout.counterCount, 1));
     scratch.allocLimits.resize(std::max<uint32_t>(owners, 1));
     // The kernels write the records they count; the rest is never read.
-    scratch.publishedSlots.resize(std::max<uint64_t>(slotEntries, 1));
+    // Grows only: a resize up zero-fills, on every dispatch.
+    if (scratch.publishedSlots.size() < std::max<uint64_t>(slotEntries, 1))
+      scratch.publishedSlots.resize(std::max<uint64_t>(slotEntries, 1));
     if (!unified_)
       scratch.zeros.assign(std::max<uint64_t>(countEntries, 1), 0);
     scratch.rings.resize(owners);
@@ -384,7 +386,7 @@ Status CompiledKernels::dispatch(const sluice_rt_kernel_args &args,
     host(args.frames.field_offsets, args.frames.field_count);
     host(args.next_stage, count);
     host(scratch.counters.data(), scratch.counters.size());
-    host(scratch.publishedSlots.data(), scratch.publishedSlots.size());
+    host(scratch.publishedSlots.data(), std::max<uint64_t>(slotEntries, 1));
     host(args.published_counts, countEntries);
     host(scratch.allocLimits.data(), scratch.allocLimits.size());
     host(scratch.fault, kGpuFaultWords);

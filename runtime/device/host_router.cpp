@@ -336,7 +336,9 @@ void HostRouter::refill(uint32_t lanes) {
     return;
   // The lowest free frames, in lane order (decision::refillFrames).
   FrameSet &entry = mainQueues[shape->entryStage()];
-  refillScratch_.resize(lanes);
+  // Scratch vectors only grow: a resize up zero-fills, on every dispatch.
+  if (refillScratch_.size() < lanes)
+    refillScratch_.resize(lanes);
   freeFrames.popLowest(lanes, refillScratch_.data(), parallel);
   if (uint32_t chunks = chunksFor(lanes); chunks > 1) {
     // The frames ascend: a chunk shares set words only at its two ends.
@@ -355,7 +357,8 @@ void HostRouter::refill(uint32_t lanes) {
     lanesStarted += lanes;
     return;
   }
-  for (uint32_t frame : refillScratch_) {
+  for (uint32_t k = 0; k < lanes; ++k) {
+    const uint32_t frame = refillScratch_[k];
     laneOfFrame[frame] = uint32_t(lanesStarted++);
     entry.insert(frame);
   }
@@ -375,7 +378,8 @@ void HostRouter::prepareOwnerSlots(std::span<const ProducerEdge> producers,
     // The window: the lowest free slots, as many as the dispatch can take.
     const uint32_t window = uint32_t(std::min<uint64_t>(
         owner.freeSlots.size(), uint64_t(count) * edge.bound));
-    windowScratch.resize(window);
+    if (windowScratch.size() < window)
+      windowScratch.resize(window);
     owner.freeSlots.popLowest(window, windowScratch.data(), parallel);
     const uint64_t start = owner.allocHead % owner.capacity;
     const uint64_t firstRun =
@@ -565,7 +569,8 @@ Status HostRouter::sortByKey(uint32_t stage, uint32_t count) {
       return status;
     keys = keyBytes_.data();
   }
-  sortCodes_.resize(count);
+  if (sortCodes_.size() < count)
+    sortCodes_.resize(count);
   auto codes = [&](uint64_t begin, uint64_t end) {
     for (uint64_t i = begin; i < end; ++i) {
       const unsigned char *key = keys + (frameList[i] - firstFrame) * step;
