@@ -21,46 +21,47 @@
 namespace sluice::runtime {
 namespace {
 
-struct OneOwnerDispatch {
-  static constexpr uint32_t kCount = 3, kBound = 2, kCapacity = 8;
+// One owner's main-stage dispatch of `count` invocations of bound `bound`:
+// the free ring holds slots first, first + 1, ... from position 0, its head
+// at `head`, and the kernel may take `window` positions from there.
+struct OwnerDispatch {
+  uint32_t count, bound, capacity;
   GpuKernelLayout layout;
-  std::vector<uint32_t> freeRing = std::vector<uint32_t>(kCapacity);
-  uint64_t allocHead = 3;
+  std::vector<uint32_t> freeRing;
+  uint64_t allocHead;
   sluice_rt_owner_slots slots{};
   sluice_rt_fault fault{};
-  std::vector<uint32_t> publishedSlots =
-      std::vector<uint32_t>(kCount * kBound, 0xFFFFFFFFu);
-  std::vector<uint32_t> publishedCounts = std::vector<uint32_t>(kCount, 0);
+  std::vector<uint32_t> publishedSlots, publishedCounts, kernelSlots, ring;
   sluice_rt_kernel_args args{};
-  std::vector<int32_t> counters;
+  std::vector<int32_t> counters = std::vector<int32_t>(4, 0);
   std::vector<int32_t> allocLimits = std::vector<int32_t>(1);
-  std::vector<uint32_t> kernelSlots = std::vector<uint32_t>(kCount * kBound);
-  std::vector<uint32_t> ring = std::vector<uint32_t>(kCapacity);
   int32_t kernelFault[kGpuFaultWords] = {};
   GpuDispatchViews views;
 
-  OneOwnerDispatch() {
+  OwnerDispatch(uint32_t count, uint32_t bound, uint32_t capacity,
+                uint64_t head, uint32_t window, uint32_t first)
+      : count(count), bound(bound), capacity(capacity), freeRing(capacity),
+        allocHead(head), publishedSlots(count * bound, 0xFFFFFFFFu),
+        publishedCounts(count, 0), kernelSlots(count * bound), ring(capacity) {
     layout.counterCount = 4;
     layout.allocBase = 3;
-    layout.publishStride = kBound;
+    layout.publishStride = bound;
     layout.ownerPublishBase = {0};
-    layout.ownerCapacity = {kCapacity};
-    // Slots 10..17; positions 3..7 then 0..2 hold 13..17 then 10..12.
-    std::iota(freeRing.begin(), freeRing.end(), 10u);
+    layout.ownerCapacity = {capacity};
+    std::iota(freeRing.begin(), freeRing.end(), first);
     slots.free_ring = freeRing.data();
     slots.alloc_head = &allocHead;
-    slots.alloc_limit = allocHead + kCapacity;
-    slots.capacity = kCapacity;
-    slots.bound = kBound;
-    args.count = kCount;
+    slots.alloc_limit = allocHead + window;
+    slots.capacity = capacity;
+    slots.bound = bound;
+    args.count = count;
     args.owner = SLUICE_RT_NO_OWNER;
     args.owner_count = 1;
-    args.publish_stride = kBound;
+    args.publish_stride = bound;
     args.owners = &slots;
     args.published_slots = publishedSlots.data();
     args.published_counts = publishedCounts.data();
     args.fault = &fault;
-    counters.assign(layout.counterCount, 0);
     views.counters = counters.data();
     views.allocLimits = allocLimits.data();
     views.publishedSlots = kernelSlots.data();
@@ -69,8 +70,16 @@ struct OneOwnerDispatch {
   }
   // What a kernel does when invocation `i` publishes at window position `p`.
   void publish(uint32_t i, uint32_t p) {
-    kernelSlots[i * kBound + publishedCounts[i]++] = ring[p];
+    kernelSlots[i * bound + publishedCounts[i]++] = ring[p];
   }
+};
+
+// Capacity 8, bound 2, head 3, so the window wraps: slots 10..17; positions
+// 3..7 then 0..2 hold 13..17 then 10..12.
+struct OneOwnerDispatch : OwnerDispatch {
+  static constexpr uint32_t kCount = 3, kBound = 2, kCapacity = 8;
+  OneOwnerDispatch()
+      : OwnerDispatch(kCount, kBound, kCapacity, 3, kCapacity, 10) {}
   std::vector<uint32_t> ringFromHead() const {
     std::vector<uint32_t> out;
     for (uint32_t k = 0; k < kCapacity; ++k)
@@ -143,57 +152,19 @@ TEST(GpuAbi, LanePositionsOfAWindowSmallerThanTheDispatch) {
 // A large dispatch with lane positions, finished on one thread and in
 // chunks on four workers: the same free ring, head and publish records. The
 // hand-derived cases above check the one-thread form.
-struct LargeDispatch {
-  uint32_t count, bound, capacity;
-  GpuKernelLayout layout;
-  std::vector<uint32_t> freeRing;
-  uint64_t allocHead;
-  sluice_rt_owner_slots slots{};
-  sluice_rt_fault fault{};
-  std::vector<uint32_t> publishedSlots, publishedCounts, kernelSlots, ring;
-  sluice_rt_kernel_args args{};
-  std::vector<int32_t> counters = std::vector<int32_t>(4, 0);
-  std::vector<int32_t> allocLimits = std::vector<int32_t>(1);
-  int32_t kernelFault[kGpuFaultWords] = {};
-  GpuDispatchViews views;
-
+struct LargeDispatch : OwnerDispatch {
   LargeDispatch(uint32_t count, uint32_t bound, uint32_t window, uint32_t seed)
-      : count(count), bound(bound), capacity(count * bound + 777),
-        freeRing(capacity), allocHead(capacity - 500), // the window wraps
-        publishedSlots(count * bound, 0), publishedCounts(count, 0),
-        kernelSlots(count * bound), ring(capacity) {
-    layout.counterCount = 4;
-    layout.allocBase = 3;
-    layout.publishStride = bound;
-    layout.ownerPublishBase = {0};
-    layout.ownerCapacity = {capacity};
+      : OwnerDispatch(count, bound, count * bound + 777,
+                      count * bound + 277, // the window wraps
+                      window, 1000) {
     layout.lanePublishPositions = true;
-    std::iota(freeRing.begin(), freeRing.end(), 1000u);
-    slots.free_ring = freeRing.data();
-    slots.alloc_head = &allocHead;
-    slots.alloc_limit = allocHead + window;
-    slots.capacity = capacity;
-    slots.bound = bound;
-    args.count = count;
-    args.owner = SLUICE_RT_NO_OWNER;
-    args.owner_count = 1;
-    args.publish_stride = bound;
-    args.owners = &slots;
-    args.published_slots = publishedSlots.data();
-    args.published_counts = publishedCounts.data();
-    args.fault = &fault;
-    views.counters = counters.data();
-    views.allocLimits = allocLimits.data();
-    views.publishedSlots = kernelSlots.data();
-    views.fault = kernelFault;
-    views.rings = {ring.data()};
     prepareGpuDispatch(layout, args, count, views);
     // Invocation i takes the first p_i of its positions inside the window.
     std::mt19937 random(seed);
     for (uint32_t i = 0; i < count; ++i)
       for (uint32_t k = 0, p = random() % (bound + 1); k < p; ++k)
         if (uint64_t(i) * bound + k < uint32_t(allocLimits[0]))
-          kernelSlots[i * bound + publishedCounts[i]++] = ring[i * bound + k];
+          publish(i, i * bound + k);
   }
 };
 
