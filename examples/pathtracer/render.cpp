@@ -54,12 +54,15 @@ constexpr uint32_t kMaxSpp = (1u << 24) - 1;
 constexpr uint64_t kDefaultCpuPassLanes = 1u << 20;
 // The frame pool without --frame-pool: on the CPU backend, the state
 // machine's 8,192 (a few dispatches' worth of blocks for every worker, and
-// frames that stay in the caches) and the wavefront an eighth of a pass's
-// lanes within [8,192, 131,072]: each dispatch costs the host a fixed part
+// frames that stay in the caches) and the wavefront a quarter of a pass's
+// lanes within [8,192, 262,144]: each dispatch costs the host a fixed part
 // and leaves a worker idle at its tail, so fewer, larger dispatches pay
 // (256 x 256 x 16 in one pass on 2 cores, 2026-12-06: heavy O=16 5.3-5.4
 // Mrays/s at 8,192, 5.6-5.7 at 32,768, 5.8-5.9 at 65,536, 5.8-6.0 at
-// 131,072 and 5.8-5.9 at 262,144; plain 6.8-7.0 -> 7.9 at 131,072); on a
+// 131,072 and 5.8-5.9 at 262,144; plain 6.8-7.0 -> 7.9 at 131,072), and
+// more so with more workers (512 x 512 x 16 on 16 cores, 2026-12-07: plain
+// 40.8 Mrays/s at 131,072, 44.8 at 262,144, 48.1 at 524,288; heavy 38.3,
+// 44.4, 42.8); on a
 // GPU backend, enough lanes in flight to fill the
 // device, the fastest pools measured on an H100 (512 x 512 x 64,
 // docs/runtime.md): the wavefront a quarter of a pass's lanes, within
@@ -74,7 +77,7 @@ constexpr uint64_t kDefaultCpuPassLanes = 1u << 20;
 // against 1,406 at 131,072 and 1,339 at 65,536). The runtime's default of
 // 256 keeps a GPU almost idle (5 Mrays/s on hip).
 constexpr uint32_t kDefaultCpuFramePool = 8192;
-constexpr uint32_t kMaxCpuWavefrontFramePool = 131072;
+constexpr uint32_t kMaxCpuWavefrontFramePool = 262144;
 constexpr uint32_t kDefaultVulkanMegakernelFramePool = 65536;
 constexpr uint32_t kDefaultHipMegakernelFramePool = 98304;
 constexpr uint32_t kMinGpuWavefrontFramePool = 262144;
@@ -111,9 +114,9 @@ void printUsage(std::FILE *out) {
       "  --workers N          CPU workers (cpu; default one per core)\n"
       "  --frame-pool N       frames in the pool (default for the state\n"
       "                       machine 8192 on cpu, 65536 on vulkan, 98304 on\n"
-      "                       hip; for the wavefront an eighth of a pass's\n"
-      "                       lanes from 8192 to 131072 on cpu, a quarter\n"
-      "                       from 262144 to 1048576 on vulkan and hip)\n"
+      "                       hip; for the wavefront a quarter of a pass's\n"
+      "                       lanes, from 8192 to 262144 on cpu, from\n"
+      "                       262144 to 1048576 on vulkan and hip)\n"
       "  --no-partial-admission  admit a producer only whole\n"
       "  --scheduler-placement host|device|auto  where the wavefront\n"
       "                       scheduler decides (device: on the GPU where the\n"
@@ -323,7 +326,7 @@ int checkOptions(Options &options) {
     options.run.framePool =
         onCpu ? options.run.schedule == "state-machine"
                     ? kDefaultCpuFramePool
-                    : uint32_t(std::clamp<uint64_t>(lanes / 8,
+                    : uint32_t(std::clamp<uint64_t>(lanes / 4,
                                                     kDefaultCpuFramePool,
                                                     kMaxCpuWavefrontFramePool))
         : options.run.schedule != "state-machine"
