@@ -583,21 +583,16 @@ Status HostRouter::sortByKey(uint32_t stage, uint32_t count) {
   if (sorting_.partition != 0 && chunksFor(count) > 1) {
     // Chunks of whole partitions, each partition sorted on its own anyway:
     // a chunk computes its codes and sorts its partitions.
-    const uint64_t partition = sorting_.partition;
-    const uint64_t partitions = (count + partition - 1) / partition;
-    const uint32_t chunks =
-        uint32_t(std::min<uint64_t>(chunksFor(count), partitions));
+    const uint32_t chunks = chunksFor(count);
     if (chunkSortScratch_.size() < chunks)
       chunkSortScratch_.resize(chunks);
-    auto sort = [&](uint32_t chunk, uint64_t first, uint64_t last) {
-      const uint64_t begin = first * partition;
-      const uint64_t end = std::min<uint64_t>(last * partition, count);
+    auto sort = [&](uint32_t chunk, uint64_t begin, uint64_t end) {
       codes(begin, end);
       sortFramesInPartitions({invocations.data() + begin, end - begin},
                              {sortCodes_.data() + begin, end - begin},
                              sorting_.partition, chunkSortScratch_[chunk]);
     };
-    runChunks(*parallel, chunks, partitions, sort);
+    runChunksOfRuns(*parallel, chunks, count, sorting_.partition, sort);
   } else {
     codes(0, count);
     sortFramesInPartitions({invocations.data(), count},
@@ -680,6 +675,16 @@ void HostRouter::routeMainInChunks(const sluice_rt_kernel_args &args,
   const std::span<const ProducerEdge> producers = shape->producersOf(stage);
   const uint64_t ownerCount = owners.size();
   const uint32_t edges = uint32_t(producers.size());
+  // Chunks of whole runs of orderUnit_ invocations, each run a range of
+  // ascending frames (a sorted dispatch's runs are its partitions), so that
+  // a chunk's frames lie between its lowest and its highest and only those
+  // two frames' set words may hold another chunk's frames. Sorted as one
+  // run, any word may.
+  const uint64_t unit = std::max<uint32_t>(orderUnit_, 1);
+  chunks = uint32_t(std::min<uint64_t>(chunks, (args.count + unit - 1) / unit));
+  auto inRuns = [&](auto &body) {
+    runChunksOfRuns(*parallel, chunks, args.count, unit, body);
+  };
   // A chunk's row: frames moved into each set (the main stages', then the
   // free frames), the lowest frame moved into each, the items published
   // along each producer edge, and its first invocation with a bad outcome.
@@ -691,20 +696,6 @@ void HostRouter::routeMainInChunks(const sluice_rt_kernel_args &args,
     std::fill_n(row + sets, sets, UINT32_MAX);
     row[width - 1] = UINT32_MAX;
   }
-  // Chunks of whole runs of orderUnit_ invocations, each run a range of
-  // ascending frames (a sorted dispatch's runs are its partitions), so that
-  // a chunk's frames lie between its lowest and its highest and only those
-  // two frames' set words may hold another chunk's frames. Sorted as one
-  // run, any word may.
-  const uint64_t unit = std::max<uint32_t>(orderUnit_, 1);
-  const uint64_t units = (args.count + unit - 1) / unit;
-  chunks = uint32_t(std::min<uint64_t>(chunks, units));
-  auto inRuns = [&](auto &body) {
-    auto chunkOfRuns = [&](uint32_t chunk, uint64_t first, uint64_t last) {
-      body(chunk, first * unit, std::min<uint64_t>(last * unit, args.count));
-    };
-    runChunks(*parallel, chunks, units, chunkOfRuns);
-  };
   auto route = [&](uint32_t chunk, uint64_t begin, uint64_t end) {
     // The tallies in this thread's own memory, stored once at the end:
     // neighbouring chunks' rows share cache lines.

@@ -173,6 +173,13 @@ void pushMemRef(std::vector<uint64_t> &record, const void *data,
   }
 }
 
+// The pool sluice_rt_launch_blocks runs a launch of `workers` workers on
+// (0: its default, SLUICE_WORKERS or one per core).
+WorkerPool &launchPool(uint32_t workers) {
+  return sharedWorkerPool(workers ? workers
+                                  : sluice_rt_launch_default_workers());
+}
+
 class CpuPrimitives final : public KernelPrimitives {
 public:
   std::string label() const override {
@@ -253,10 +260,7 @@ public:
     return Status::success();
   }
   // The workers that launch() runs the blocks on.
-  WorkerPool *hostWorkers() override {
-    return &sharedWorkerPool(
-        launchWorkers ? launchWorkers : sluice_rt_launch_default_workers());
-  }
+  WorkerPool *hostWorkers() override { return &launchPool(launchWorkers); }
 
   std::vector<BlockFunction> blockFunctions; // by global stage
   uint32_t blockLanes = SLUICE_KERNEL_BLOCK_LANES;
@@ -516,8 +520,7 @@ Status loadCpuProgram(const Artifact &artifact, const BackendOptions &options,
   // One trampoline call per dispatch; the trampoline runs the blocks, on the
   // pool the device does its host work on.
   deviceOptions.blockSize = UINT32_MAX;
-  deviceOptions.pool = &sharedWorkerPool(
-      options.workers ? options.workers : sluice_rt_launch_default_workers());
+  deviceOptions.pool = &launchPool(options.workers);
   auto loaded = std::make_unique<CpuLoadedProgram>(deviceOptions);
   if (Status status = loaded->load(artifact, *backend, options); !status.ok())
     return status;

@@ -113,6 +113,20 @@ void runChunks(WorkerPool &pool, uint32_t chunks, uint64_t n, Body &body) {
       &context);
 }
 
+// runChunks over runs of `run` consecutive items of [0, n) (the last run
+// shorter): no chunk splits a run, and body(chunk, begin, end) gets item
+// ranges. At most `chunks` chunks, fewer when there are fewer runs.
+template <typename Body>
+void runChunksOfRuns(WorkerPool &pool, uint32_t chunks, uint64_t n,
+                     uint64_t run, Body &body) {
+  const uint64_t runs = (n + run - 1) / run;
+  auto chunkOfRuns = [&](uint32_t chunk, uint64_t first, uint64_t last) {
+    body(chunk, first * run, std::min<uint64_t>(last * run, n));
+  };
+  runChunks(pool, uint32_t(std::min<uint64_t>(chunks, runs)), runs,
+            chunkOfRuns);
+}
+
 } // namespace sluice::runtime
 
 #endif // SLUICE_RUNTIME_DEVICE_WORKER_POOL_H
