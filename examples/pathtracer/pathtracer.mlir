@@ -4,10 +4,14 @@
 // sample sample_base + l / (w h). The coroutine @path generates the camera
 // ray (jittered by u0, u1) and then loops over bounces, each bounce two stages:
 //
-//   "intersect"  traverses the BVH of the triangles (node 0 the root, a
-//                32-entry private stack, memref.alloca) and tests every
-//                sphere; it finds the nearest hit with 0.01 < t < 1e30, its
-//                point, geometric normal and material. A miss ends the lane.
+//   "intersect"  (sort_by the ray key: 1 when the ray meets the BVH's root
+//                box, else 0, so that the rays that walk the mesh's nodes run
+//                together and the others, a test of each sphere and quad,
+//                do not wait for them) traverses the BVH of the triangles
+//                (node 0 the root, a 32-entry private stack, memref.alloca)
+//                and tests every sphere; it finds the nearest hit with
+//                0.01 < t < 1e30, its point, geometric normal and material.
+//                A miss ends the lane.
 //   "shade"      (sort_by the material, so that invocations of one material
 //                kind run together) adds the emission seen by a camera or
 //                specular ray, picks one light for next-event estimation and
@@ -173,8 +177,11 @@ wave.coroutine @path(%lane: i32)
   } do {
   ^bb0(%ox: f32, %oy: f32, %oz: f32, %dx: f32, %dy: f32, %dz: f32,
        %tr: f32, %tg: f32, %tb: f32, %bounce: i32, %specular: i32, %alive: i1):
-    wave.suspend "intersect"
     %tmax = arith.constant 1.0e30 : f32
+    %ray_key = func.call @ray_key(%ox, %oy, %oz, %dx, %dy, %dz, %bvh_bounds,
+        %bvh_links) : (f32, f32, f32, f32, f32, f32, memref<?xf32>,
+        memref<?xi32>) -> i32
+    wave.suspend "intersect" sort_by %ray_key : i32
     %kind, %index, %t = func.call @trace(%ox, %oy, %oz, %dx, %dy, %dz, %tmax,
         %false, %tri_verts, %bvh_bounds, %bvh_links, %spheres, %quads)
         : (f32, f32, f32, f32, f32, f32, f32, i1, memref<?xf32>, memref<?xf32>,
@@ -770,6 +777,30 @@ func.func private @trace(%ox: f32, %oy: f32, %oz: f32, %dx: f32, %dy: f32,
         : i32, i32, f32, i32, i32, i1
   }
   return %w#3, %w#4, %w#2 : i32, i32, f32
+}
+
+// The intersect stage's sort key: 1 when the ray meets the root box of the
+// BVH (its traversal visits the mesh's nodes), else 0.
+func.func private @ray_key(%ox: f32, %oy: f32, %oz: f32, %dx: f32, %dy: f32,
+                           %dz: f32, %bvh_bounds: memref<?xf32>,
+                           %bvh_links: memref<?xi32>) -> i32 {
+  %c0 = arith.constant 0 : index
+  %i0 = arith.constant 0 : i32
+  %far = arith.constant 1.0e30 : f32
+  %links = memref.dim %bvh_links, %c0 : memref<?xi32>
+  %have = arith.cmpi ugt, %links, %c0 : index
+  %key = scf.if %have -> (i32) {
+    %ix = func.call @inverse(%dx) : (f32) -> f32
+    %iy = func.call @inverse(%dy) : (f32) -> f32
+    %iz = func.call @inverse(%dz) : (f32) -> f32
+    %box = func.call @ray_box(%ox, %oy, %oz, %ix, %iy, %iz, %bvh_bounds, %c0,
+        %far) : (f32, f32, f32, f32, f32, f32, memref<?xf32>, index, f32) -> i1
+    %k = arith.extui %box : i1 to i32
+    scf.yield %k : i32
+  } else {
+    scf.yield %i0 : i32
+  }
+  return %key : i32
 }
 
 // 1 / d with |d| raised to at least 1e-30 (keeping its sign): finite, so the

@@ -123,9 +123,12 @@ void printUsage(std::FILE *out) {
       "                       backend can, docs/runtime.md; default auto:\n"
       "                       device on hip and a Vulkan GPU, host on cpu and\n"
       "                       a Vulkan CPU device such as lavapipe)\n"
-      "  --sort on|off        order the frames of a dispatch of a stage with\n"
-      "                       a sort_by key (\"shade\": the material) by that\n"
-      "                       key (wavefront only; default on for cpu and\n"
+      "  --sort on|off|STAGES order the frames of a dispatch of a stage with\n"
+      "                       a sort_by key (\"intersect\": whether the ray\n"
+      "                       meets the mesh's box; \"shade\": the material)\n"
+      "                       by that key; STAGES: only those named, comma-\n"
+      "                       separated (wavefront only; default on for cpu "
+      "and\n"
       "                       cpu-staged, whose shading then runs 8 lanes at\n"
       "                       a time in vector registers on an x86-64-v3\n"
       "                       build, off on a GPU, where it costs more than\n"
@@ -448,6 +451,11 @@ int main(int argc, char **argv) {
   if (rt::Status status = rt::Artifact::readFile(options.artifact, artifact);
       !status.ok())
     return fail(status.message());
+  rt::FrameSorting sorting;
+  if (rt::Status status =
+          rt::frameSortingFor(artifact, options.run.sort, sorting);
+      !status.ok())
+    return fail(options.artifact + ": " + status.message());
   const rt::BackendAdapter &adapter =
       *rt::findBackendAdapter(options.run.backend);
   rt::LoadOptions load;
@@ -473,7 +481,7 @@ int main(int argc, char **argv) {
   run.framePool = options.run.framePool;
   run.partialAdmission = options.run.partialAdmission;
   run.workers = load.workers;
-  run.sorting.enabled = options.run.sort == "on";
+  run.sorting = sorting;
   run.sorting.buckets = options.run.sortBuckets;
   run.sorting.partition = options.run.sortPartition;
   // checkRunOptions accepted the text.

@@ -643,20 +643,21 @@ Status CompiledKernels::residentLaunch(const HostRouter &router,
   out.allocLimits = d.allocLimits.get();
   out.fault = d.fault.get();
   out.maxInvocations = uint32_t(maxInvocations);
-  // Sort keys: the column of each main stage's key field.
+  // Sort keys: the column of each main stage's key field (none for a stage
+  // the run does not sort).
   const ComputedFrameLayout &frames = router.layout;
   out.sortKeys.assign(4 * size_t(router.shape->mainStageCount()), 0);
   for (uint32_t s = 0; s < router.shape->mainStageCount(); ++s) {
-    uint32_t field = router.program->mainStages[s].sortKeyField;
-    if (field == kNoSortKey)
+    const StageDesc &stage = router.program->mainStages[s];
+    uint32_t field = stage.sortKeyField;
+    if (!out.sorting.sorts(stage))
       continue;
     uint32_t bytes = uint32_t(frames.fieldSizes[field]);
     uint64_t step = frames.kind == FrameLayoutKind::ArrayOfStructs
                         ? frames.frameStride
                         : bytes;
     out.sortKeys[4 * s] = bytes;
-    out.sortKeys[4 * s + 1] =
-        uint32_t(router.program->mainStages[s].sortKeyKind);
+    out.sortKeys[4 * s + 1] = uint32_t(stage.sortKeyKind);
     out.sortKeys[4 * s + 2] = uint32_t(step);
     out.sortKeys[4 * s + 3] = uint32_t(frames.fieldOffsets[field]);
   }

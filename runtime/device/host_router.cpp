@@ -541,7 +541,7 @@ uint32_t HostRouter::orderDigest(uint32_t count) const {
 
 Status HostRouter::sortByKey(uint32_t stage, uint32_t count) {
   const StageDesc &desc = program->mainStages[stage];
-  if (!sorting_.enabled || desc.sortKeyField == kNoSortKey || count < 2)
+  if (!sorting_.sorts(desc) || count < 2)
     return Status::success();
   auto start = std::chrono::steady_clock::now();
   uint32_t field = desc.sortKeyField;

@@ -74,9 +74,11 @@ int checkRunOptions(const ArtifactRunOptions &options) {
                 "--workers must be in [0, 1024], got " +
                     std::to_string(options.workers),
                 kExitBadInput);
-  if (options.sort != "on" && options.sort != "off")
+  if (FrameSorting sorting; !parseFrameSorting(options.sort, sorting))
     return fail(options,
-                "--sort must be 'on' or 'off', got '" + options.sort + "'",
+                "--sort must be 'on', 'off' or main stage names separated "
+                "by commas, got '" +
+                    options.sort + "'",
                 kExitBadInput);
   if (SchedulerPlacement placement;
       !parseSchedulerPlacement(options.placement, placement))
@@ -105,9 +107,27 @@ int checkRunOptions(const ArtifactRunOptions &options) {
   return kExitSuccess;
 }
 
+Status frameSortingFor(const Artifact &artifact, const std::string &sort,
+                       FrameSorting &sorting) {
+  if (!parseFrameSorting(sort, sorting))
+    return Status::error(ErrorKind::InvalidArgument,
+                         "bad --sort '" + sort + "'");
+  std::vector<std::string> names;
+  std::vector<bool> keyed;
+  for (const CompiledStage &stage : artifact.program().mainStages) {
+    names.push_back(stage.name);
+    keyed.push_back(!stage.sortKey.empty());
+  }
+  return checkFrameSorting(artifact.program().name, names, keyed, sorting);
+}
+
 int runArtifact(const Artifact &artifact, const ArtifactRunOptions &options) {
   if (int code = checkRunOptions(options); code != kExitSuccess)
     return code;
+  FrameSorting sorting;
+  if (Status status = frameSortingFor(artifact, options.sort, sorting);
+      !status.ok())
+    return fail(options, status.message(), kExitBadInput);
   std::vector<HostBuffer> values;
   if (Status status = resolveBindings(artifact.program(), options.bindings,
                                       values);
@@ -139,7 +159,7 @@ int runArtifact(const Artifact &artifact, const ArtifactRunOptions &options) {
   run.tracePath = options.tracePath;
   run.iterationLogPath = options.iterationLogPath;
   parseSchedulerPlacement(options.placement, run.placement); // checked
-  run.sorting.enabled = options.sort == "on";
+  run.sorting = sorting;
   run.sorting.buckets = options.sortBuckets;
   run.sorting.partition = options.sortPartition;
   RunReport report;

@@ -258,6 +258,61 @@ Status validateRunShape(const ProgramShape &shape,
   return Status::success();
 }
 
+bool FrameSorting::sorts(const StageDesc &stage) const {
+  return enabled && stage.sortKeyField != kNoSortKey &&
+         (stages.empty() ||
+          std::find(stages.begin(), stages.end(), stage.name) != stages.end());
+}
+
+bool parseFrameSorting(const std::string &text, FrameSorting &sorting) {
+  sorting.stages.clear();
+  sorting.enabled = text != "off";
+  if (text == "on" || text == "off")
+    return true;
+  for (size_t begin = 0; begin <= text.size();) {
+    size_t end = std::min(text.find(',', begin), text.size());
+    if (end == begin)
+      return false;
+    sorting.stages.push_back(text.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return true;
+}
+
+Status checkFrameSorting(std::string_view program,
+                         std::span<const std::string> mainStages,
+                         const std::vector<bool> &keyed,
+                         const FrameSorting &sorting) {
+  std::string withKey;
+  for (size_t s = 0; s < mainStages.size(); ++s)
+    if (keyed[s])
+      withKey += (withKey.empty() ? "'" : ", '") + mainStages[s] + "'";
+  for (const std::string &name : sorting.stages) {
+    size_t s = std::find(mainStages.begin(), mainStages.end(), name) -
+               mainStages.begin();
+    if (s == mainStages.size() || !keyed[s])
+      return Status::error(ErrorKind::InvalidArgument,
+                           "program '" + std::string(program) +
+                               "': sorting names stage '" + name + "', which " +
+                               (s == mainStages.size() ? "is not a main stage"
+                                                       : "has no sort_by key") +
+                               " (the stages with a key: " +
+                               (withKey.empty() ? "none" : withKey) + ")");
+  }
+  return Status::success();
+}
+
+Status checkFrameSorting(const ProgramDescriptor &program,
+                         const FrameSorting &sorting) {
+  std::vector<std::string> names;
+  std::vector<bool> keyed;
+  for (const StageDesc &stage : program.mainStages) {
+    names.push_back(stage.name);
+    keyed.push_back(stage.sortKeyField != kNoSortKey);
+  }
+  return checkFrameSorting(program.name, names, keyed, sorting);
+}
+
 std::vector<std::string> globalStageNames(const ProgramDescriptor &program) {
   std::vector<std::string> names;
   for (const StageDesc &stage : program.mainStages)

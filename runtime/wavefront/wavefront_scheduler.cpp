@@ -103,6 +103,8 @@ Status WavefrontScheduler::prepare() {
     status = validateRunShape(shape_, program_, options_.framePool,
                               options_.partialAdmission);
   if (status.ok())
+    status = checkFrameSorting(program_, options_.sorting);
+  if (status.ok())
     status = device_.allocate(program_, shape_, options_.framePool);
   if (!status.ok()) {
     status_ = status;

@@ -328,6 +328,48 @@ TEST(FrameOrder, OwnerStagesMayNotSort) {
             "main stages sort their frames");
 }
 
+TEST(FrameOrder, SortingParsesOnOffAndStageLists) {
+  FrameSorting sorting;
+  ASSERT_TRUE(parseFrameSorting("off", sorting));
+  EXPECT_FALSE(sorting.enabled);
+  EXPECT_TRUE(sorting.stages.empty());
+  ASSERT_TRUE(parseFrameSorting("intersect,shade", sorting));
+  EXPECT_TRUE(sorting.enabled);
+  EXPECT_EQ(sorting.stages, (std::vector<std::string>{"intersect", "shade"}));
+  ASSERT_TRUE(parseFrameSorting("on", sorting)); // clears the list
+  EXPECT_TRUE(sorting.enabled);
+  EXPECT_TRUE(sorting.stages.empty());
+  for (const char *bad : {"", ",", "a,", ",a", "a,,b"})
+    EXPECT_FALSE(parseFrameSorting(bad, sorting)) << "'" << bad << "'";
+}
+
+TEST(FrameOrder, ASortingListSortsOnlyTheStagesItNames) {
+  ProgramDescriptor program = keyedProgram(FrameLayoutKind::StructOfArrays);
+  const StageDesc &entry = program.mainStages[0],
+                  &shade = program.mainStages[1];
+  ASSERT_EQ(entry.sortKeyField, kNoSortKey);
+  FrameSorting sorting;
+  EXPECT_TRUE(sorting.sorts(shade));
+  EXPECT_FALSE(sorting.sorts(entry));
+  sorting.stages = {"other"};
+  EXPECT_FALSE(sorting.sorts(shade));
+  sorting.stages = {"other", "shade"};
+  EXPECT_TRUE(sorting.sorts(shade));
+  sorting.enabled = false;
+  EXPECT_FALSE(sorting.sorts(shade));
+
+  EXPECT_EQ(checkFrameSorting(program, sorting).message(),
+            "program 'keyed': sorting names stage 'other', which is not a "
+            "main stage (the stages with a key: 'shade')");
+  sorting.stages = {"shade", program.mainStages[0].name};
+  EXPECT_EQ(checkFrameSorting(program, sorting).message(),
+            "program 'keyed': sorting names stage '" + entry.name +
+                "', which has no sort_by key (the stages with a key: "
+                "'shade')");
+  sorting.stages = {"shade"};
+  EXPECT_TRUE(checkFrameSorting(program, sorting).ok());
+}
+
 TEST(FrameOrder, SortKeyMustNameAReadableField) {
   ProgramDescriptor program = keyedProgram(FrameLayoutKind::StructOfArrays);
   program.mainStages[1].sortKeyField = 3;

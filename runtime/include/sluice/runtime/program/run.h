@@ -26,7 +26,9 @@ struct ArtifactRunOptions {
   uint32_t workers = 0; // CPU only; 0: one per core
   bool workersGiven = false;
   bool partialAdmission = true;
-  std::string sort = "on";  // on | off: coherence sorting (RunOptions::sorting)
+  // on | off | STAGE[,STAGE...]: coherence sorting (RunOptions::sorting,
+  // parseFrameSorting)
+  std::string sort = "on";
   uint32_t sortBuckets = 0; // 0: by key value; N >= 1: by key mod N
   uint32_t sortPartition = kDefaultSortPartition; // 0: one run per dispatch
   bool stats = false;
@@ -45,6 +47,11 @@ struct ArtifactRunOptions {
 // Checks the options against the backend before anything is loaded. Returns
 // kExitSuccess, or prints the problem and returns kExitBadInput.
 int checkRunOptions(const ArtifactRunOptions &options);
+
+// Parses --sort into `sorting` and checks the stages it names against the
+// artifact's main stages (checkFrameSorting).
+Status frameSortingFor(const Artifact &artifact, const std::string &sort,
+                       FrameSorting &sorting);
 
 // Resolves the bindings (before anything is loaded), loads `artifact` on the
 // backend, binds, runs it and reports; then writes the --output files and

@@ -53,12 +53,24 @@ struct StageDesc {
 // 1,024 frames at most 7% on Vulkan and nothing on hip (docs/runtime.md
 // "Coherence sorting").
 inline constexpr uint32_t kDefaultSortPartition = 1024;
+// `stages` limits sorting to the main stages it names (empty: every stage
+// with a key), so that a program sorts where its order pays: the path
+// tracer's "intersect" by the ray key and not "shade" by the material, on a
+// GPU (docs/runtime.md "Coherence sorting").
 struct FrameSorting {
   bool enabled = true;
   uint32_t buckets = 0;
   uint32_t partition = kDefaultSortPartition;
+  std::vector<std::string> stages = {};
+  // Whether a dispatch of main stage `stage` is sorted: on, a key, and
+  // named by `stages` when it names any.
+  bool sorts(const StageDesc &stage) const;
   bool operator==(const FrameSorting &) const = default;
 };
+
+// Parses a --sort value: "on", "off", or main stage names separated by
+// commas (sorting on for those only). False for an empty name.
+bool parseFrameSorting(const std::string &text, FrameSorting &sorting);
 
 struct OwnerDesc {
   std::string name;
@@ -203,6 +215,16 @@ private:
 Status validateRunShape(const ProgramShape &shape,
                         const ProgramDescriptor &program, uint32_t framePool,
                         bool allowPartialAdmission);
+
+// Checks that every stage `sorting.stages` names is a main stage of the
+// program with a sort_by key: `mainStages` are the program's main stage
+// names, `keyed` says which have a key.
+Status checkFrameSorting(std::string_view program,
+                         std::span<const std::string> mainStages,
+                         const std::vector<bool> &keyed,
+                         const FrameSorting &sorting);
+Status checkFrameSorting(const ProgramDescriptor &program,
+                         const FrameSorting &sorting);
 
 } // namespace sluice::runtime
 
