@@ -7,7 +7,7 @@
 # scenes/cornell-box-divergent.json, whose diffuse materials name four
 # texture patterns: docs/pathtracer.md section 9), on each backend given
 # (default hip and vulkan): the wavefront schedule on the device placement
-# unsorted and sorted by material, the state-machine schedule (the
+# unsorted and sorted (--sorts), the state-machine schedule (the
 # megakernel), and the wavefront on the host placement. Every run takes sluice-render's default frame pool
 # for its schedule and backend (--pool N sets the wavefront's) and its
 # default pass (one pass on a GPU). Prints Mrays/s of each, the device's
@@ -19,7 +19,11 @@
 # machine, for scale.
 #
 #   SLUICE_OUT=DIR bash bench/pathtracer/h200.sh [AOT] [--size WxHxSPP]
-#       [--backends hip,vulkan] [--octaves N] [--pool N]
+#       [--backends hip,vulkan] [--octaves N] [--pool N] [--sorts "on intersect shade"]
+#
+# --sorts: the --sort values of the sorted wavefront runs (default: both
+# stages with a key, "intersect" by the ray key alone, "shade" by the
+# material alone).
 set -uo pipefail
 aot=.aot
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then aot=$1; shift; fi
@@ -27,12 +31,14 @@ size=512x512x64
 backends=hip,vulkan
 octaves=16
 pool=()
+sorts="on intersect shade"
 while [ $# -gt 0 ]; do
   case "$1" in
     --size) size=$2; shift 2 ;;
     --backends) backends=$2; shift 2 ;;
     --octaves) octaves=$2; shift 2 ;;
     --pool) pool=(--frame-pool "$2"); shift 2 ;;
+    --sorts) sorts=$2; shift 2 ;;
     *) echo "h200.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
@@ -78,13 +84,18 @@ for backend in ${backends//,/ }; do
     esac
     echo "== $scene $size, $tag"
     render "$tag-wavefront" "$backend" --texture-octaves "$o" --sort off --scheduler-placement device "${pool[@]}"
-    render "$tag-sorted" "$backend" --texture-octaves "$o" --sort on --scheduler-placement device "${pool[@]}"
+    for sort in $sorts; do
+      render "$tag-sorted-$sort" "$backend" --texture-octaves "$o" --sort "$sort" --scheduler-placement device "${pool[@]}"
+    done
     render "$tag-megakernel" "$backend" --texture-octaves "$o" --schedule state-machine
     render "$tag-host" "$backend" --texture-octaves "$o" --sort off --scheduler-placement host "${pool[@]}"
-    ratio "$tag-sorted" "$tag-wavefront" "sorted / unsorted"
+    for sort in $sorts; do
+      ratio "$tag-sorted-$sort" "$tag-wavefront" "sorted ($sort) / unsorted"
+      ratio "$tag-sorted-$sort" "$tag-megakernel" "sorted ($sort) / megakernel"
+    done
     ratio "$tag-wavefront" "$tag-megakernel" "wavefront / megakernel"
     ratio "$tag-wavefront" "$tag-host" "device / host placement"
-    for other in sorted megakernel host; do
+    for other in $(printf 'sorted-%s ' $sorts) megakernel host; do
       if cmp -s "$films/$tag-wavefront.npy" "$films/$tag-$other.npy"; then
         echo "  film $tag-$other == $tag-wavefront (byte-identical)"
       else
