@@ -127,12 +127,12 @@ void printUsage(std::FILE *out) {
       "                       a sort_by key (\"intersect\": whether the ray\n"
       "                       meets the mesh's box; \"shade\": the material)\n"
       "                       by that key; STAGES: only those named, comma-\n"
-      "                       separated (wavefront only; default on for cpu "
-      "and\n"
-      "                       cpu-staged, whose shading then runs 8 lanes at\n"
-      "                       a time in vector registers on an x86-64-v3\n"
-      "                       build, off on a GPU, where it costs more than\n"
-      "                       it saves for these scenes)\n"
+      "                       separated (wavefront only; default: on for cpu\n"
+      "                       and cpu-staged, whose shading then runs 8 lanes\n"
+      "                       at a time in vector registers on an x86-64-v3\n"
+      "                       build; intersect on hip; off on Vulkan, where\n"
+      "                       the sort costs more than it saves for these\n"
+      "                       scenes)\n"
       "  --sort-buckets N     0 (default): by the key's value; N >= 1: by the\n"
       "                       bucket key mod N\n"
       "  --sort-partition N   sort every run of N consecutive frames of a\n"
@@ -182,6 +182,7 @@ struct Options {
   uint32_t width = 256, height = 256, spp = 16, passSpp = 0, seed = 0;
   uint32_t textureOctaves = 0;
   bool framePoolGiven = false;
+  bool sortGiven = false;
 };
 
 bool parseNumber(std::string_view text, uint32_t &out) {
@@ -201,11 +202,14 @@ bool parseNumber(std::string_view text, uint32_t &out) {
 int parseArguments(int argc, char **argv, Options &options) {
   // A renderer's defaults, where sluice-run-artifact's differ: the
   // scheduler where it runs faster, and coherence sorting where it pays
-  // (set once the backend is known): on the CPU, whose vectorized "shade"
-  // runs a vector of one material's lanes (1.03x on the plain and heavy
-  // scenes, 1.27x on the divergent one, bench/pathtracer/README.md), not on
-  // a GPU (docs/runtime.md, "Coherence sorting": 3-7% slower on hip and
-  // Vulkan).
+  // (set once the backend and the artifact are known): every keyed stage on
+  // the CPU, whose vectorized "shade" runs a vector of one material's lanes
+  // (1.03x on the plain and heavy scenes, 1.27x on the divergent one,
+  // bench/pathtracer/README.md); on hip "intersect" by the ray key alone,
+  // where the artifact has that key (1.004-1.01x on the three scenes, where
+  // the material's order costs 2-4% on two of them); none on Vulkan, where
+  // the sort dispatch costs more than either order saves (docs/runtime.md,
+  // "Coherence sorting").
   options.run.placement = "auto";
   options.run.sort.clear();
   struct Valued {
@@ -350,7 +354,8 @@ int checkOptions(Options &options) {
                       "--pass-spp or the resolution)");
   options.run.tool = kTool;
   options.run.lanes = uint32_t(lanes);
-  if (options.run.sort.empty())
+  options.sortGiven = !options.run.sort.empty();
+  if (!options.sortGiven)
     options.run.sort =
         options.run.backend == "cpu" || options.run.backend == "cpu-staged"
             ? "on"
@@ -451,6 +456,13 @@ int main(int argc, char **argv) {
   if (rt::Status status = rt::Artifact::readFile(options.artifact, artifact);
       !status.ok())
     return fail(status.message());
+  if (!options.sortGiven && options.run.backend == "hip" &&
+      std::any_of(artifact.program().mainStages.begin(),
+                  artifact.program().mainStages.end(),
+                  [](const rt::CompiledStage &stage) {
+                    return stage.name == "intersect" && !stage.sortKey.empty();
+                  }))
+    options.run.sort = "intersect";
   rt::FrameSorting sorting;
   if (rt::Status status =
           rt::frameSortingFor(artifact, options.run.sort, sorting);
