@@ -527,6 +527,12 @@ int main(int argc, char **argv) {
                    rt::describeSchedulerPlacement(
                        run.placement, report.placement, report.placementNote)
                        .c_str());
+    // Which stages sorted, when the renderer chose it (it differs by
+    // backend).
+    if (pass == 0 && run.schedule == rt::Schedule::Wavefront &&
+        !options.sortGiven)
+      std::fprintf(stderr, "sluice-render: sorting: %s (the default on %s)\n",
+                   options.run.sort.c_str(), options.run.backend.c_str());
     if (report.deviceSetupFailed())
       return fail(std::string(adapter.name) +
                       " backend: " + report.status.describe(),
