@@ -21,7 +21,7 @@
 //                        [--texture-octaves O] (section 9, 0 .. 16)
 //                        [--threads T] --pfm OUT.pfm [--film OUT.npy]
 //                        [--brute-force]
-//                        [--perturb-sqrt] [--perturb-trig]
+//                        [--perturb-sqrt] [--perturb-trig] [--ray-log OUT.npy]
 //   pathtracer-reference --philox C0 C1 K          Philox-2x32-10 of counter
 //   (C0, C1), key K pathtracer-reference --random SEED PIXEL SAMPLE BOUNCE DIM
 //   the uniform of section 5
@@ -30,6 +30,12 @@
 // sine and cosine of the bounce direction (stand-ins for a GPU's sqrt, sin and
 // cos); they exist only to measure how often a path flips
 // (test/pathtracer/README.md).
+//
+// --ray-log writes, for every ray in pixel-row order, (kind: 0 a path ray, 1
+// a shadow ray; the BVH nodes its walk visited; 1 when it meets the root box
+// within [0.01, 1e30], else 0) as an int32 .npy of shape (rays, 3): the input
+// of bench/pathtracer/traversal.py, which models how much a group of 32 lanes
+// that walk together waits on its longest walk. Logging changes no sample.
 //
 // Exit status: 0 on success, 1 for a bad scene (the message names the file), 2
 // for a bad command line or an output that cannot be written.
@@ -643,11 +649,28 @@ struct Hit {
   int sphere = -1;   // >= 0: a sphere
 };
 
+// --ray-log: the rays of the pixel row a thread renders (null: no log).
+struct RayLogEntry {
+  int32_t kind, visits, root;
+};
+static_assert(sizeof(RayLogEntry) == 12, "three int32 a row of the .npy");
+thread_local std::vector<RayLogEntry> *tRayLog = nullptr;
+
+void logRay(const Scene &scene, int32_t kind, int32_t visits, Vec3 o, Vec3 d,
+            float tmin) {
+  if (!tRayLog)
+    return;
+  bool root = !scene.bruteForce && !scene.bvh.empty() &&
+              hitsBox(scene.bvh[0], o, d, tmin, 1e30f);
+  tRayLog->push_back({kind, visits, root ? 1 : 0});
+}
+
 // The nearest hit in (tmin, tmax); ties between triangles go to the lowest
 // index.
 bool intersect(const Scene &scene, Vec3 o, Vec3 d, float tmin, float tmax,
                Hit &hit) {
   hit = Hit{tmax};
+  int32_t visits = 0;
   auto tryTriangle = [&](uint32_t i) {
     float t = intersectTriangle(scene.triangles[i], o, d, tmin, tmax);
     if (t < hit.t ||
@@ -667,6 +690,7 @@ bool intersect(const Scene &scene, Vec3 o, Vec3 d, float tmin, float tmax,
     stack[top++] = 0;
     while (top > 0) {
       const BvhNode &node = scene.bvh[stack[--top]];
+      ++visits;
       // hit.t, not tmax: a box entirely beyond the nearest hit so far cannot
       // hold a nearer one.
       if (!hitsBox(node, o, d, tmin, hit.t))
@@ -688,11 +712,14 @@ bool intersect(const Scene &scene, Vec3 o, Vec3 d, float tmin, float tmax,
       hit.sphere = int(i);
     }
   }
+  logRay(scene, 0, visits, o, d, tmin);
   return hit.triangle >= 0 || hit.sphere >= 0;
 }
 
-// Whether anything lies in (tmin, tmax) along the ray.
-bool occluded(const Scene &scene, Vec3 o, Vec3 d, float tmin, float tmax) {
+// Whether anything lies in (tmin, tmax) along the ray; `visits` counts the
+// BVH nodes the walk visits.
+bool occludedWalk(const Scene &scene, Vec3 o, Vec3 d, float tmin, float tmax,
+                  int32_t &visits) {
   for (const Sphere &s : scene.spheres)
     if (!std::isnan(intersectSphere(s, o, d, tmin, tmax)))
       return true;
@@ -710,6 +737,7 @@ bool occluded(const Scene &scene, Vec3 o, Vec3 d, float tmin, float tmax) {
   stack[top++] = 0;
   while (top > 0) {
     const BvhNode &node = scene.bvh[stack[--top]];
+    ++visits;
     if (!hitsBox(node, o, d, tmin, tmax))
       continue;
     if (node.count > 0) {
@@ -723,6 +751,13 @@ bool occluded(const Scene &scene, Vec3 o, Vec3 d, float tmin, float tmax) {
     }
   }
   return false;
+}
+
+bool occluded(const Scene &scene, Vec3 o, Vec3 d, float tmin, float tmax) {
+  int32_t visits = 0;
+  bool blocked = occludedWalk(scene, o, d, tmin, tmax, visits);
+  logRay(scene, 1, visits, o, d, tmin);
+  return blocked;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -983,11 +1018,12 @@ bool writePfm(const std::string &path, int width, int height,
   return bool(out);
 }
 
-// NumPy .npy version 1.0: the raw film as one int64 array of W*H*3 elements,
-// the layout of the `film` binding (section 2).
-bool writeNpy(const std::string &path, const std::vector<int64_t> &film) {
-  std::string header = "{'descr': '<i8', 'fortran_order': False, 'shape': (" +
-                       std::to_string(film.size()) + ",), }";
+// NumPy .npy version 1.0 of `bytes` bytes of `data`, little-endian elements
+// of `descr` ("<i8") in the row-major `shape` ("(12,)").
+bool writeNpy(const std::string &path, const char *descr,
+              const std::string &shape, const void *data, size_t bytes) {
+  std::string header = std::string("{'descr': '") + descr +
+                       "', 'fortran_order': False, 'shape': " + shape + ", }";
   size_t total = 10 + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header.push_back('\n');
@@ -998,9 +1034,15 @@ bool writeNpy(const std::string &path, const std::vector<int64_t> &film) {
   uint16_t length = uint16_t(header.size());
   out.write(reinterpret_cast<const char *>(&length), 2);
   out << header;
-  out.write(reinterpret_cast<const char *>(film.data()),
-            std::streamsize(sizeof(int64_t) * film.size()));
+  out.write(static_cast<const char *>(data), std::streamsize(bytes));
   return bool(out);
+}
+
+// The raw film as one int64 array of W*H*3 elements, the layout of the
+// `film` binding (section 2).
+bool writeNpy(const std::string &path, const std::vector<int64_t> &film) {
+  return writeNpy(path, "<i8", "(" + std::to_string(film.size()) + ",)",
+                  film.data(), sizeof(int64_t) * film.size());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1013,7 +1055,7 @@ bool writeNpy(const std::string &path, const std::vector<int64_t> &film) {
       "usage: %s --scene FILE.json --width W --height H --spp N [--seed S]\n"
       "          [--texture-octaves O] [--threads T] --pfm OUT.pfm\n"
       "          [--film OUT.npy] [--brute-force]\n"
-      "          [--perturb-sqrt] [--perturb-trig]\n"
+      "          [--perturb-sqrt] [--perturb-trig] [--ray-log OUT.npy]\n"
       "       %s --philox C0 C1 K\n"
       "       %s --random SEED PIXEL SAMPLE BOUNCE DIM\n",
       kTool, kTool, kTool);
@@ -1041,7 +1083,7 @@ uint64_t parseUnsigned(const std::string &option, const char *text,
 } // namespace
 
 int main(int argc, char **argv) {
-  std::optional<std::string> scenePath, pfmPath, filmPath;
+  std::optional<std::string> scenePath, pfmPath, filmPath, rayLogPath;
   std::optional<uint64_t> width, height, spp;
   uint32_t seed = 0;
   uint32_t textureOctaves = 0;
@@ -1108,6 +1150,8 @@ int main(int argc, char **argv) {
       gPerturbSqrt = true;
     else if (arg == "--perturb-trig")
       gPerturbTrig = true;
+    else if (arg == "--ray-log")
+      rayLogPath = value();
     else
       usage("unknown argument '" + arg + "'");
   }
@@ -1138,18 +1182,22 @@ int main(int argc, char **argv) {
   const int W = int(*width), H = int(*height);
   const uint32_t samples = uint32_t(*spp);
   std::vector<int64_t> film(size_t(W) * H * 3, 0);
+  std::vector<std::vector<RayLogEntry>> rowLogs(rayLogPath ? size_t(H) : 0);
   std::atomic<int> nextRow{0};
   std::atomic<uint64_t> totalRays{0};
   auto start = std::chrono::steady_clock::now();
   auto worker = [&] {
     uint64_t rays = 0;
-    for (int y; (y = nextRow.fetch_add(1)) < H;)
+    for (int y; (y = nextRow.fetch_add(1)) < H;) {
+      tRayLog = rayLogPath ? &rowLogs[size_t(y)] : nullptr;
       for (int x = 0; x < W; ++x) {
         int64_t *pixel = &film[(size_t(y) * W + x) * 3];
         for (uint32_t s = 0; s < samples; ++s)
           rays +=
               renderSample(scene, W, H, seed, textureOctaves, x, y, s, pixel);
       }
+    }
+    tRayLog = nullptr;
     totalRays += rays;
   };
   std::vector<std::thread> pool;
@@ -1170,6 +1218,18 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "%s: error: %s: cannot write the PFM image\n", kTool,
                  pfmPath->c_str());
     return 2;
+  }
+  if (rayLogPath) {
+    std::vector<RayLogEntry> rays;
+    for (const std::vector<RayLogEntry> &row : rowLogs)
+      rays.insert(rays.end(), row.begin(), row.end());
+    if (!writeNpy(*rayLogPath, "<i4",
+                  "(" + std::to_string(rays.size()) + ", 3)", rays.data(),
+                  sizeof(RayLogEntry) * rays.size())) {
+      std::fprintf(stderr, "%s: error: %s: cannot write the ray log\n", kTool,
+                   rayLogPath->c_str());
+      return 2;
+    }
   }
   if (filmPath && !writeNpy(*filmPath, film)) {
     std::fprintf(stderr, "%s: error: %s: cannot write the film\n", kTool,
