@@ -22,41 +22,25 @@ its time elsewhere.
   python3 bench/pathtracer/traversal.py /tmp/rays.npy
 """
 import argparse
-import ast
-import random
-import struct
 import sys
+
+import numpy as np
 
 
 def read_log(path):
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:6] != b"\x93NUMPY":
-        raise ValueError("not a .npy file")
-    major = data[6]
-    if major == 1:
-        (length,) = struct.unpack_from("<H", data, 8)
-        start = 10
-    else:
-        (length,) = struct.unpack_from("<I", data, 8)
-        start = 12
-    header = ast.literal_eval(data[start:start + length].decode("latin1"))
-    if header["descr"] != "<i4" or header["fortran_order"] or len(header["shape"]) != 2 \
-            or header["shape"][1] != 3:
-        raise ValueError("expected int32 rows of 3, got %r" % (header,))
-    rows = header["shape"][0]
-    body = data[start + length:]
-    if len(body) != 12 * rows:
-        raise ValueError("%d bytes for %d rows" % (len(body), rows))
-    return [struct.unpack_from("<3i", body, 12 * i) for i in range(rows)]
+    rays = np.load(path)
+    if rays.dtype != np.int32 or rays.ndim != 2 or rays.shape[1] != 3:
+        raise ValueError("expected int32 rows of 3, got %s %s" % (rays.dtype, rays.shape))
+    return rays
 
 
 def groups(visits, size):
+    """Useful share and mean longest walk of `visits` cut into groups of `size`."""
     count = len(visits) // size
-    longest = [max(visits[g * size:(g + 1) * size]) for g in range(count)]
-    done = sum(visits[:count * size])
-    total = sum(longest) * size
-    return (done / total if total else 1.0), (sum(longest) / count if count else 0.0)
+    if count == 0:
+        return 1.0, 0.0
+    longest = visits[:count * size].reshape(count, size).max(axis=1)
+    return float(visits[:count * size].sum()) / (size * float(longest.sum())), float(longest.mean())
 
 
 def main():
@@ -71,27 +55,28 @@ def main():
         return 2
     try:
         rays = read_log(args.log)
-    except (OSError, ValueError, SyntaxError) as error:
+    except (OSError, ValueError) as error:
         print("traversal.py: cannot read %s: %s" % (args.log, error), file=sys.stderr)
         return 1
     print("%-7s %9s %10s %12s %14s | %-26s | %-26s" % (
         "rays", "count", "root box", "mean visits", "visits | box",
         "mixed: useful, group walk", "sorted: useful, group walk"))
+    random = np.random.default_rng(args.seed)
     for kind, name in ((0, "path"), (1, "shadow")):
-        mine = [(visits, root) for k, visits, root in rays if k == kind]
-        if not mine:
+        mine = rays[rays[:, 0] == kind]
+        if len(mine) == 0:
             continue
-        box = [v for v, r in mine if r]
-        random.Random(args.seed).shuffle(mine)
-        mixed = [v for v, _ in mine]
-        ordered = []
-        for s in range(0, len(mine), args.partition):
-            ordered += [v for v, _ in sorted(mine[s:s + args.partition], key=lambda t: t[1])]
-        mu, mw = groups(mixed, args.group)
+        mine = mine[random.permutation(len(mine))]
+        visits, root = mine[:, 1].astype(np.int64), mine[:, 2]
+        ordered = np.concatenate([
+            visits[s:s + args.partition][np.argsort(root[s:s + args.partition], kind="stable")]
+            for s in range(0, len(mine), args.partition)])
+        mu, mw = groups(visits, args.group)
         su, sw = groups(ordered, args.group)
+        box = visits[root == 1]
         print("%-7s %9d %9.1f%% %12.2f %14.2f | %9.1f%%, %8.1f visits | %9.1f%%, %8.1f visits" % (
-            name, len(mine), 100.0 * len(box) / len(mine), sum(mixed) / len(mine),
-            (sum(box) / len(box)) if box else 0.0, 100 * mu, mw, 100 * su, sw))
+            name, len(mine), 100.0 * len(box) / len(mine), visits.mean(),
+            box.mean() if len(box) else 0.0, 100 * mu, mw, 100 * su, sw))
     return 0
 
 
