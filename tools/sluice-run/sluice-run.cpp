@@ -88,14 +88,12 @@ static cl::opt<unsigned> waveLanes(
     cl::init(1), cl::cat(runCategory));
 static cl::opt<unsigned> waveFramePool("frame-pool", cl::desc("Wave programs: frames in the pool"),
                                        cl::init(256), cl::cat(runCategory));
-static cl::opt<std::string>
-    waveSort("sort",
-             cl::desc("Wave programs: on (default) | off | STAGE[,STAGE...]: "
-                      "order the frames of a "
-                      "dispatch of a stage with a sort_by key by that key (a "
-                      "list: only the main stages "
-                      "named)"),
-             cl::init("on"), cl::cat(runCategory));
+static cl::opt<std::string> waveSort(
+    "sort",
+    cl::desc("Wave programs: on (default) | off | STAGE[,STAGE...]: order the frames of a "
+             "dispatch of a stage with a sort_by key by that key (a list: only the main stages "
+             "named)"),
+    cl::init("on"), cl::cat(runCategory));
 static cl::opt<unsigned> waveSortBuckets(
     "sort-buckets",
     cl::desc("Wave programs: 0 (default) sorts by the key's value; N >= 1 by the bucket key mod N"),
