@@ -42,6 +42,8 @@
 
 #include <nlohmann/json.hpp>
 #include <tiny_obj_loader.h>
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xnpy.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -649,12 +651,9 @@ struct Hit {
   int sphere = -1;   // >= 0: a sphere
 };
 
-// --ray-log: the rays of the pixel row a thread renders (null: no log).
-struct RayLogEntry {
-  int32_t kind, visits, root;
-};
-static_assert(sizeof(RayLogEntry) == 12, "three int32 a row of the .npy");
-thread_local std::vector<RayLogEntry> *tRayLog = nullptr;
+// --ray-log: the rays of the pixel row a thread renders, three int32 a ray
+// (kind, visits, root; null: no log).
+thread_local std::vector<int32_t> *tRayLog = nullptr;
 
 void logRay(const Scene &scene, int32_t kind, int32_t visits, Vec3 o, Vec3 d,
             float tmin) {
@@ -662,7 +661,7 @@ void logRay(const Scene &scene, int32_t kind, int32_t visits, Vec3 o, Vec3 d,
     return;
   bool root = !scene.bruteForce && !scene.bvh.empty() &&
               hitsBox(scene.bvh[0], o, d, tmin, 1e30f);
-  tRayLog->push_back({kind, visits, root ? 1 : 0});
+  tRayLog->insert(tRayLog->end(), {kind, visits, root ? 1 : 0});
 }
 
 // The nearest hit in (tmin, tmax); ties between triangles go to the lowest
@@ -1018,31 +1017,16 @@ bool writePfm(const std::string &path, int width, int height,
   return bool(out);
 }
 
-// NumPy .npy version 1.0 of `bytes` bytes of `data`, little-endian elements
-// of `descr` ("<i8") in the row-major `shape` ("(12,)").
-bool writeNpy(const std::string &path, const char *descr,
-              const std::string &shape, const void *data, size_t bytes) {
-  std::string header = std::string("{'descr': '") + descr +
-                       "', 'fortran_order': False, 'shape': " + shape + ", }";
-  size_t total = 10 + header.size() + 1;
-  header.append((64 - total % 64) % 64, ' ');
-  header.push_back('\n');
+// `values` as a NumPy .npy file of the row-major `shape` (xtensor's writer;
+// the film: one int64 array of W*H*3 elements, the layout of the `film`
+// binding, section 2).
+template <typename T>
+bool writeNpy(const std::string &path, const std::vector<T> &values,
+              std::vector<size_t> shape) {
+  std::string bytes = xt::dump_npy(xt::adapt(values, shape));
   std::ofstream out(path, std::ios::binary);
-  if (!out)
-    return false;
-  out.write("\x93NUMPY\x01\x00", 8);
-  uint16_t length = uint16_t(header.size());
-  out.write(reinterpret_cast<const char *>(&length), 2);
-  out << header;
-  out.write(static_cast<const char *>(data), std::streamsize(bytes));
+  out.write(bytes.data(), std::streamsize(bytes.size()));
   return bool(out);
-}
-
-// The raw film as one int64 array of W*H*3 elements, the layout of the
-// `film` binding (section 2).
-bool writeNpy(const std::string &path, const std::vector<int64_t> &film) {
-  return writeNpy(path, "<i8", "(" + std::to_string(film.size()) + ",)",
-                  film.data(), sizeof(int64_t) * film.size());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1182,7 +1166,7 @@ int main(int argc, char **argv) {
   const int W = int(*width), H = int(*height);
   const uint32_t samples = uint32_t(*spp);
   std::vector<int64_t> film(size_t(W) * H * 3, 0);
-  std::vector<std::vector<RayLogEntry>> rowLogs(rayLogPath ? size_t(H) : 0);
+  std::vector<std::vector<int32_t>> rowLogs(rayLogPath ? size_t(H) : 0);
   std::atomic<int> nextRow{0};
   std::atomic<uint64_t> totalRays{0};
   auto start = std::chrono::steady_clock::now();
@@ -1220,18 +1204,16 @@ int main(int argc, char **argv) {
     return 2;
   }
   if (rayLogPath) {
-    std::vector<RayLogEntry> rays;
-    for (const std::vector<RayLogEntry> &row : rowLogs)
+    std::vector<int32_t> rays;
+    for (const std::vector<int32_t> &row : rowLogs)
       rays.insert(rays.end(), row.begin(), row.end());
-    if (!writeNpy(*rayLogPath, "<i4",
-                  "(" + std::to_string(rays.size()) + ", 3)", rays.data(),
-                  sizeof(RayLogEntry) * rays.size())) {
+    if (!writeNpy(*rayLogPath, rays, {rays.size() / 3, 3})) {
       std::fprintf(stderr, "%s: error: %s: cannot write the ray log\n", kTool,
                    rayLogPath->c_str());
       return 2;
     }
   }
-  if (filmPath && !writeNpy(*filmPath, film)) {
+  if (filmPath && !writeNpy(*filmPath, film, {film.size()})) {
     std::fprintf(stderr, "%s: error: %s: cannot write the film\n", kTool,
                  filmPath->c_str());
     return 2;
