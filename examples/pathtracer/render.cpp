@@ -468,6 +468,12 @@ int main(int argc, char **argv) {
           rt::frameSortingFor(artifact, options.run.sort, sorting);
       !status.ok())
     return fail(options.artifact + ": " + status.message());
+  // Which stages sort, when the renderer chose it (it differs by backend):
+  // said before the backend loads, so the choice shows even where the
+  // backend's device is missing.
+  if (options.run.schedule != "state-machine" && !options.sortGiven)
+    std::fprintf(stderr, "sluice-render: sorting: %s (the default on %s)\n",
+                 options.run.sort.c_str(), options.run.backend.c_str());
   const rt::BackendAdapter &adapter =
       *rt::findBackendAdapter(options.run.backend);
   rt::LoadOptions load;
@@ -527,12 +533,6 @@ int main(int argc, char **argv) {
                    rt::describeSchedulerPlacement(
                        run.placement, report.placement, report.placementNote)
                        .c_str());
-    // Which stages sorted, when the renderer chose it (it differs by
-    // backend).
-    if (pass == 0 && run.schedule == rt::Schedule::Wavefront &&
-        !options.sortGiven)
-      std::fprintf(stderr, "sluice-render: sorting: %s (the default on %s)\n",
-                   options.run.sort.c_str(), options.run.backend.c_str());
     if (report.deviceSetupFailed())
       return fail(std::string(adapter.name) +
                       " backend: " + report.status.describe(),

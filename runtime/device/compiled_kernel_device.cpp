@@ -1,6 +1,7 @@
 //===- compiled_kernel_device.cpp - One device for compiled kernels -------===//
 
 #include "sluice/runtime/device/compiled_kernel_device.h"
+#include "sluice/runtime/device/worker_pool.h"
 
 #include "host_router.h"
 #include "resident_launch.h"
@@ -347,9 +348,7 @@ Status CompiledKernels::dispatch(const sluice_rt_kernel_args &args,
     scratch.counters.resize(std::max<uint32_t>(layout.counterCount, 1));
     scratch.allocLimits.resize(std::max<uint32_t>(owners, 1));
     // The kernels write the records they count; the rest is never read.
-    // Grows only: a resize up zero-fills, on every dispatch.
-    if (scratch.publishedSlots.size() < std::max<uint64_t>(slotEntries, 1))
-      scratch.publishedSlots.resize(std::max<uint64_t>(slotEntries, 1));
+    growScratch(scratch.publishedSlots, std::max<uint64_t>(slotEntries, 1));
     if (!unified_)
       scratch.zeros.assign(std::max<uint64_t>(countEntries, 1), 0);
     scratch.rings.resize(owners);

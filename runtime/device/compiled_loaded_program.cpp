@@ -4,6 +4,8 @@
 
 #include "sluice/runtime/program/bindings.h"
 
+#include <cinttypes>
+#include <cstdio>
 #include <cstring>
 #include <new>
 
@@ -71,6 +73,29 @@ Status laneInputArrays(const CompiledProgram &program, uint32_t lanes,
     }
   }
   return Status::success();
+}
+
+std::string gpuDeviceSummary(const std::string &device,
+                             const CompiledKernelStats &stats,
+                             const char *hostSteps, const char *launches) {
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "%s: %" PRIu64 " dispatches, %.3f ms of GPU time, %.3f ms in "
+                "dispatch() of which %.3f ms %s; %.3f ms sorting %" PRIu64
+                " of them (%" PRIu64 " key bytes downloaded)",
+                device.c_str(), stats.dispatches, stats.gpuNanoseconds * 1e-6,
+                stats.dispatchNanoseconds * 1e-6,
+                stats.submitWaitNanoseconds * 1e-6, hostSteps,
+                stats.sortNanoseconds * 1e-6, stats.sortedDispatches,
+                stats.sortKeyBytes);
+  std::string summary = line;
+  if (!stats.residentForm.empty())
+    summary += "; device placement: " + stats.residentForm + ", " +
+               std::to_string(stats.residentSubmissions) + " " + launches;
+  // SLUICE_HIP_PROFILE, SLUICE_VULKAN_PROFILE
+  if (!stats.residentProfile.empty())
+    summary += "; " + stats.residentProfile;
+  return summary;
 }
 
 } // namespace sluice::runtime

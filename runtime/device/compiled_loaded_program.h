@@ -12,8 +12,10 @@
 #define SLUICE_RUNTIME_DEVICE_COMPILED_LOADED_PROGRAM_H
 
 #include "sluice/runtime/device/backend.h"
+#include "sluice/runtime/device/compiled_kernel_device.h"
 
 #include <span>
+#include <string>
 #include <vector>
 
 namespace sluice::runtime {
@@ -60,6 +62,13 @@ private:
 Status laneInputArrays(const CompiledProgram &program, uint32_t lanes,
                        uint32_t indexBytes,
                        std::vector<std::vector<unsigned char>> &out);
+
+// A GPU device's line of the run summary: `device` names it ("hip device
+// NAME"), `hostSteps` the host's part of a dispatch ("launch+wait"),
+// `launches` what the device placement counts ("launches").
+std::string gpuDeviceSummary(const std::string &device,
+                             const CompiledKernelStats &stats,
+                             const char *hostSteps, const char *launches);
 
 } // namespace sluice::runtime
 

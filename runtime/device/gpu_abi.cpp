@@ -87,8 +87,7 @@ uint64_t compactLaneWindow(const sluice_rt_kernel_args &args, uint32_t owner,
     }
   };
   std::vector<uint32_t> &order = views.compacted;
-  if (order.size() < window) // grows only: a resize up zero-fills
-    order.resize(window);
+  growScratch(order, window);
   uint64_t taken = 0;
   if (uint32_t chunks = chunkCount(workers, covered); chunks > 1) {
     // Each chunk's positions taken first; then each chunk writes its taken

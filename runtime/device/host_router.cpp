@@ -336,9 +336,7 @@ void HostRouter::refill(uint32_t lanes) {
     return;
   // The lowest free frames, in lane order (decision::refillFrames).
   FrameSet &entry = mainQueues[shape->entryStage()];
-  // Scratch vectors only grow: a resize up zero-fills, on every dispatch.
-  if (refillScratch_.size() < lanes)
-    refillScratch_.resize(lanes);
+  growScratch(refillScratch_, lanes);
   freeFrames.popLowest(lanes, refillScratch_.data(), parallel);
   if (uint32_t chunks = chunksFor(lanes); chunks > 1) {
     // The frames ascend: a chunk shares set words only at its two ends.
@@ -378,8 +376,7 @@ void HostRouter::prepareOwnerSlots(std::span<const ProducerEdge> producers,
     // The window: the lowest free slots, as many as the dispatch can take.
     const uint32_t window = uint32_t(std::min<uint64_t>(
         owner.freeSlots.size(), uint64_t(count) * edge.bound));
-    if (windowScratch.size() < window)
-      windowScratch.resize(window);
+    growScratch(windowScratch, window);
     owner.freeSlots.popLowest(window, windowScratch.data(), parallel);
     const uint64_t start = owner.allocHead % owner.capacity;
     const uint64_t firstRun =
@@ -569,8 +566,7 @@ Status HostRouter::sortByKey(uint32_t stage, uint32_t count) {
       return status;
     keys = keyBytes_.data();
   }
-  if (sortCodes_.size() < count)
-    sortCodes_.resize(count);
+  growScratch(sortCodes_, count);
   auto codes = [&](uint64_t begin, uint64_t end) {
     for (uint64_t i = begin; i < end; ++i) {
       const unsigned char *key = keys + (frameList[i] - firstFrame) * step;
@@ -584,8 +580,7 @@ Status HostRouter::sortByKey(uint32_t stage, uint32_t count) {
     // Chunks of whole partitions, each partition sorted on its own anyway:
     // a chunk computes its codes and sorts its partitions.
     const uint32_t chunks = chunksFor(count);
-    if (chunkSortScratch_.size() < chunks)
-      chunkSortScratch_.resize(chunks);
+    growScratch(chunkSortScratch_, chunks);
     auto sort = [&](uint32_t chunk, uint64_t begin, uint64_t end) {
       codes(begin, end);
       sortFramesInPartitions({invocations.data() + begin, end - begin},

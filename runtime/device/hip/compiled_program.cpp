@@ -12,9 +12,6 @@
 #include "sluice/runtime/device/hip/hip_device.h"
 #include "sluice/runtime/program/bindings.h"
 
-#include <cinttypes>
-#include <cstdio>
-
 namespace sluice::runtime {
 namespace {
 
@@ -29,25 +26,8 @@ public:
 
   Device &device() override { return *device_; }
   std::string deviceSummary() const override {
-    const HipDeviceStats &stats = device_->stats();
-    char line[512];
-    std::snprintf(line, sizeof line,
-                  "hip device %s: %" PRIu64 " dispatches, %.3f ms of GPU "
-                  "time, %.3f ms in dispatch() of which %.3f ms "
-                  "launch+wait; %.3f ms sorting %" PRIu64 " of them "
-                  "(%" PRIu64 " key bytes downloaded)",
-                  device_->deviceName().c_str(), stats.dispatches,
-                  stats.gpuNanoseconds * 1e-6, stats.dispatchNanoseconds * 1e-6,
-                  stats.submitWaitNanoseconds * 1e-6,
-                  stats.sortNanoseconds * 1e-6, stats.sortedDispatches,
-                  stats.sortKeyBytes);
-    std::string summary = line;
-    if (!stats.residentForm.empty())
-      summary += "; device placement: " + stats.residentForm + ", " +
-                 std::to_string(stats.residentSubmissions) + " launches";
-    if (!stats.residentProfile.empty()) // SLUICE_HIP_PROFILE
-      summary += "; " + stats.residentProfile;
-    return summary;
+    return gpuDeviceSummary("hip device " + device_->deviceName(),
+                            device_->stats(), "launch+wait", "launches");
   }
 
 private:

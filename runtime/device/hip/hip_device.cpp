@@ -513,15 +513,9 @@ Status HipDevice::create(HipProgram program, std::unique_ptr<HipDevice> &out) {
   if (Status status = driver.createEvent(p.end); !status.ok())
     return status;
 
-  CompiledKernelShape shape;
-  shape.stages = uint32_t(program.symbols.size());
-  shape.layout = std::move(program.layout);
-  shape.payloadElementBytes = std::move(program.payloadElementBytes);
-  shape.inputs = std::move(program.inputs);
-  shape.residentBuffers = uint32_t(program.bindingShapes.size()) + 1;
-  shape.lanes = program.lanes;
-  shape.megakernel = !program.megakernel.empty();
-  shape.megakernelUniforms = std::move(program.megakernelUniforms);
+  CompiledKernelShape shape =
+      takeKernelShape(program, uint32_t(program.symbols.size()),
+                      uint32_t(program.bindingShapes.size()) + 1);
   std::unique_ptr<HipDevice> device(new HipDevice());
   if (Status status =
           device->initialize(std::move(primitives), std::move(shape));

@@ -11,8 +11,6 @@
 #include "sluice/runtime/device/vulkan/vulkan_device.h"
 #include "sluice/runtime/program/bindings.h"
 
-#include <cinttypes>
-#include <cstdio>
 #include <cstring>
 
 namespace sluice::runtime {
@@ -29,25 +27,9 @@ public:
 
   Device &device() override { return *device_; }
   std::string deviceSummary() const override {
-    const VulkanDeviceStats &stats = device_->stats();
-    char line[512];
-    std::snprintf(line, sizeof line,
-                  "vulkan device '%s': %" PRIu64 " dispatches, %.3f ms of GPU "
-                  "time, %.3f ms in dispatch() of which %.3f ms "
-                  "record+submit+wait; %.3f ms sorting %" PRIu64 " of them "
-                  "(%" PRIu64 " key bytes downloaded)",
-                  device_->deviceName().c_str(), stats.dispatches,
-                  stats.gpuNanoseconds * 1e-6, stats.dispatchNanoseconds * 1e-6,
-                  stats.submitWaitNanoseconds * 1e-6,
-                  stats.sortNanoseconds * 1e-6, stats.sortedDispatches,
-                  stats.sortKeyBytes);
-    std::string summary = line;
-    if (!stats.residentForm.empty())
-      summary += "; device placement: " + stats.residentForm + ", " +
-                 std::to_string(stats.residentSubmissions) + " submissions";
-    if (!stats.residentProfile.empty())
-      summary += "; " + stats.residentProfile;
-    return summary;
+    return gpuDeviceSummary("vulkan device '" + device_->deviceName() + "'",
+                            device_->stats(), "record+submit+wait",
+                            "submissions");
   }
 
 private:

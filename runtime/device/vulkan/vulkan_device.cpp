@@ -1243,15 +1243,8 @@ Status VulkanDevice::create(VulkanProgram program,
   if (Status status = p.context->createStream(p.stream); !status.ok())
     return status;
 
-  CompiledKernelShape shape;
-  shape.stages = uint32_t(program.entryPoints.size());
-  shape.layout = std::move(program.layout);
-  shape.payloadElementBytes = std::move(program.payloadElementBytes);
-  shape.inputs = std::move(program.inputs);
-  shape.residentBuffers = program.bindings;
-  shape.lanes = program.lanes;
-  shape.megakernel = !program.megakernel.empty();
-  shape.megakernelUniforms = std::move(program.megakernelUniforms);
+  CompiledKernelShape shape = takeKernelShape(
+      program, uint32_t(program.entryPoints.size()), program.bindings);
   std::unique_ptr<VulkanDevice> device(new VulkanDevice());
   if (Status status =
           device->initialize(std::move(primitives), std::move(shape));

@@ -35,6 +35,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sluice::runtime {
@@ -177,6 +178,24 @@ struct CompiledKernelShape {
   // resident buffer and its words (CompiledProgram::megakernelUniforms).
   std::vector<std::pair<uint32_t, uint32_t>> megakernelUniforms;
 };
+
+// The shape of a GPU backend's loaded program (HipProgram, VulkanProgram:
+// the fields every one of them has), moved out of it: `stages` kernels,
+// `residentBuffers` buffers after the inputs.
+template <typename GpuProgram>
+CompiledKernelShape takeKernelShape(GpuProgram &program, uint32_t stages,
+                                    uint32_t residentBuffers) {
+  CompiledKernelShape shape;
+  shape.stages = stages;
+  shape.layout = std::move(program.layout);
+  shape.payloadElementBytes = std::move(program.payloadElementBytes);
+  shape.inputs = std::move(program.inputs);
+  shape.residentBuffers = residentBuffers;
+  shape.lanes = program.lanes;
+  shape.megakernel = !program.megakernel.empty();
+  shape.megakernelUniforms = std::move(program.megakernelUniforms);
+  return shape;
+}
 
 // One state-machine run of the megakernel, in launches of at most
 // `lanesPerThread` lanes per thread.

@@ -23,6 +23,15 @@
 
 namespace sluice::runtime {
 
+// Sizes a scratch vector that is reused across dispatches to at least `size`
+// elements and never shrinks it: a resize up value-initializes (zero-fills)
+// the new elements, which a vector resized to each dispatch's count would
+// pay on every dispatch.
+template <typename T> void growScratch(std::vector<T> &scratch, size_t size) {
+  if (scratch.size() < size)
+    scratch.resize(size);
+}
+
 // One worker per core when `requested` is zero.
 uint32_t defaultWorkerCount(uint32_t requested);
 
