@@ -17,7 +17,7 @@ The targets (the issues' words):
   12  the wavefront beats the hand-written queue wavefront (0.74 Grays/s on
       the H200), plain scene, device placement, best of unsorted and sorted
   12  the best schedule within 0.8x of the hand-written megakernel (2.40
-      Grays/s): at least 1,920 Mrays/s
+      Grays/s): at least 1,920 Mrays/s (per backend, and on any backend)
   12  sorting pays (more Mrays/s than unsorted) on both scenes: plain and
       heavy (16 octaves), the best sorted variant
   14  the device placement at least 1.5x the host placement's Mrays/s
@@ -100,6 +100,7 @@ def main():
         rows.append((issue, target, backend, measured,
                      "n/a" if met is None else ("yes" if met else "**no**")))
 
+    overall = None  # Sluice's best schedule on any backend: (Mrays/s, backend)
     for backend in opts.backends.split(","):
         def get(scene, run):
             return read_mrays(opts.pt_dir, "%s-%s-%s" % (backend, scene, run))
@@ -119,6 +120,8 @@ def main():
         add(12, "wavefront > 740 Mrays/s (hand-written queue wavefront)", backend,
             fmt(best_wave, " Mrays/s"), None if best_wave is None else best_wave > HANDWRITTEN_WAVEFRONT)
         best = max([v for v in (best_wave, mega) if v is not None], default=None)
+        if best is not None and (overall is None or best > overall[0]):
+            overall = (best, backend)
         add(12, "best schedule >= 0.8 x 2,400 Mrays/s", backend, fmt(best, " Mrays/s"),
             None if best is None else best >= 0.8 * HANDWRITTEN_MEGAKERNEL)
         for scene, label in (("plain", "plain"), ("octaves16", "heavy, 16 octaves")):
@@ -149,6 +152,10 @@ def main():
                     speedup >= 5.0)
         elif opts.placement:
             add(14, "shadow pool (compare.py)", backend, "n/a", None)
+    # The issue asks it of Sluice's best schedule, whichever backend runs it.
+    add(12, "best schedule >= 0.8 x 2,400 Mrays/s", "any",
+        "n/a" if overall is None else "%.2f Mrays/s (%s)" % overall,
+        None if overall is None else overall[0] >= 0.8 * HANDWRITTEN_MEGAKERNEL)
     print("| issue | target | backend | measured | met |")
     print("|---|---|---|---|---|")
     for row in rows:
