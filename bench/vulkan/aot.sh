@@ -11,7 +11,8 @@
 #
 # and, for the wave example, OUT/shadow_pool.sluice (the compiled-program
 # artifact with CPU and Vulkan kernels, docs/artifact.md) for
-# sluice-run-artifact, and OUT/random: 40 random wave programs to replay
+# sluice-run-artifact, OUT/diff: the differential test's wave invocations
+# for scripts/check-placements --from, and OUT/random: 40 random wave programs to replay
 # against this machine's results (scripts/differential-lane-vectors). The host code is the same MLIR the JIT of sluice-run
 # compiles, lowered with the same registered pipeline (sluice-host-to-llvm),
 # translated to LLVM IR and compiled with clang -O2 -march=x86-64-v3.
@@ -74,4 +75,9 @@ cp -L "$(ldd "$bin/sluice-render" | awk '/libpng/ {print $3}')" "$out/lib/"
 python3 "$root/scripts/differential-lane-vectors" --build "$build" --wave --count 40 \
   --seed 1 --export "$out/random" > /dev/null
 cp "$root/scripts/differential-lane-vectors" "$out/"
+# Every wave-program invocation of the differential test, compiled ahead of
+# time, for placement equality on the GPU backends there
+# (scripts/check-placements --from OUT/diff --backend=hip; bench/gpu-table.sh).
+python3 "$root/scripts/differential-cpu-vulkan" --build "$build" --sluice-run "$bin/sluice-run" \
+  --sluice-run-artifact "$bin/sluice-run-artifact" --export "$out/diff" > /dev/null
 ls "$out"
