@@ -198,6 +198,23 @@ bool parseNumber(std::string_view text, uint32_t &out) {
   return true;
 }
 
+// The renderer's sorting where --sort is not given (parseArguments says
+// why): every keyed stage on the CPU, "intersect" on hip where the artifact
+// has that key, none elsewhere.
+std::string defaultSorting(const std::string &backend,
+                           const rt::Artifact &artifact) {
+  if (backend == "cpu" || backend == "cpu-staged")
+    return "on";
+  const std::vector<rt::CompiledStage> &stages = artifact.program().mainStages;
+  if (backend == "hip" && std::any_of(stages.begin(), stages.end(),
+                                      [](const rt::CompiledStage &stage) {
+                                        return stage.name == "intersect" &&
+                                               !stage.sortKey.empty();
+                                      }))
+    return "intersect";
+  return "off";
+}
+
 // Parses argv into `options`; returns -1 to go on, else an exit code.
 int parseArguments(int argc, char **argv, Options &options) {
   // A renderer's defaults, where sluice-run-artifact's differ: the
@@ -355,11 +372,9 @@ int checkOptions(Options &options) {
   options.run.tool = kTool;
   options.run.lanes = uint32_t(lanes);
   options.sortGiven = !options.run.sort.empty();
+  // Checked here as "off"; defaultSorting chooses once the artifact is read.
   if (!options.sortGiven)
-    options.run.sort =
-        options.run.backend == "cpu" || options.run.backend == "cpu-staged"
-            ? "on"
-            : "off";
+    options.run.sort = "off";
   if (int code = rt::checkRunOptions(options.run); code != rt::kExitSuccess)
     return code;
   const rt::BackendAdapter *adapter =
@@ -456,13 +471,8 @@ int main(int argc, char **argv) {
   if (rt::Status status = rt::Artifact::readFile(options.artifact, artifact);
       !status.ok())
     return fail(status.message());
-  if (!options.sortGiven && options.run.backend == "hip" &&
-      std::any_of(artifact.program().mainStages.begin(),
-                  artifact.program().mainStages.end(),
-                  [](const rt::CompiledStage &stage) {
-                    return stage.name == "intersect" && !stage.sortKey.empty();
-                  }))
-    options.run.sort = "intersect";
+  if (!options.sortGiven)
+    options.run.sort = defaultSorting(options.run.backend, artifact);
   rt::FrameSorting sorting;
   if (rt::Status status =
           rt::frameSortingFor(artifact, options.run.sort, sorting);
