@@ -6,6 +6,9 @@
 #   [CPU_SIMD <N>]                  (lanes a CPU stage kernel runs at a time
 #                                    in vector registers; default 0: one)
 #   [CAPACITIES <NAME=N>...]
+#   [HIP_INDEX_BITS <32|64>]        (the width of index inside the HIP
+#                                    kernels; default 64, 32 as on SPIR-V:
+#                                    docs/hip-backend.md, "Index width")
 #   [OUTPUT <path>])                (default: <binary dir>/<target>.sluice)
 #
 # Compiles the wave program <file.mlir> into a compiled-program artifact at
@@ -28,7 +31,7 @@
 # the Sluice tree), else the installed Sluice::sluice-translate that
 # find_package(Sluice) imports.
 function(sluice_add_program target source)
-  cmake_parse_arguments(PARSE_ARGV 2 ARG "CHECK_BOUNDS" "LAYOUT;CPU;CPU_SIMD;OUTPUT"
+  cmake_parse_arguments(PARSE_ARGV 2 ARG "CHECK_BOUNDS" "LAYOUT;CPU;CPU_SIMD;HIP_INDEX_BITS;OUTPUT"
                         "BACKENDS;CAPACITIES")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "sluice_add_program(${target}): unknown arguments: "
@@ -95,6 +98,13 @@ function(sluice_add_program target source)
   foreach(capacity IN LISTS ARG_CAPACITIES)
     list(APPEND flags --sluice-capacity=${capacity})
   endforeach()
+  if(ARG_HIP_INDEX_BITS)
+    if(NOT ARG_HIP_INDEX_BITS MATCHES "^(32|64)$")
+      message(FATAL_ERROR "sluice_add_program(${target}): HIP_INDEX_BITS must "
+                          "be 32 or 64, got '${ARG_HIP_INDEX_BITS}'")
+    endif()
+    list(APPEND flags --sluice-hip-index-bitwidth=${ARG_HIP_INDEX_BITS})
+  endif()
 
   add_custom_command(OUTPUT "${output}"
     COMMAND ${CMAKE_COMMAND} -E make_directory "${output_dir}"

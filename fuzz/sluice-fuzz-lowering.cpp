@@ -122,9 +122,12 @@ static void lowerClones(ModuleOp handOff) {
           validateSPIRV(words);
       }
   }
-  {
+  // HIP with index in int64_t (the default) and in int32_t.
+  for (unsigned indexBitwidth : {64u, 32u}) {
     OwningOpRef<ModuleOp> copy(cast<ModuleOp>(handOff->clone()));
-    if (runPipeline(*copy, sluice::buildWaveToHIPPipeline)) {
+    if (runPipeline(*copy, [&](OpPassManager &pm) {
+          sluice::buildWaveToHIPPipeline(pm, indexBitwidth);
+        })) {
       std::string source;
       llvm::raw_string_ostream os(source);
       (void)sluice::printHIPSource(*copy, os);

@@ -60,6 +60,12 @@ cp "$root/bench/pathtracer/h200.sh" "$out/pathtracer-h200.sh"
 # libpng (the device machine may lack it).
 cp "$bin/sluice-render" "$build/examples/pathtracer/pathtracer.sluice" "$bin/compare-images" "$out/"
 cp -r "$root/examples/pathtracer/scenes" "$out/"
+# The path tracer with 64-bit index in its hip kernels (the build's has 32,
+# docs/hip-backend.md "Index width"), for the A/B there:
+#   bash pathtracer-ab.sh . pathtracer-index64.sluice pathtracer.sluice --backends hip
+"$bin/sluice-translate" --sluice-to-artifact --sluice-backends=cpu,vulkan,hip \
+  --sluice-layout=soa --sluice-cpu=x86-64-v3 --sluice-hip-index-bitwidth=64 \
+  "$root/examples/pathtracer/pathtracer.mlir" -o "$out/pathtracer-index64.sluice"
 cp "$root/bench/pathtracer/sorting.py" "$out/pathtracer-sorting.py"
 cp "$root/bench/pathtracer/hip-profile.sh" "$out/hip-profile.sh"
 cp "$root/bench/pathtracer/ab.sh" "$out/pathtracer-ab.sh"

@@ -72,6 +72,12 @@ void sluice::registerArtifactTranslation() {
                      "waits at: hip (the default), gpu (hip and vulkan) or "
                      "none (each thread its own stage)"),
       llvm::cl::init("hip"), llvm::cl::cat(category));
+  static llvm::cl::opt<unsigned> hipIndexBitwidth(
+      "sluice-hip-index-bitwidth",
+      llvm::cl::desc("--sluice-to-artifact: the width of `index` inside the "
+                     "HIP kernels, 64 or 32 (as on SPIR-V; kernel parameters "
+                     "stay int64_t)"),
+      llvm::cl::init(64), llvm::cl::cat(category));
   static TranslateFromMLIRRegistration registration(
       "sluice-to-artifact",
       "Compile a wave program into a compiled-program artifact "
@@ -88,6 +94,7 @@ void sluice::registerArtifactTranslation() {
         options.laneVectorAlways = cpuSimdAll;
         options.checkBounds = checkBounds;
         options.megakernelVote = megakernelVote;
+        options.hipIndexBitwidth = hipIndexBitwidth;
         std::vector<unsigned char> artifact;
         if (failed(compileWaveProgram(module, options, artifact)))
           return failure();

@@ -114,8 +114,8 @@ void buildWaveToSPIRVPipeline(OpPassManager &pm) {
   buildSluiceToSPIRVPipeline(pm, spirv);
 }
 
-void buildWaveToHIPPipeline(OpPassManager &pm) {
-  buildSluiceGPUToHIPPipeline(pm, SLUICE_KERNEL_BLOCK_LANES);
+void buildWaveToHIPPipeline(OpPassManager &pm, unsigned indexBitwidth) {
+  buildSluiceGPUToHIPPipeline(pm, SLUICE_KERNEL_BLOCK_LANES, indexBitwidth);
 }
 
 void buildHostToLLVMPipeline(OpPassManager &pm,
@@ -153,6 +153,16 @@ void buildHostToLLVMPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
+namespace {
+struct WaveToHIPOptions : public PassPipelineOptions<WaveToHIPOptions> {
+  Option<unsigned> indexBitwidth{
+      *this, "index-bitwidth",
+      llvm::cl::desc("the width of `index` inside the kernels, 64 or 32 (as "
+                     "on SPIR-V; kernel parameters stay int64_t)"),
+      llvm::cl::init(64)};
+};
+} // namespace
+
 void registerSluicePipelines() {
   PassPipelineRegistration<>(
       "sluice-inline-helpers",
@@ -181,11 +191,13 @@ void registerSluicePipelines() {
       "its kernels compiled for backend=cpu|vulkan|hip and its launches on the "
       "host-launch ABI",
       buildHostToLLVMPipeline);
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<WaveToHIPOptions>(
       "sluice-wave-to-hip",
       "The gpu hand-off's stage kernels to HIP C++ in EmitC (sluice-gpu-to-hip "
       "with __launch_bounds__ of the kernel ABI's block size)",
-      buildWaveToHIPPipeline);
+      [](OpPassManager &pm, const WaveToHIPOptions &options) {
+        buildWaveToHIPPipeline(pm, options.indexBitwidth);
+      });
   PassPipelineRegistration<>(
       "sluice-wave-to-spirv",
       "The gpu hand-off's stage kernels to spirv.modules (workgroups of the "
@@ -342,6 +354,9 @@ LogicalResult checkOptions(ModuleOp module, const WaveCompileOptions &options) {
     return module.emitError("megakernel vote must be 'hip', 'gpu' or 'none', "
                             "got '")
            << options.megakernelVote << "'";
+  if (options.hipIndexBitwidth != 32 && options.hipIndexBitwidth != 64)
+    return module.emitError("the HIP index width must be 32 or 64, got ")
+           << options.hipIndexBitwidth;
   if (options.layout != "soa" && options.layout != "aos")
     return module.emitError("frame layout must be 'soa' or 'aos', got '")
            << options.layout << "'";
@@ -501,7 +516,7 @@ LogicalResult lowerToSPIRV(ModuleOp module, const WaveCompileOptions &options,
 LogicalResult lowerToHIP(ModuleOp module, const WaveCompileOptions &options,
                          rt::ArtifactSection &out) {
   PassManager pm(module.getContext());
-  buildWaveToHIPPipeline(pm);
+  buildWaveToHIPPipeline(pm, options.hipIndexBitwidth);
   if (failed(pm.run(module)))
     return failure();
   std::string source;
@@ -593,6 +608,10 @@ LogicalResult compileWaveProgram(ModuleOp module,
       entry["publish_positions"] = "lane";
     if (backend == "hip")
       entry["symbols"] = hipSymbols(module, json->getArray("owners"));
+    // Kernels that compute index in int32_t: the runtime keeps every buffer
+    // they address within its range.
+    if (backend == "hip" && options.hipIndexBitwidth != 64)
+      entry["index_bits"] = int64_t(options.hipIndexBitwidth);
     backends[backend] = std::move(entry);
   }
   (*json)["backends"] = std::move(backends);

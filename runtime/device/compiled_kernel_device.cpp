@@ -697,19 +697,22 @@ public:
   // The frames of the previous run are kept when they are large enough (a
   // renderer's passes allocate once); like a new buffer's, their bytes are
   // unspecified until the kernels write them.
-  unsigned char *allocateFrames(uint64_t bytes) override {
+  Status allocateFrames(uint64_t bytes, unsigned char *&out) override {
     bytes = std::max<uint64_t>(bytes, 4);
     if (!frames || frames->bytes() < bytes) {
       frames.reset();
-      if (!primitives.createBuffer(bytes, KernelBufferUse::Resident, frames)
-               .ok()) {
+      if (Status status =
+              primitives.createBuffer(bytes, KernelBufferUse::Resident, frames);
+          !status.ok()) {
         frames.reset();
-        return nullptr;
+        return status;
       }
     }
     if (void *host = primitives.hostAddress(*frames))
-      return static_cast<unsigned char *>(host);
-    return reinterpret_cast<unsigned char *>(frames.get());
+      out = static_cast<unsigned char *>(host);
+    else
+      out = reinterpret_cast<unsigned char *>(frames.get());
+    return Status::success();
   }
   unsigned char *allocatePayload(uint32_t owner, uint64_t bytes) override {
     if (payloads.size() <= owner)

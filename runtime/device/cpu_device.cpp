@@ -117,8 +117,10 @@ struct CpuDevice::Impl final : HostRouter::Memory {
       router.parallel = &pool;
   }
 
-  unsigned char *allocateFrames(uint64_t bytes) override {
-    return frameBuffer.allocate(bytes) ? frameBuffer.data() : nullptr;
+  Status allocateFrames(uint64_t bytes, unsigned char *&out) override {
+    out = frameBuffer.allocate(bytes) ? frameBuffer.data() : nullptr;
+    // The router says what could not be allocated.
+    return out ? Status::success() : Status::error(ErrorKind::OutOfMemory, "");
   }
   unsigned char *allocatePayload(uint32_t owner, uint64_t bytes) override {
     if (payloads.size() <= owner)

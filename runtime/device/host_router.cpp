@@ -209,9 +209,16 @@ Status HostRouter::allocateTables(Memory &memory) {
                          prefix + "cannot allocate " + what + " (" +
                              std::to_string(bytes) + " bytes)");
   };
-  frames = memory.allocateFrames(layout.totalBytes);
-  if (!frames)
-    return outOfMemory("the frame buffer", layout.totalBytes);
+  frames = nullptr;
+  if (Status status = memory.allocateFrames(layout.totalBytes, frames);
+      !status.ok() || !frames)
+    return Status::error(ErrorKind::OutOfMemory,
+                         prefix + "cannot allocate the frame buffer (" +
+                             std::to_string(layout.totalBytes) + " bytes of " +
+                             std::to_string(framePool) + " frames)" +
+                             (status.message().empty()
+                                  ? std::string()
+                                  : ": " + status.message()));
 
   laneOfFrame.assign(framePool, 0);
   freeFrames.init(framePool);

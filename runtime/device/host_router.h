@@ -161,12 +161,14 @@ struct OwnerStorage {
 
 class HostRouter {
 public:
-  // Frame and payload memory, supplied by the device during allocate(). Both
-  // return nullptr when out of memory; a previous allocation may be dropped.
+  // Frame and payload memory, supplied by the device during allocate():
+  // allocateFrames says why it cannot, allocatePayload returns nullptr when
+  // out of memory; a previous allocation may be dropped.
   // The pointers must stay valid until the next allocate().
   class Memory {
   public:
-    virtual unsigned char *allocateFrames(uint64_t bytes) = 0;
+    // The frame buffer of `bytes` bytes into `out`, or why not.
+    virtual Status allocateFrames(uint64_t bytes, unsigned char *&out) = 0;
     virtual unsigned char *allocatePayload(uint32_t owner, uint64_t bytes) = 0;
     // Whether allocateFrames() returned host memory that the router may read
     // (a sort key) in place. Discrete memory says false and downloads.

@@ -486,6 +486,20 @@ Status parseDescriptor(std::string_view text, std::string_view origin,
             backend.isa = isa.get<std::string>();
           }
         }
+        // Optional: the width of index inside the kernels (hip: 32 or 64).
+        if (!reader.failed() && entry.is_object() &&
+            entry.contains("index_bits")) {
+          const json &bits = entry["index_bits"];
+          if (!bits.is_number_integer() ||
+              (bits.get<int64_t>() != 32 && bits.get<int64_t>() != 64))
+            reader.fail(where + ".index_bits",
+                        "must be 32 or 64, got " + describe(bits));
+          else if (name != "hip")
+            reader.fail(where + ".index_bits",
+                        "is only read for the hip backend");
+          else
+            backend.indexBits = uint32_t(bits.get<int64_t>());
+        }
         // Optional: how the kernels take free-ring positions ("claimed",
         // the default, or "lane": the CPU backend's, whose host compacts).
         if (!reader.failed() && entry.is_object() &&

@@ -173,9 +173,10 @@ TEST(FrameOrder, PartitionsSortEveryRunOfConsecutiveFramesOnItsOwn) {
 // frames live in `device`, read only through downloadFrames().
 class DiscreteFrames final : public HostRouter::Memory {
 public:
-  unsigned char *allocateFrames(uint64_t bytes) override {
+  Status allocateFrames(uint64_t bytes, unsigned char *&out) override {
     device.assign(bytes, 0);
-    return reinterpret_cast<unsigned char *>(&token);
+    out = reinterpret_cast<unsigned char *>(&token);
+    return Status::success();
   }
   unsigned char *allocatePayload(uint32_t, uint64_t bytes) override {
     payload.assign(std::max<uint64_t>(bytes, 1), 0);
@@ -307,7 +308,10 @@ TEST(FrameOrder, AFailedKeyDownloadStopsTheRun) {
 
 TEST(FrameOrder, HostFrameMemoryHasNoDownload) {
   struct HostFrames final : HostRouter::Memory {
-    unsigned char *allocateFrames(uint64_t) override { return nullptr; }
+    Status allocateFrames(uint64_t, unsigned char *&out) override {
+      out = nullptr;
+      return Status::success();
+    }
     unsigned char *allocatePayload(uint32_t, uint64_t) override {
       return nullptr;
     }
@@ -496,15 +500,19 @@ TEST(FrameOrder, CpuDeviceRunsASortedStageInKeyOrder) {
 // HostRouter of the program.
 struct ItemPool {
   struct HostMemory final : HostRouter::Memory {
-    unsigned char *allocateFrames(uint64_t bytes) override {
+    Status allocateFrames(uint64_t bytes, unsigned char *&out) override {
+      if (!refusal.empty())
+        return Status::error(ErrorKind::OutOfMemory, refusal);
       frames.assign(std::max<uint64_t>(bytes, 1), 0);
-      return frames.data();
+      out = frames.data();
+      return Status::success();
     }
     unsigned char *allocatePayload(uint32_t, uint64_t bytes) override {
       payload.assign(std::max<uint64_t>(bytes, 1), 0);
       return payload.data();
     }
     std::vector<unsigned char> frames, payload;
+    std::string refusal; // allocateFrames fails with it when set
   } memory;
   ProgramDescriptor program;
   ProgramShape shape;
@@ -518,6 +526,25 @@ struct ItemPool {
     return ProgramShape::build(program, shape);
   }
 };
+
+// A frame buffer the device cannot give (a hip device whose kernels compute
+// index in 32 bits refuses one beyond 2 GiB): the run's error says how
+// large, for how many frames, and the device's reason.
+TEST(HostRouterAllocate, AFrameBufferRefusedSaysWhy) {
+  ItemPool pool;
+  ASSERT_TRUE(pool.build().ok());
+  pool.memory.refusal = "the kernels address at most 64 bytes";
+  HostRouter router("router", /*hostKernels=*/false);
+  Status status = router.allocate(pool.program, pool.shape, 70, pool.memory);
+  EXPECT_EQ(status.kind(), ErrorKind::OutOfMemory);
+  EXPECT_NE(status.message().find("router: cannot allocate the frame buffer ("),
+            std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find(
+                " bytes of 70 frames): the kernels address at most 64 bytes"),
+            std::string::npos)
+      << status.message();
+}
 
 TEST(HostRouterReset, RefillsWhatARunUsedAndOnlyThat) {
   ItemPool pool;

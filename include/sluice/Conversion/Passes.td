@@ -620,7 +620,10 @@ def ConvertSluiceGPUToHIPEmitC : Pass<"sluice-gpu-to-hip-emitc", "::mlir::Module
   }];
   let options = [
     Option<"blockSize", "block-size", "unsigned", /*default=*/"0",
-           "__launch_bounds__ of kernels without a known block size (0: none)">
+           "__launch_bounds__ of kernels without a known block size (0: none)">,
+    Option<"indexBitwidth", "index-bitwidth", "unsigned", /*default=*/"64",
+           "the width of `index` inside kernels, 64 or 32 (kernel parameters "
+           "stay int64_t)">
   ];
   let statistics = [
     Statistic<"numKernels", "kernels", "Kernels converted">

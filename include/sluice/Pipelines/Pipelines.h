@@ -92,7 +92,8 @@ void buildWaveToCPUPipeline(mlir::OpPassManager &pm,
 void buildWaveToSPIRVPipeline(mlir::OpPassManager &pm);
 
 /// sluice-gpu-to-hip with __launch_bounds__(SLUICE_KERNEL_BLOCK_LANES).
-void buildWaveToHIPPipeline(mlir::OpPassManager &pm);
+void buildWaveToHIPPipeline(mlir::OpPassManager &pm,
+                            unsigned indexBitwidth = 64);
 
 struct HostToLLVMOptions : public mlir::PassPipelineOptions<HostToLLVMOptions> {
   Option<std::string> backend{
@@ -160,6 +161,9 @@ struct WaveCompileOptions {
   // (sluice-build-megakernel's warp-vote): "hip", "gpu" (hip and vulkan) or
   // "none" (each thread runs its own stage).
   std::string megakernelVote = "hip";
+  // The width of `index` inside the HIP kernels: 64, or 32 as on SPIR-V
+  // (kernel parameters stay int64_t, the ABI's).
+  unsigned hipIndexBitwidth = 64;
   // Where the lowered forms are printed (LLVM dialect, spirv.module), or null.
   llvm::raw_ostream *printLowered = nullptr;
 };

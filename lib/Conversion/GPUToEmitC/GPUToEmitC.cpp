@@ -119,7 +119,8 @@ std::string cParameterType(Type type) {
 SmallVector<std::string> parameterComment(gpu::GPUFuncOp kernel,
                                           StringRef symbol,
                                           ArrayRef<std::string> names,
-                                          bool hasBody) {
+                                          bool hasBody,
+                                          unsigned indexBitwidth) {
   SmallVector<std::string> lines;
   auto module = kernel->getParentOfType<gpu::GPUModuleOp>();
   lines.push_back(("// " + symbol + ": gpu.func @" + module.getName() + "::@" +
@@ -141,7 +142,8 @@ SmallVector<std::string> parameterComment(gpu::GPUFuncOp kernel,
   }
   if (hasBody)
     lines.push_back(("// The body is " + symbol + SLUICE_HIP_BODY_SUFFIX +
-                     "(<the parameters>, int64_t invocation).")
+                     "(<the parameters>, int" + std::to_string(indexBitwidth) +
+                     "_t invocation).")
                         .str());
   return lines;
 }
@@ -390,7 +392,7 @@ struct ConvertSluiceGPUToHIPEmitCPass
     // Upstream adds index -> size_t; the HIP ABI's index is int64_t, so
     // Sluice's conversions are added after it (the last added wins).
     populateArithToEmitCPatterns(converter, patterns);
-    sluice::populateHIPTypeConversions(converter);
+    sluice::populateHIPTypeConversions(converter, indexBitwidth);
     populateSCFToEmitCConversionPatterns(patterns, converter);
     populateFuncToEmitCPatterns(converter, patterns);
     populateConvertMathToEmitCPatterns(patterns, emitc::LanguageTarget::c99);
@@ -420,6 +422,12 @@ struct ConvertSluiceGPUToHIPEmitCPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    if (indexBitwidth != 32 && indexBitwidth != 64) {
+      module.emitError("sluice-gpu-to-hip-emitc: index-bitwidth must be 32 "
+                       "or 64, not ")
+          << static_cast<unsigned>(indexBitwidth);
+      return signalPassFailure();
+    }
     SmallVector<gpu::GPUModuleOp> originals(module.getOps<gpu::GPUModuleOp>());
     if (originals.empty())
       return;
@@ -490,7 +498,8 @@ struct ConvertSluiceGPUToHIPEmitCPass
           bodies.insert(kernel.getName());
         std::string symbol =
             sluice::hipKernelSymbol(copy.getName(), kernel.getName());
-        comments[symbol] = parameterComment(kernel, symbol, names, hasBody);
+        comments[symbol] =
+            parameterComment(kernel, symbol, names, hasBody, indexBitwidth);
         ++numKernels;
       }
       sluice::CollectiveExpansionOptions collectives;
@@ -500,9 +509,8 @@ struct ConvertSluiceGPUToHIPEmitCPass
       if (failed(sluice::checkHIPSubgroupOps(copy)) ||
           failed(sluice::expandGPUCollectives(copy, collectives)) ||
           failed(sluice::expandKernelMath(copy, hipKernelMath())) ||
-          failed(sluice::prepareForHIP(copy, bodies)) ||
-          failed(checkScalarOnly(copy)) ||
-          failed(convert(copy))) {
+          failed(sluice::prepareForHIP(copy, bodies, indexBitwidth)) ||
+          failed(checkScalarOnly(copy)) || failed(convert(copy))) {
         copy.erase();
         return signalPassFailure();
       }
@@ -528,10 +536,11 @@ struct ConvertSluiceGPUToHIPEmitCPass
 
 } // namespace
 
-void sluice::buildSluiceGPUToHIPPipeline(OpPassManager &pm,
-                                         unsigned blockSize) {
+void sluice::buildSluiceGPUToHIPPipeline(OpPassManager &pm, unsigned blockSize,
+                                         unsigned indexBitwidth) {
   ConvertSluiceGPUToHIPEmitCOptions options;
   options.blockSize = blockSize;
+  options.indexBitwidth = indexBitwidth;
   pm.addPass(createConvertSluiceGPUToHIPEmitC(options));
 }
 
@@ -543,6 +552,11 @@ struct SluiceGPUToHIPOptions
       llvm::cl::desc("__launch_bounds__ of kernels without a known block "
                      "size (0: none)"),
       llvm::cl::init(0)};
+  Option<unsigned> indexBitwidth{
+      *this, "index-bitwidth",
+      llvm::cl::desc("the width of `index` inside kernels, 64 or 32 (kernel "
+                     "parameters stay int64_t)"),
+      llvm::cl::init(64)};
 };
 } // namespace
 
@@ -552,6 +566,7 @@ void sluice::registerSluiceGPUToHIPPipeline() {
       "Lower the gpu hand-off to HIP C++ in EmitC (one emitc.file per "
       "gpu.module and the prelude); print it with --sluice-to-hip",
       [](OpPassManager &pm, const SluiceGPUToHIPOptions &options) {
-        buildSluiceGPUToHIPPipeline(pm, options.blockSize);
+        buildSluiceGPUToHIPPipeline(pm, options.blockSize,
+                                    options.indexBitwidth);
       });
 }

@@ -37,6 +37,12 @@ std::string cTypeName(Type type) {
   return "void";
 }
 
+/// What `index` is in the HIP C++ of this conversion (int64_t, or int32_t
+/// with index-bitwidth=32).
+Type hipIndexType(const TypeConverter *converter, MLIRContext *ctx) {
+  return converter->convertType(IndexType::get(ctx));
+}
+
 Value constantI64(OpBuilder &b, Location loc, int64_t value) {
   return emitc::ConstantOp::create(b, loc, b.getI64Type(),
                                    b.getI64IntegerAttr(value));
@@ -123,8 +129,8 @@ template <typename Op> struct GPUIdLowering : OpConversionPattern<Op> {
     Type u32 = IntegerType::get(op.getContext(), 32, IntegerType::Unsigned);
     Value value = emitc::LiteralOp::create(rewriter, op.getLoc(), u32,
                                            (builtin + "." + dim).str());
-    rewriter.replaceOpWithNewOp<emitc::CastOp>(op, rewriter.getI64Type(),
-                                               value);
+    rewriter.replaceOpWithNewOp<emitc::CastOp>(
+        op, hipIndexType(this->getTypeConverter(), op.getContext()), value);
     return success();
   }
   std::string builtin;
@@ -138,13 +144,14 @@ struct GPULaneIdLowering : OpConversionPattern<gpu::LaneIdOp> {
     Type u32 = IntegerType::get(op.getContext(), 32, IntegerType::Unsigned);
     auto call = emitc::CallOpaqueOp::create(
         rewriter, op.getLoc(), TypeRange{u32}, "SLUICE_LANE_ID", ValueRange{});
-    rewriter.replaceOpWithNewOp<emitc::CastOp>(op, rewriter.getI64Type(),
-                                               call.getResult(0));
+    rewriter.replaceOpWithNewOp<emitc::CastOp>(
+        op, hipIndexType(getTypeConverter(), op.getContext()),
+        call.getResult(0));
     return success();
   }
 };
 
-/// blockIdx * blockDim + threadIdx, in int64_t.
+/// blockIdx * blockDim + threadIdx, as an index (int64_t or int32_t).
 struct GPUGlobalIdLowering : OpConversionPattern<gpu::GlobalIdOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -153,7 +160,7 @@ struct GPUGlobalIdLowering : OpConversionPattern<gpu::GlobalIdOp> {
     Location loc = op.getLoc();
     StringRef dim = stringifyDimension(op.getDimension());
     Type u32 = IntegerType::get(op.getContext(), 32, IntegerType::Unsigned);
-    Type i64 = rewriter.getI64Type();
+    Type i64 = hipIndexType(getTypeConverter(), op.getContext());
     auto builtin = [&](StringRef name) -> Value {
       Value value = emitc::LiteralOp::create(rewriter, loc, u32,
                                              (name + "." + dim).str());
@@ -175,7 +182,8 @@ struct GPUSubgroupSizeLowering : OpConversionPattern<gpu::SubgroupSizeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Value size = emitc::LiteralOp::create(rewriter, op.getLoc(),
                                           rewriter.getI32Type(), "warpSize");
-    rewriter.replaceOpWithNewOp<emitc::CastOp>(op, rewriter.getI64Type(), size);
+    rewriter.replaceOpWithNewOp<emitc::CastOp>(
+        op, hipIndexType(getTypeConverter(), op.getContext()), size);
     return success();
   }
 };
@@ -717,8 +725,9 @@ struct MulUIExtendedLowering : OpConversionPattern<arith::MulUIExtendedOp> {
   }
 };
 
-/// An index constant as the int64_t it is in HIP (upstream keeps the index
-/// attribute, which only fits emitc.size_t).
+/// An index constant as the int64_t (or, with index-bitwidth=32, int32_t)
+/// it is in HIP (upstream keeps the index attribute, which only fits
+/// emitc.size_t).
 struct IndexConstantLowering : OpConversionPattern<arith::ConstantOp> {
   IndexConstantLowering(const TypeConverter &converter, MLIRContext *ctx)
       : OpConversionPattern<arith::ConstantOp>(converter, ctx, /*benefit=*/2) {}
@@ -728,8 +737,11 @@ struct IndexConstantLowering : OpConversionPattern<arith::ConstantOp> {
     auto value = dyn_cast<IntegerAttr>(op.getValue());
     if (!value || !value.getType().isIndex())
       return failure();
+    auto type =
+        cast<IntegerType>(hipIndexType(getTypeConverter(), op.getContext()));
+    // prepareForHIP refused a constant that does not fit.
     rewriter.replaceOpWithNewOp<emitc::ConstantOp>(
-        op, rewriter.getI64Type(), rewriter.getI64IntegerAttr(value.getInt()));
+        op, type, rewriter.getIntegerAttr(type, value.getInt()));
     return success();
   }
 };
@@ -877,7 +889,8 @@ bool isContiguousMemRef(MemRefType type) {
   return true;
 }
 
-void populateHIPTypeConversions(TypeConverter &converter) {
+void populateHIPTypeConversions(TypeConverter &converter,
+                                unsigned indexBitwidth) {
   converter.addConversion([](Type type) -> std::optional<Type> {
     if (isa<emitc::EmitCDialect>(type.getDialect()))
       return type;
@@ -896,8 +909,8 @@ void populateHIPTypeConversions(TypeConverter &converter) {
       return IntegerType::get(type.getContext(), 16);
     return type.isF32() || type.isF64() ? type : Type();
   });
-  converter.addConversion([](IndexType type) -> Type {
-    return IntegerType::get(type.getContext(), 64);
+  converter.addConversion([indexBitwidth](IndexType type) -> Type {
+    return IntegerType::get(type.getContext(), indexBitwidth);
   });
   converter.addConversion([&converter](MemRefType type) -> Type {
     if (!isContiguousMemRef(type))

@@ -439,41 +439,46 @@ void expandCallOperands(func::CallOp call) {
   call->setOperands(operands);
 }
 
-/// scf.while carries index values as i64: upstream's scf.while lowering
-/// assigns the loop variables from the op's original operands, whose index
-/// type no longer matches the int64_t variables.
-void whileCarriesI64(scf::WhileOp loop) {
+/// The index arguments of `block` as `type`, each cast back to index at the
+/// block's start for its uses.
+void indexArgumentsAs(Block &block, Type type) {
+  OpBuilder b(&block, block.begin());
+  for (BlockArgument argument : block.getArguments()) {
+    if (!argument.getType().isIndex())
+      continue;
+    argument.setType(type);
+    auto cast = arith::IndexCastOp::create(
+        b, argument.getLoc(), IndexType::get(block.getParentOp()->getContext()),
+        argument);
+    argument.replaceAllUsesExcept(cast, cast);
+  }
+}
+
+/// scf.while carries index values as integers of the index's width (i64,
+/// or i32 with index-bitwidth=32): upstream's scf.while lowering assigns the
+/// loop variables from the op's original operands, whose index type no
+/// longer matches the converted variables.
+void whileCarriesIntegers(scf::WhileOp loop, unsigned indexBitwidth) {
   auto isIndex = [](Type type) { return type.isIndex(); };
   if (llvm::none_of(loop->getOperandTypes(), isIndex) &&
       llvm::none_of(loop->getResultTypes(), isIndex))
     return;
   MLIRContext *ctx = loop.getContext();
-  Type i64 = IntegerType::get(ctx, 64);
+  Type carried = IntegerType::get(ctx, indexBitwidth);
   auto widen = [&](OpBuilder &b, Location loc, ValueRange values) {
     SmallVector<Value> out;
     for (Value value : values)
-      out.push_back(value.getType().isIndex()
-                        ? Value(arith::IndexCastOp::create(b, loc, i64, value))
-                        : value);
+      out.push_back(
+          value.getType().isIndex()
+              ? Value(arith::IndexCastOp::create(b, loc, carried, value))
+              : value);
     return out;
   };
   auto retype = [&](TypeRange types) {
     SmallVector<Type> out;
     for (Type type : types)
-      out.push_back(type.isIndex() ? i64 : type);
+      out.push_back(type.isIndex() ? carried : type);
     return out;
-  };
-  // Block arguments become i64, cast back to index for their uses.
-  auto narrowArguments = [&](Block &block) {
-    OpBuilder b(&block, block.begin());
-    for (BlockArgument argument : block.getArguments()) {
-      if (!argument.getType().isIndex())
-        continue;
-      argument.setType(i64);
-      auto cast = arith::IndexCastOp::create(b, argument.getLoc(),
-                                             IndexType::get(ctx), argument);
-      argument.replaceAllUsesExcept(cast, cast);
-    }
   };
   Location loc = loop.getLoc();
   OpBuilder b(loop);
@@ -482,8 +487,9 @@ void whileCarriesI64(scf::WhileOp loop) {
       scf::WhileOp::create(b, loc, retype(loop.getResultTypes()), inits);
   replacement.getBefore().takeBody(loop.getBefore());
   replacement.getAfter().takeBody(loop.getAfter());
-  narrowArguments(replacement.getBefore().front());
-  narrowArguments(replacement.getAfter().front());
+  // Block arguments become integers, cast back to index for their uses.
+  indexArgumentsAs(replacement.getBefore().front(), carried);
+  indexArgumentsAs(replacement.getAfter().front(), carried);
   scf::ConditionOp condition = replacement.getConditionOp();
   OpBuilder cb(condition);
   condition.getArgsMutable().assign(
@@ -674,8 +680,19 @@ LogicalResult emulateHalfFloats(gpu::GPUModuleOp module) {
 
 } // namespace
 
+/// A kernel's index parameters as i64, cast to index at its entry: the HIP
+/// ABI passes an index as int64_t whatever width the kernel computes in.
+void widenIndexParameters(gpu::GPUFuncOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  Block &entry = kernel.getBody().front();
+  indexArgumentsAs(entry, IntegerType::get(ctx, 64));
+  kernel.setFunctionType(
+      FunctionType::get(ctx, entry.getArgumentTypes(), TypeRange{}));
+}
+
 LogicalResult prepareForHIP(gpu::GPUModuleOp module,
-                            const llvm::StringSet<> &stageKernels) {
+                            const llvm::StringSet<> &stageKernels,
+                            unsigned indexBitwidth) {
   MLIRContext *ctx = module.getContext();
   // A kernel has no heap: MemRefToEmitC would call malloc, which a GPU
   // thread cannot use for a buffer others see.
@@ -732,7 +749,7 @@ LogicalResult prepareForHIP(gpu::GPUModuleOp module,
   SmallVector<scf::WhileOp> loops;
   module.walk([&](scf::WhileOp loop) { loops.push_back(loop); });
   for (scf::WhileOp loop : loops)
-    whileCarriesI64(doWhileAsWhile(loop));
+    whileCarriesIntegers(doWhileAsWhile(loop), indexBitwidth);
 
   if (failed(rewriteSubviews(module)) || failed(checkLayouts(module)))
     return failure();
@@ -751,6 +768,21 @@ LogicalResult prepareForHIP(gpu::GPUModuleOp module,
   module.walk([](func::CallOp call) { expandCallOperands(call); });
   if (failed(resolveDims(module, dims)))
     return failure();
+  if (indexBitwidth != 64) {
+    WalkResult big = module.walk([](arith::ConstantIndexOp constant) {
+      int64_t v = constant.value();
+      if (v >= INT32_MIN && v <= INT32_MAX)
+        return WalkResult::advance();
+      constant.emitOpError("index constant ")
+          << v << " does not fit the 32-bit index of index-bitwidth=32";
+      return WalkResult::interrupt();
+    });
+    if (big.wasInterrupted())
+      return failure();
+    for (auto kernel : module.getOps<gpu::GPUFuncOp>())
+      if (kernel.isKernel())
+        widenIndexParameters(kernel);
+  }
   // What the rewrites left unused (dimension indices, replaced values) would
   // be unused C variables.
   module.walk<WalkOrder::PostOrder, ::mlir::ReverseIterator>([](Operation *op) {

@@ -13,9 +13,12 @@ namespace sluice {
 /// (Prepare.cpp): attributions as allocas, control flow lifted to scf,
 /// arith-expand, N-D accesses linearized, dynamic dimensions as index
 /// arguments after their memref, memref.dim resolved, and the body of each
-/// kernel named in `stageKernels` split into `<module>_<kernel>_body`.
+/// kernel named in `stageKernels` split into `<module>_<kernel>_body`. With
+/// an `indexBitwidth` of 32, a kernel's index parameters become i64 (the
+/// ABI's int64_t) cast to index at its entry, where index is int32_t.
 mlir::LogicalResult prepareForHIP(mlir::gpu::GPUModuleOp module,
-                                  const llvm::StringSet<> &stageKernels);
+                                  const llvm::StringSet<> &stageKernels,
+                                  unsigned indexBitwidth = 64);
 
 } // namespace sluice
 

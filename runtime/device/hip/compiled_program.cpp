@@ -68,6 +68,7 @@ Status loadHipProgram(const Artifact &artifact, const BackendOptions &options,
   while (!hip.source.empty() && hip.source.back() == '\0')
     hip.source.pop_back();
   hip.blockLanes = backend->blockLanes;
+  hip.indexBits = backend->indexBits;
   hip.layout = compiled.kernelLayout();
   for (const CompiledStage *stage : compiled.globalStages())
     hip.symbols.push_back(backend->symbolOf(stage->kernel));

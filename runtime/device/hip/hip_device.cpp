@@ -72,6 +72,16 @@ public:
 
   Status createBuffer(uint64_t bytes, KernelBufferUse use,
                       std::unique_ptr<KernelBuffer> &out) override {
+    // Kernels that compute index in int32_t address at most INT32_MAX
+    // bytes of a buffer (the frames are addressed by byte).
+    if (indexBits == 32 && bytes > uint64_t(INT32_MAX))
+      return Status::error(
+          ErrorKind::OutOfMemory,
+          "hip device: the kernels compute index in 32 bits (compiled with "
+          "--sluice-hip-index-bitwidth=32), so a buffer they address holds at "
+          "most 2147483647 bytes; this one needs " +
+              std::to_string(bytes) +
+              " (a smaller frame pool or binding, or compile with 64)");
     auto buffer = std::make_unique<HipBuffer>(*driver, bytes);
     if (use == KernelBufferUse::Transfer) {
       if (Status status =
@@ -300,6 +310,7 @@ public:
   std::vector<bool> checked;        // parameter count checked
   std::string megakernel;
   uint32_t stageCount = 0;
+  uint32_t indexBits = 64; // HipProgram::indexBits
   std::vector<KernelArgumentForm> stageForms, megakernelForms;
   uint32_t blockLanes = 64;
   bool pending = false; // launches since the last wait
@@ -499,6 +510,7 @@ Status HipDevice::create(HipProgram program, std::unique_ptr<HipDevice> &out) {
         !status.ok())
       return status;
   p.stageCount = uint32_t(program.symbols.size());
+  p.indexBits = program.indexBits;
   p.megakernel = program.megakernel;
   p.stageForms =
       kernelArgumentForms(program.payloadElementBytes, program.inputs.size(),

@@ -56,14 +56,18 @@ void populateSluiceGPUToHIPPatterns(const mlir::TypeConverter &converter,
                                     mlir::RewritePatternSet &patterns);
 
 /// The type converter of the HIP lowering: index -> i64, memref -> pointer
-/// to its element (i1 -> ui8, index -> i64), integers of 1/8/16/32/64 bits,
-/// f32 and f64 as themselves.
-void populateHIPTypeConversions(mlir::TypeConverter &converter);
+/// to its element (i1 -> ui8, index -> i64, or i32 when indexBitwidth is
+/// 32), integers of 1/8/16/32/64 bits, f32 and f64 as themselves.
+void populateHIPTypeConversions(mlir::TypeConverter &converter,
+                                unsigned indexBitwidth = 64);
 
 /// sluice-gpu-to-hip-emitc; the kernels without a known block size get
-/// `__launch_bounds__(blockSize)` when blockSize is not 0.
+/// `__launch_bounds__(blockSize)` when blockSize is not 0; indexBitwidth 32
+/// computes `index` in int32_t inside kernels (their parameters stay
+/// int64_t, the ABI's).
 void buildSluiceGPUToHIPPipeline(mlir::OpPassManager &pm,
-                                 unsigned blockSize = 0);
+                                 unsigned blockSize = 0,
+                                 unsigned indexBitwidth = 64);
 
 /// Registers the `sluice-gpu-to-hip` pipeline.
 void registerSluiceGPUToHIPPipeline();

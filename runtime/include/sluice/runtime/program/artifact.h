@@ -117,6 +117,10 @@ struct CompiledBackend {
   // than claiming one (backends.cpu.publish_positions "lane"; the CPU
   // backend only): the host compacts each dispatch's window.
   bool lanePublishPositions = false;
+  // The width of `index` inside the kernels (backends.hip.index_bits, 64
+  // unless the kernels were compiled with 32): a buffer they address holds
+  // at most 2^31 - 1 bytes when it is 32.
+  uint32_t indexBits = 64;
   // Kernel name (as in the descriptor) -> the symbol the section's code
   // exports, where they differ (hip: the extern "C" names).
   std::map<std::string, std::string, std::less<>> symbols;

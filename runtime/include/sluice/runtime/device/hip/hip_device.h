@@ -44,6 +44,7 @@ struct HipProgram {
   std::string megakernel;           // its symbol, or empty
   std::vector<std::pair<uint32_t, uint32_t>> megakernelUniforms;
   uint32_t blockLanes = 64; // threads per block
+  uint32_t indexBits = 64;  // CompiledBackend::indexBits
   GpuKernelLayout layout;
   std::vector<std::vector<uint32_t>> payloadElementBytes;
   std::vector<std::vector<unsigned char>> inputs;
