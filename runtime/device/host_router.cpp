@@ -204,21 +204,20 @@ Status HostRouter::allocateTables(Memory &memory) {
           computeFrameLayout(program->frameLayout, framePool, layout);
       !status.ok())
     return status;
-  auto outOfMemory = [&](const std::string &what, uint64_t bytes) {
+  // `why`: the device's reason, when it gave one.
+  auto outOfMemory = [&](const std::string &what, uint64_t bytes,
+                         const std::string &why = std::string()) {
     return Status::error(ErrorKind::OutOfMemory,
                          prefix + "cannot allocate " + what + " (" +
-                             std::to_string(bytes) + " bytes)");
+                             std::to_string(bytes) + " bytes)" +
+                             (why.empty() ? std::string() : ": " + why));
   };
   frames = nullptr;
   if (Status status = memory.allocateFrames(layout.totalBytes, frames);
       !status.ok() || !frames)
-    return Status::error(ErrorKind::OutOfMemory,
-                         prefix + "cannot allocate the frame buffer (" +
-                             std::to_string(layout.totalBytes) + " bytes of " +
-                             std::to_string(framePool) + " frames)" +
-                             (status.message().empty()
-                                  ? std::string()
-                                  : ": " + status.message()));
+    return outOfMemory("the frame buffer of " + std::to_string(framePool) +
+                           " frames",
+                       layout.totalBytes, status.message());
 
   laneOfFrame.assign(framePool, 0);
   freeFrames.init(framePool);

@@ -537,12 +537,13 @@ TEST(HostRouterAllocate, AFrameBufferRefusedSaysWhy) {
   HostRouter router("router", /*hostKernels=*/false);
   Status status = router.allocate(pool.program, pool.shape, 70, pool.memory);
   EXPECT_EQ(status.kind(), ErrorKind::OutOfMemory);
-  EXPECT_NE(status.message().find("router: cannot allocate the frame buffer ("),
+  EXPECT_NE(status.message().find(
+                "router: cannot allocate the frame buffer of 70 frames ("),
             std::string::npos)
       << status.message();
-  EXPECT_NE(status.message().find(
-                " bytes of 70 frames): the kernels address at most 64 bytes"),
-            std::string::npos)
+  EXPECT_NE(
+      status.message().find(" bytes): the kernels address at most 64 bytes"),
+      std::string::npos)
       << status.message();
 }
 

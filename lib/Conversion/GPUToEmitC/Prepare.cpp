@@ -448,8 +448,7 @@ void indexArgumentsAs(Block &block, Type type) {
       continue;
     argument.setType(type);
     auto cast = arith::IndexCastOp::create(
-        b, argument.getLoc(), IndexType::get(block.getParentOp()->getContext()),
-        argument);
+        b, argument.getLoc(), IndexType::get(type.getContext()), argument);
     argument.replaceAllUsesExcept(cast, cast);
   }
 }
