@@ -624,6 +624,26 @@ template <typename Op> struct MathCallLowering : OpConversionPattern<Op> {
   std::string name, fastName;
 };
 
+/// An f32 `arith.divf` with `afn` as `__fdividef`, the hardware's
+/// approximate division that HIP and CUDA share (2 ulp; what LLVM's NVPTX and
+/// AMDGPU backends make of an `fdiv afn`, and what `--use_fast_math` makes of
+/// every division). Without the flag the division stays C's correctly
+/// rounded `/` (ArithToEmitC).
+struct ApproximateDivLowering : OpConversionPattern<arith::DivFOp> {
+  ApproximateDivLowering(const TypeConverter &converter, MLIRContext *ctx)
+      : OpConversionPattern<arith::DivFOp>(converter, ctx, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(arith::DivFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getType().isF32() ||
+        !arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
+      return rewriter.notifyMatchFailure(op, "not an f32 division with afn");
+    rewriter.replaceOpWithNewOp<emitc::CallOpaqueOp>(
+        op, TypeRange{op.getType()}, "__fdividef", adaptor.getOperands());
+    return success();
+  }
+};
+
 /// Integer math as the device intrinsics HIP and CUDA share.
 template <typename Op> struct IntegerMathLowering : OpConversionPattern<Op> {
   IntegerMathLowering(const TypeConverter &converter, MLIRContext *ctx,
@@ -977,6 +997,7 @@ void populateSluiceGPUToHIPPatterns(const TypeConverter &converter,
   patterns.add<MathCallLowering<math::ExpOp>>(converter, ctx, "exp", "__expf");
   patterns.add<MathCallLowering<math::PowFOp>>(converter, ctx, "pow", "__powf");
   patterns.add<MathCallLowering<arith::RemFOp>>(converter, ctx, "fmod");
+  patterns.add<ApproximateDivLowering>(converter, ctx);
   patterns.add<IntegerMathLowering<math::CountLeadingZerosOp>>(
       converter, ctx, "__clz", "__clzll");
   patterns.add<IntegerMathLowering<math::CtPopOp>>(converter, ctx, "__popc",

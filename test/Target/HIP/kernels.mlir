@@ -145,6 +145,13 @@ module attributes {gpu.container_module} {
     // CHECK: = __powf(
     // CHECK: = sinf(
     // CHECK: = cos(
+    // An f32 division with `afn`: __fdividef; without it, and for f64, `/`.
+    // CHECK: = __fdividef([[S:v[0-9]+]], {{v[0-9]+}});
+    // CHECK: = __fdividef({{v[0-9]+}}, [[S]]);
+    // CHECK-NOT: __fdividef
+    // CHECK: = {{v[0-9]+}} / [[S]];
+    // CHECK: = {{v[0-9]+}} / {{v[0-9]+}};
+    // CHECK-NOT: __fdividef
     // CHECK: return;
     gpu.func @approximate(%f: memref<8xf32>, %d: memref<8xf64>) kernel {
       %c0 = arith.constant 0 : index
@@ -157,8 +164,12 @@ module attributes {gpu.container_module} {
       %4 = math.powf %3, %x fastmath<afn> : f32
       %5 = math.sin %4 : f32
       %6 = math.cos %y fastmath<afn> : f64
-      memref.store %5, %f[%c0] : memref<8xf32>
-      memref.store %6, %d[%c0] : memref<8xf64>
+      %7 = arith.divf %5, %x fastmath<afn> : f32
+      %8 = arith.divf %7, %5 fastmath<fast> : f32
+      %9 = arith.divf %8, %5 fastmath<arcp,contract> : f32
+      %10 = arith.divf %6, %y fastmath<afn> : f64
+      memref.store %9, %f[%c0] : memref<8xf32>
+      memref.store %10, %d[%c0] : memref<8xf64>
       gpu.return
     }
 
