@@ -933,8 +933,11 @@ func.func private @moller_trumbore(%ox: f32, %oy: f32, %oz: f32, %dx: f32,
   %sz = arith.subf %oz, %az fastmath<contract> : f32
   %sp = func.call @dot(%sx, %sy, %sz, %px, %py, %pz)
       : (f32, f32, f32, f32, f32, f32) -> f32
-  // One division: u, v and t are products with 1 / det.
-  %inv_det = arith.divf %f1, %det : f32
+  // One division: u, v and t are products with 1 / det. `afn`: the
+  // hardware's approximate division where a backend has one (hip's
+  // __fdividef, 2 ulp; this test runs for every triangle a ray's walk
+  // reaches); a |det| below 1e-9, where it would matter, is no hit anyway.
+  %inv_det = arith.divf %f1, %det fastmath<afn> : f32
   %u = arith.mulf %sp, %inv_det : f32
   %qx, %qy, %qz = func.call @cross(%sx, %sy, %sz, %e1x, %e1y, %e1z)
       : (f32, f32, f32, f32, f32, f32) -> (f32, f32, f32)
