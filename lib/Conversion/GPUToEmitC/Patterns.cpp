@@ -593,6 +593,15 @@ struct GenericAtomicRMWLowering
 // math and arith
 //===----------------------------------------------------------------------===//
 
+/// Whether `op`'s fastmath flags include `afn` (approximate functions).
+bool approximatesFunctions(Operation *op) {
+  auto fastmath = dyn_cast<arith::ArithFastMathInterface>(op);
+  arith::FastMathFlagsAttr flags =
+      fastmath ? fastmath.getFastMathFlagsAttr() : nullptr;
+  return flags &&
+         arith::bitEnumContainsAll(flags.getValue(), arith::FastMathFlags::afn);
+}
+
 /// A math op as its C function (`name`, `name` + "f" for f32), or, for an
 /// f32 op whose fastmath flags include `afn` (approximate functions), as the
 /// device intrinsic `fastName` that HIP and CUDA share (`__sinf`: the
@@ -611,12 +620,8 @@ template <typename Op> struct MathCallLowering : OpConversionPattern<Op> {
     if (!type.isF32() && !type.isF64())
       return rewriter.notifyMatchFailure(op, "not f32 or f64");
     std::string callee = name + (type.isF32() ? "f" : "");
-    if (auto fastmath = dyn_cast<arith::ArithFastMathInterface>(*op);
-        fastmath && type.isF32() && !fastName.empty())
-      if (arith::FastMathFlagsAttr flags = fastmath.getFastMathFlagsAttr();
-          flags && arith::bitEnumContainsAll(flags.getValue(),
-                                             arith::FastMathFlags::afn))
-        callee = fastName;
+    if (type.isF32() && !fastName.empty() && approximatesFunctions(op))
+      callee = fastName;
     rewriter.replaceOpWithNewOp<emitc::CallOpaqueOp>(
         op, TypeRange{type}, callee, adaptor.getOperands());
     return success();
@@ -635,8 +640,7 @@ struct ApproximateDivLowering : OpConversionPattern<arith::DivFOp> {
   LogicalResult
   matchAndRewrite(arith::DivFOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (!op.getType().isF32() ||
-        !arith::bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::afn))
+    if (!op.getType().isF32() || !approximatesFunctions(op))
       return rewriter.notifyMatchFailure(op, "not an f32 division with afn");
     rewriter.replaceOpWithNewOp<emitc::CallOpaqueOp>(
         op, TypeRange{op.getType()}, "__fdividef", adaptor.getOperands());

@@ -464,7 +464,7 @@ void whileCarriesIntegers(scf::WhileOp loop, unsigned indexBitwidth) {
     return;
   MLIRContext *ctx = loop.getContext();
   Type carried = IntegerType::get(ctx, indexBitwidth);
-  auto widen = [&](OpBuilder &b, Location loc, ValueRange values) {
+  auto carry = [&](OpBuilder &b, Location loc, ValueRange values) {
     SmallVector<Value> out;
     for (Value value : values)
       out.push_back(
@@ -481,7 +481,7 @@ void whileCarriesIntegers(scf::WhileOp loop, unsigned indexBitwidth) {
   };
   Location loc = loop.getLoc();
   OpBuilder b(loop);
-  SmallVector<Value> inits = widen(b, loc, loop.getInits());
+  SmallVector<Value> inits = carry(b, loc, loop.getInits());
   auto replacement =
       scf::WhileOp::create(b, loc, retype(loop.getResultTypes()), inits);
   replacement.getBefore().takeBody(loop.getBefore());
@@ -492,11 +492,11 @@ void whileCarriesIntegers(scf::WhileOp loop, unsigned indexBitwidth) {
   scf::ConditionOp condition = replacement.getConditionOp();
   OpBuilder cb(condition);
   condition.getArgsMutable().assign(
-      widen(cb, condition.getLoc(), condition.getArgs()));
+      carry(cb, condition.getLoc(), condition.getArgs()));
   scf::YieldOp yield = replacement.getYieldOp();
   OpBuilder yb(yield);
   yield.getResultsMutable().assign(
-      widen(yb, yield.getLoc(), yield.getResults()));
+      carry(yb, yield.getLoc(), yield.getResults()));
   b.setInsertionPointAfter(replacement);
   SmallVector<Value> results;
   for (auto [old, now] : llvm::zip(loop.getResults(), replacement.getResults()))
