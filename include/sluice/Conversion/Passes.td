@@ -582,9 +582,25 @@ def SluiceSPIRVStageSwitch : Pass<"sluice-spirv-stage-switch", "::mlir::spirv::M
     one empty (docs/runtime.md "The device placement on Vulkan"). Stage
     kernels of different workgroup sizes get no switch (the runtime then
     keeps one dispatch per stage).
+
+    Where every stage body can run as a virtual invocation (no barrier, no
+    workgroup memory, no group operation, and no built-in but the workgroup
+    and invocation ids, their count and the workgroup size), it also adds
+    the plain function `sluice_stage_run(stage, invocation, groups)`, each
+    argument a pointer to a Function-class i32 (as a GLSL caller passes
+    them): it runs invocation `invocation` of stage `stage` as if its kernel
+    had been launched over `groups` workgroups. The built-ins the module
+    reads become Private variables (`sluice_virtual_<name>`) that every
+    entry point fills from the real ones first and `sluice_stage_run` fills
+    from its arguments. The Vulkan runtime links the module with its
+    scheduler shader through it: one workgroup then runs a batch of
+    iterations, the decision and the stage, in one dispatch (docs/runtime.md
+    "The fused loop").
   }];
   let statistics = [
-    Statistic<"numSwitches", "stage-switches", "Stage switches added">
+    Statistic<"numSwitches", "stage-switches", "Stage switches added">,
+    Statistic<"numRuns", "stage-runs",
+              "sluice_stage_run functions added (the fused loop's)">
   ];
   let dependentDialects = ["::mlir::spirv::SPIRVDialect"];
 }

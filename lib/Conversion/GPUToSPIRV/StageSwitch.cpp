@@ -37,6 +37,219 @@ using namespace mlir;
 namespace {
 
 constexpr llvm::StringLiteral kSwitchName = "sluice_stage_switch";
+constexpr llvm::StringLiteral kRunName = "sluice_stage_run";
+
+// The built-ins a stage body may read and still run as a virtual
+// invocation of a one-dimensional launch (sluice_stage_run).
+bool virtualizable(spirv::BuiltIn builtin) {
+  switch (builtin) {
+  case spirv::BuiltIn::WorkgroupId:
+  case spirv::BuiltIn::LocalInvocationId:
+  case spirv::BuiltIn::GlobalInvocationId:
+  case spirv::BuiltIn::NumWorkgroups:
+  case spirv::BuiltIn::LocalInvocationIndex:
+  case spirv::BuiltIn::WorkgroupSize:
+    return true;
+  default:
+    return false;
+  }
+}
+
+std::optional<spirv::BuiltIn> builtinOf(spirv::GlobalVariableOp global) {
+  std::optional<StringRef> name = global.getBuiltIn();
+  if (!name)
+    return std::nullopt;
+  return spirv::symbolizeBuiltIn(*name);
+}
+
+// Adds `sluice_stage_run(stage, invocation, groups)` (each a pointer to a
+// Function-class i32, as a GLSL caller passes its arguments): it runs
+// invocation `invocation` of stage `stage`'s body as if the stage kernel
+// had been launched over `groups` workgroups, so that one workgroup of
+// another shader, linked with this module, can run any stage's dispatch in
+// a loop (the Vulkan device placement's fused loop, docs/runtime.md). The
+// built-ins the bodies read become Private variables that every entry
+// point fills from the real ones first and sluice_stage_run fills from its
+// arguments. Bodies that meet at a barrier, share workgroup memory, use
+// group operations or read another built-in cannot run so; they get no
+// sluice_stage_run (false).
+// Whether every use of `pointer` (a built-in's address) is a load, or an
+// access chain whose uses are such.
+bool onlyRead(Value pointer) {
+  return llvm::all_of(pointer.getUsers(), [&](Operation *user) {
+    if (isa<spirv::LoadOp>(user))
+      return true;
+    auto chain = dyn_cast<spirv::AccessChainOp>(user);
+    return chain && chain.getBasePtr() == pointer && onlyRead(chain);
+  });
+}
+
+// `pointer` and the access chains on it into the Private class.
+void retarget(Value pointer) {
+  auto type = cast<spirv::PointerType>(pointer.getType());
+  pointer.setType(spirv::PointerType::get(type.getPointeeType(),
+                                          spirv::StorageClass::Private));
+  for (Operation *user : pointer.getUsers())
+    if (auto chain = dyn_cast<spirv::AccessChainOp>(user))
+      retarget(chain);
+}
+
+bool addStageRun(spirv::ModuleOp module, SymbolTable &symbols,
+                 ArrayRef<spirv::FuncOp> bodies, int32_t groupSize) {
+  // The functions the bodies reach.
+  llvm::SetVector<spirv::FuncOp> reached(bodies.begin(), bodies.end());
+  for (size_t i = 0; i < reached.size(); ++i) {
+    spirv::FuncOp function = reached[i];
+    function.walk([&](spirv::FunctionCallOp call) {
+      if (auto callee = symbols.lookup<spirv::FuncOp>(call.getCallee()))
+        reached.insert(callee);
+    });
+  }
+  bool runnable = true;
+  for (spirv::FuncOp function : reached)
+    function.walk([&](Operation *op) {
+      StringRef name = op->getName().getStringRef();
+      if (isa<spirv::ControlBarrierOp>(op) ||
+          name.starts_with("spirv.GroupNonUniform") ||
+          name.starts_with("spirv.Group") ||
+          name.starts_with("spirv.KHR.Subgroup"))
+        runnable = false;
+      if (auto address = dyn_cast<spirv::AddressOfOp>(op)) {
+        auto global =
+            symbols.lookup<spirv::GlobalVariableOp>(address.getVariable());
+        if (!global)
+          return;
+        auto pointer = cast<spirv::PointerType>(global.getType());
+        if (pointer.getStorageClass() == spirv::StorageClass::Workgroup)
+          runnable = false;
+        if (std::optional<spirv::BuiltIn> builtin = builtinOf(global))
+          if (!virtualizable(*builtin) || !onlyRead(address.getPointer()))
+            runnable = false;
+      }
+    });
+  if (!runnable || symbols.lookup(kRunName))
+    return false;
+
+  // A Private shadow per built-in input the module reads (WorkgroupSize is
+  // a constant: it stays).
+  struct Shadow {
+    spirv::GlobalVariableOp builtin, shadow;
+    spirv::BuiltIn kind;
+  };
+  SmallVector<Shadow> shadows;
+  OpBuilder builder(module.getBodyRegion());
+  for (auto global :
+       llvm::make_early_inc_range(module.getOps<spirv::GlobalVariableOp>())) {
+    std::optional<spirv::BuiltIn> kind = builtinOf(global);
+    auto pointer = cast<spirv::PointerType>(global.getType());
+    if (!kind || *kind == spirv::BuiltIn::WorkgroupSize ||
+        pointer.getStorageClass() != spirv::StorageClass::Input)
+      continue;
+    builder.setInsertionPointAfter(global);
+    auto shadow = spirv::GlobalVariableOp::create(
+        builder, global.getLoc(),
+        spirv::PointerType::get(pointer.getPointeeType(),
+                                spirv::StorageClass::Private),
+        ("sluice_virtual_" + global.getSymName()).str());
+    symbols.insert(shadow);
+    shadows.push_back({global, shadow, *kind});
+  }
+  // Every read goes to the shadow (the address and the access chains on
+  // it become Private pointers)...
+  for (Shadow &s : shadows)
+    module.walk([&](spirv::AddressOfOp address) {
+      if (address.getVariable() != s.builtin.getSymName())
+        return;
+      address.setVariableAttr(FlatSymbolRefAttr::get(s.shadow));
+      retarget(address.getPointer());
+    });
+  // ...which every entry point fills first.
+  spirv::TargetEnvAttr env = spirv::lookupTargetEnv(module);
+  bool listsGlobals = env && env.getVersion() >= spirv::Version::V_1_4;
+  for (auto entry : module.getOps<spirv::EntryPointOp>()) {
+    auto function = symbols.lookup<spirv::FuncOp>(entry.getFn());
+    if (!function || function.isExternal())
+      continue;
+    OpBuilder at = OpBuilder::atBlockBegin(&function.front());
+    llvm::SetVector<Attribute> interface(entry.getInterface().begin(),
+                                         entry.getInterface().end());
+    for (Shadow &s : shadows) {
+      Location loc = function.getLoc();
+      Value from = spirv::AddressOfOp::create(at, loc, s.builtin);
+      Value to = spirv::AddressOfOp::create(at, loc, s.shadow);
+      Value value = spirv::LoadOp::create(at, loc, from);
+      spirv::StoreOp::create(at, loc, to, value);
+      interface.insert(SymbolRefAttr::get(s.builtin));
+      if (listsGlobals)
+        interface.insert(SymbolRefAttr::get(s.shadow));
+    }
+    entry.setInterfaceAttr(
+        ArrayAttr::get(module.getContext(), interface.getArrayRef()));
+  }
+
+  // sluice_stage_run: the shadows from the arguments, then the chosen body.
+  Location loc = module.getLoc();
+  builder.setInsertionPointToEnd(module.getBody());
+  Type i32 = builder.getI32Type();
+  Type argument = spirv::PointerType::get(i32, spirv::StorageClass::Function);
+  auto run = spirv::FuncOp::create(
+      builder, loc, kRunName,
+      builder.getFunctionType({argument, argument, argument}, {}));
+  symbols.insert(run);
+  Block *block = run.addEntryBlock();
+  OpBuilder at = OpBuilder::atBlockEnd(block);
+  Value stage = spirv::LoadOp::create(at, loc, block->getArgument(0));
+  Value invocation = spirv::LoadOp::create(at, loc, block->getArgument(1));
+  Value groups = spirv::LoadOp::create(at, loc, block->getArgument(2));
+  auto constant = [&](int32_t value) -> Value {
+    return spirv::ConstantOp::create(at, loc, i32, at.getI32IntegerAttr(value));
+  };
+  Value size = constant(groupSize), zero = constant(0), one = constant(1);
+  Value group = spirv::UDivOp::create(at, loc, invocation, size);
+  Value local = spirv::UModOp::create(at, loc, invocation, size);
+  for (Shadow &s : shadows) {
+    Type pointee =
+        cast<spirv::PointerType>(s.shadow.getType()).getPointeeType();
+    Value x, rest = zero;
+    switch (s.kind) {
+    case spirv::BuiltIn::WorkgroupId:
+      x = group;
+      break;
+    case spirv::BuiltIn::LocalInvocationId:
+    case spirv::BuiltIn::LocalInvocationIndex:
+      x = local;
+      break;
+    case spirv::BuiltIn::GlobalInvocationId:
+      x = invocation;
+      break;
+    default: // NumWorkgroups
+      x = groups;
+      rest = one;
+      break;
+    }
+    Value value = x;
+    if (auto vector = dyn_cast<VectorType>(pointee)) {
+      SmallVector<Value> parts(vector.getNumElements(), rest);
+      parts[0] = x;
+      value = spirv::CompositeConstructOp::create(at, loc, vector, parts);
+    }
+    Value to = spirv::AddressOfOp::create(at, loc, s.shadow);
+    spirv::StoreOp::create(at, loc, to, value);
+  }
+  for (auto [index, body] : llvm::enumerate(bodies)) {
+    Value chosen =
+        spirv::IEqualOp::create(at, loc, stage, constant(int32_t(index)));
+    spirv::SelectionOp::createIfThen(
+        loc, chosen,
+        [&](OpBuilder &then) {
+          spirv::FunctionCallOp::create(
+              then, loc, Type(), FlatSymbolRefAttr::get(body), ValueRange());
+        },
+        at);
+  }
+  spirv::ReturnOp::create(at, loc);
+  return true;
+}
 
 struct SluiceSPIRVStageSwitchPass
     : public sluice::impl::SluiceSPIRVStageSwitchBase<
@@ -186,6 +399,9 @@ struct SluiceSPIRVStageSwitchPass
     spirv::ExecutionModeOp::create(builder, loc, sw,
                                    spirv::ExecutionMode::LocalSize, *size);
     ++numSwitches;
+    if (addStageRun(module, symbols, bodies,
+                    (*size)[0] * (*size)[1] * (*size)[2]))
+      ++numRuns;
   }
 };
 

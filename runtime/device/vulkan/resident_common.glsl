@@ -80,15 +80,24 @@ layout(buffer_reference, std430, buffer_reference_align = 8) SLUICE_VIEW buffer 
 // writes it before the read (what earlier dispatches wrote, which the
 // pipeline barrier between them makes visible): loads the compiler may
 // issue together, where a coherent load is ordered after the one before it
-// (every one of them a round trip to the device's cache).
-layout(buffer_reference, std430, buffer_reference_align = 4) readonly buffer R32s {
+// (every one of them a round trip to the device's cache). In the fused loop
+// (SLUICE_FUSED, resident_schedule.comp) what "earlier dispatches" wrote
+// was written by this dispatch's earlier iterations, behind a workgroup
+// barrier only: its views are coherent too, so that no load takes a
+// read-only cache's stale copy.
+#ifdef SLUICE_FUSED
+#define SLUICE_READ_VIEW coherent readonly
+#else
+#define SLUICE_READ_VIEW readonly
+#endif
+layout(buffer_reference, std430, buffer_reference_align = 4) SLUICE_READ_VIEW buffer R32s {
   uint v[];
 };
-layout(buffer_reference, std430, buffer_reference_align = 8) readonly buffer R64s {
+layout(buffer_reference, std430, buffer_reference_align = 8) SLUICE_READ_VIEW buffer R64s {
   uint64_t v[];
 };
 // Quads of words (16-byte loads), read only.
-layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer R128s {
+layout(buffer_reference, std430, buffer_reference_align = 16) SLUICE_READ_VIEW buffer R128s {
   uvec4 v[];
 };
 

@@ -725,7 +725,14 @@ void writeGrids(Layout L, uint stage, uint count, bool deferRouting,
     U32s(push.countWord).v[0] = 0;
 }
 
-void main() {
+// The fused loop's iteration is the scheduler dispatch's main().
+#ifdef SLUICE_FUSED
+#define SCHEDULE iterate
+#else
+#define SCHEDULE main
+#endif
+
+void SCHEDULE() {
   // A resuming phase with no call waiting (the iteration decided, or
   // stopped): nothing to do, and the grids stay as they are.
   if (push.phase != 0 &&
@@ -1044,3 +1051,48 @@ void main() {
   MARK(8)
   profileEnd();
 }
+
+#ifdef SLUICE_FUSED
+//===----------------------------------------------------------------------===//
+// The fused loop
+//===----------------------------------------------------------------------===//
+
+// The program's stage bodies, linked in at run time (vulkan_fused.cpp
+// declares this function an import of the program module's
+// sluice_stage_run, which sluice-spirv-stage-switch adds): invocation
+// `invocation` of global stage `stage`'s dispatch over `groups` workgroups.
+// This body is only the declaration's placeholder.
+void sluice_stage_run(uint stage, uint invocation, uint groups) {}
+
+shared uint runStage_, runCount_;
+
+// One workgroup runs the batch: per iteration the scheduler dispatch's
+// work (iterate(): the routing of the previous dispatch, the decision, the
+// selection), then the chosen stage's dispatch, its invocations in turn
+// over this workgroup's, each time behind a workgroup barrier. The run is
+// one whose dispatches the next scheduler dispatch routes and that has no
+// select, sort or policy dispatch (vulkan_device.cpp): what separate
+// dispatches did with a pipeline barrier between them. The batch's last
+// dispatch is routed by the routing dispatch recorded after this one.
+void main() {
+  Layout L = Layout(push.layoutAddress);
+  uint t = gl_LocalInvocationID.x;
+  for (uint i = 0; i < L.recordCapacity; ++i) {
+    iterate();
+    sync();
+    if (t == 0) {
+      runCount_ = U32s(push.countWord).v[0];
+      runStage_ = U32s(push.countWord).v[1];
+    }
+    sync();
+    uint count = runCount_, stage = runStage_;
+    if (count == 0)
+      break; // stopped: the rest of the batch would run nothing
+    uint size = push.stageGroupSize;
+    uint groups = (count + size - 1) / size;
+    for (uint v = t; v < groups * size; v += BLOCK)
+      sluice_stage_run(stage, v, groups);
+    sync();
+  }
+}
+#endif

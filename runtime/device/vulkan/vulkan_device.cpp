@@ -26,6 +26,10 @@
 #include "sluice_generated/resident_select_profiled.spv.h"
 #include "sluice_generated/resident_sort.spv.h"
 #endif
+#ifdef SLUICE_VULKAN_FUSED_LOOP
+#include "fused_loop.h"
+#include "sluice_generated/resident_schedule_fused.spv.h"
+#endif
 
 namespace sluice::runtime {
 
@@ -221,6 +225,7 @@ public:
   // not turned off, the stage switch (created once).
   Status createResidentKernels();
   bool useStageSwitch() const;
+  Status createFusedKernel();
   bool profiling() const;
 
   Status launch(uint32_t stage, std::span<const LaunchArgument> arguments,
@@ -381,6 +386,11 @@ public:
   // buffers, which may exceed the device's limit per stage): the stage
   // kernels are dispatched one by one instead.
   std::string switchRefused;
+  // The fused loop (docs/runtime.md "The fused loop"): the scheduler shader
+  // linked with the program's stage bodies, created with the stage switch;
+  // `fusedRefused` says why there is none.
+  std::unique_ptr<vk::Kernel> fusedKernel;
+  std::string fusedRefused;
   // A policy hook call's failure, reported by the next wait().
   Status policyFailure;
 };
@@ -588,7 +598,45 @@ Status VulkanPrimitives::createResidentKernels() {
     switchRefused = status.message();
     return Status::success();
   }
+  if (!status.ok())
+    return status;
+  return createFusedKernel();
+}
+
+// The fused loop's kernel: the stage kernels' bindings and the scheduler's
+// push constants. SLUICE_VULKAN_FUSED=0 keeps a dispatch per part of the
+// iteration. A program or device that cannot have it keeps them too, and
+// the run summary says why. A CPU device (lavapipe) has it only with
+// SLUICE_VULKAN_FUSED=1: it has no dispatch boundary worth removing, and
+// compiling the linked module, a new one for each program, takes it about
+// 2 s more than the scheduler shader alone (which its shader cache keeps
+// across programs).
+Status VulkanPrimitives::createFusedKernel() {
+#ifndef SLUICE_VULKAN_FUSED_LOOP
+  fusedRefused = "built without SPIRV-Tools' linker (install spirv-tools "
+                 "and build again)";
+  return Status::success();
+#else
+  if (turnedOff("SLUICE_VULKAN_FUSED")) {
+    fusedRefused = "SLUICE_VULKAN_FUSED=0";
+    return Status::success();
+  }
+  if (context->info().type == "cpu" && !turnedOn("SLUICE_VULKAN_FUSED")) {
+    fusedRefused = "a CPU device, without SLUICE_VULKAN_FUSED=1";
+    return Status::success();
+  }
+  std::vector<uint32_t> linked;
+  Status status = vk::linkFusedLoop(spirv, k_resident_schedule_fused, linked);
+  if (status.ok())
+    status = context->createKernel(linked, vk::kFusedLoopEntry,
+                                   kernels.front()->bindingCount(),
+                                   sizeof(ResidentPush), fusedKernel);
+  if (status.kind() == ErrorKind::Unsupported) {
+    fusedRefused = status.message();
+    return Status::success();
+  }
   return status;
+#endif
 }
 
 Status VulkanPrimitives::buildResidentStateBuffer(
@@ -742,6 +790,11 @@ VulkanPrimitives::recordResident(const ResidentLaunch &launch,
                            !turnedOn("SLUICE_VULKAN_INDIRECT_STAGE");
   const uint32_t directGroups = uint32_t(
       (uint64_t(launch.maxInvocations) + workgroupSize - 1) / workgroupSize);
+  // Such a run, untraced and unprofiled, runs each batch in one dispatch of
+  // one workgroup where the fused loop links (docs/runtime.md "The fused
+  // loop"): no dispatch boundary between iterations at all.
+  const bool fused =
+      directStage && fusedKernel && !stamped && !profiled && !fullBarriers;
   // The batch's log (records, snapshots, deltas, times, control: one
   // range of the state) into host-cached memory: the host reads it there,
   // not word by word across the bus from the device-local state.
@@ -766,7 +819,7 @@ VulkanPrimitives::recordResident(const ResidentLaunch &launch,
       uint64_t(useSwitch) | uint64_t(gridSelects) << 1 |
           uint64_t(sortDispatches) << 2 | uint64_t(routedByScheduler) << 3 |
           uint64_t(stamped) << 4 | uint64_t(fullBarriers) << 5 |
-          uint64_t(directStage) << 6,
+          uint64_t(directStage) << 6 | uint64_t(fused) << 7,
       sortDispatches ? launch.sorting.partition : 0u};
   for (const LaunchArgument &argument : launch.arguments)
     key.push_back(
@@ -894,7 +947,16 @@ VulkanPrimitives::recordResident(const ResidentLaunch &launch,
       else
         recording.directBarrier();
     };
-    for (uint32_t i = 0; i < batch; ++i) {
+    // The fused loop: the batch in one workgroup, then the routing of its
+    // last dispatch (indirect: the loop wrote its grid).
+    if (fused) {
+      recording.dispatch(*fusedKernel, stageBindings, pushBytes, 1);
+      recording.barrier();
+      recording.dispatchIndirect(*routeKernel, {}, pushBytes, *r.grids,
+                                 routeGrid);
+      between();
+    }
+    for (uint32_t i = 0; !fused && i < batch; ++i) {
       stamp();
       recording.dispatch(schedule, {}, pushBytes, 1);
       // Every grid an iteration's indirect dispatches read is this
@@ -969,18 +1031,27 @@ VulkanPrimitives::recordResident(const ResidentLaunch &launch,
       return status;
   }
 
-  r.form =
+  std::string iteration =
       std::string(useSwitch ? "a stage switch dispatch"
                             : "a dispatch per stage kernel") +
       " per iteration" +
       (directStage ? " over a fixed grid of " + std::to_string(directGroups) +
                          (directGroups == 1 ? " workgroup" : " workgroups")
                    : "") +
+      (directStage && !fusedRefused.empty()
+           ? " (no fused loop: " + fusedRefused + ")"
+           : "");
+  if (fused)
+    iteration = "the fused loop (one workgroup runs the scheduler and the "
+                "stage of every iteration of a batch in one dispatch)";
+  r.form =
+      iteration +
       (switchRefused.empty() ? ""
                              : " (no stage switch: " + switchRefused + ")") +
       ", " + std::to_string(batch) + " iterations per submission" +
       (inFlight > 1 ? ", " + std::to_string(inFlight) + " in flight" : "") +
-      (routedByScheduler ? ", routed by the next scheduler dispatch" : "") +
+      (routedByScheduler && !fused ? ", routed by the next scheduler dispatch"
+                                   : "") +
       (gridSelects ? std::string(sortDispatches ? ", " : ", unsorted ") +
                          "dispatches selected by the select "
                          "shader (bit sets of " +

@@ -6,17 +6,25 @@
 // RUN: sluice-opt --split-input-file --pass-pipeline='builtin.module(spirv.module(sluice-spirv-stage-switch))' %s | FileCheck %s
 
 // CHECK-LABEL: module attributes {sluice.program
+// CHECK: spirv.GlobalVariable @id built_in("GlobalInvocationId") : !spirv.ptr<vector<3xi32>, Input>
+// CHECK-NEXT: spirv.GlobalVariable @sluice_virtual_id : !spirv.ptr<vector<3xi32>, Private>
 // CHECK: spirv.GlobalVariable @sluice_stage_switch_stage bind(0, 0) : !spirv.ptr<!spirv.struct<(i32 [0], i32 [4])>, StorageBuffer>
 // CHECK: spirv.func @handler_body() "None" {
 // CHECK: spirv.Store "StorageBuffer" %{{.*}}, %[[SEVEN:.*]] : i32
 // CHECK: spirv.func @handler() "None" {
-// CHECK-NEXT: spirv.FunctionCall @handler_body() : () -> ()
+// CHECK: spirv.FunctionCall @handler_body() : () -> ()
 // CHECK-NEXT: spirv.Return
 // CHECK: spirv.func @second_body() "None" {
 // CHECK: spirv.func @second() "None" {
-// CHECK-NEXT: spirv.FunctionCall @second_body() : () -> ()
+// CHECK: spirv.FunctionCall @second_body() : () -> ()
 // CHECK: spirv.func @first_body() "None" {
+// CHECK-NEXT: %[[SHADOW:.*]] = spirv.mlir.addressof @sluice_virtual_id : !spirv.ptr<vector<3xi32>, Private>
+// CHECK-NEXT: spirv.Load "Private" %[[SHADOW]] : vector<3xi32>
 // CHECK: spirv.func @first() "None" {
+// CHECK-NEXT: %[[REAL:.*]] = spirv.mlir.addressof @id : !spirv.ptr<vector<3xi32>, Input>
+// CHECK-NEXT: %[[COPY:.*]] = spirv.mlir.addressof @sluice_virtual_id : !spirv.ptr<vector<3xi32>, Private>
+// CHECK-NEXT: %[[VALUE:.*]] = spirv.Load "Input" %[[REAL]] : vector<3xi32>
+// CHECK-NEXT: spirv.Store "Private" %[[COPY]], %[[VALUE]] : vector<3xi32>
 // CHECK-NEXT: spirv.FunctionCall @first_body() : () -> ()
 // CHECK: spirv.func @sluice_stage_switch() "None" {
 // CHECK: %[[BASE:.*]] = spirv.mlir.addressof @sluice_stage_switch_stage
@@ -33,6 +41,24 @@
 // CHECK: spirv.FunctionCall @handler_body()
 // CHECK: spirv.EntryPoint "GLCompute" @sluice_stage_switch, @id
 // CHECK: spirv.ExecutionMode @sluice_stage_switch "LocalSize", 64, 1, 1
+//
+// sluice_stage_run(stage, invocation, groups), each a pointer to a
+// Function-class i32 (a GLSL caller's arguments): the built-in the bodies
+// read (GlobalInvocationId) is the Private sluice_virtual_id, which every
+// entry point fills from the real one first (above: the stage kernels' and
+// the switch's entry blocks) and sluice_stage_run sets to (invocation, 0,
+// 0) before it calls stage s's body.
+// CHECK: spirv.func @sluice_stage_run(%[[STAGE:.*]]: !spirv.ptr<i32, Function>, %[[INV:.*]]: !spirv.ptr<i32, Function>, %[[GROUPS:.*]]: !spirv.ptr<i32, Function>) "None" {
+// CHECK: %[[SV:.*]] = spirv.Load "Function" %[[STAGE]] : i32
+// CHECK: %[[IV:.*]] = spirv.Load "Function" %[[INV]] : i32
+// CHECK: %[[ID:.*]] = spirv.CompositeConstruct %[[IV]], %[[ZERO:.*]], %[[ZERO]] : (i32, i32, i32) -> vector<3xi32>
+// CHECK: %[[VADDR:.*]] = spirv.mlir.addressof @sluice_virtual_id : !spirv.ptr<vector<3xi32>, Private>
+// CHECK: spirv.Store "Private" %[[VADDR]], %[[ID]] : vector<3xi32>
+// CHECK: spirv.IEqual %[[SV]], %{{.*}} : i32
+// CHECK: spirv.FunctionCall @first_body()
+// CHECK: spirv.FunctionCall @second_body()
+// CHECK: spirv.FunctionCall @handler_body()
+// CHECK: spirv.Return
 module attributes {sluice.program = {
     main_stages = [{kernel = @sluice_kernels::@first, name = "first"},
                    {kernel = @sluice_kernels::@second, name = "second"}],
@@ -105,5 +131,31 @@ module {
     }
     spirv.EntryPoint "GLCompute" @k
     spirv.ExecutionMode @k "LocalSize", 64, 1, 1
+  }
+}
+
+// -----
+
+// A body that meets at a barrier cannot run as a virtual invocation: the
+// switch, but no sluice_stage_run, and the built-ins stay as they are.
+// CHECK-LABEL: module attributes {sluice.program
+// CHECK-NOT: sluice_virtual
+// CHECK: spirv.func @sluice_stage_switch()
+// CHECK-NOT: sluice_stage_run
+// CHECK-NOT: sluice_virtual
+module attributes {sluice.program = {
+    main_stages = [{kernel = @sluice_kernels::@first, name = "first"}],
+    owners = []}} {
+  spirv.module @__spv__sluice_kernels Logical GLSL450 requires #spirv.vce<v1.0, [Shader], [SPV_KHR_storage_buffer_storage_class]> {
+    spirv.GlobalVariable @id built_in("LocalInvocationId") : !spirv.ptr<vector<3xi32>, Input>
+    spirv.GlobalVariable @first_arg_0 bind(0, 0) : !spirv.ptr<!spirv.struct<(i32 [0])>, StorageBuffer>
+    spirv.func @first() "None" {
+      %ids = spirv.mlir.addressof @id : !spirv.ptr<vector<3xi32>, Input>
+      %v = spirv.Load "Input" %ids : vector<3xi32>
+      spirv.ControlBarrier <Workgroup>, <Workgroup>, <AcquireRelease|WorkgroupMemory>
+      spirv.Return
+    }
+    spirv.EntryPoint "GLCompute" @first, @id
+    spirv.ExecutionMode @first "LocalSize", 64, 1, 1
   }
 }
