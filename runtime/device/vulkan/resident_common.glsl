@@ -82,11 +82,12 @@ layout(buffer_reference, std430, buffer_reference_align = 8) SLUICE_VIEW buffer 
 // issue together, where a coherent load is ordered after the one before it
 // (every one of them a round trip to the device's cache). In the fused loop
 // (SLUICE_FUSED, resident_schedule.comp) what "earlier dispatches" wrote
-// was written by this dispatch's earlier iterations, behind a workgroup
-// barrier only: its views are coherent too, so that no load takes a
-// read-only cache's stale copy.
+// was written by this workgroup's earlier iterations, behind a workgroup
+// barrier with buffer memory semantics: its views are plain (not
+// `readonly`, whose loads may take a read-only cache's stale copy, and not
+// `coherent`, which would order them one after another).
 #ifdef SLUICE_FUSED
-#define SLUICE_READ_VIEW coherent readonly
+#define SLUICE_READ_VIEW
 #else
 #define SLUICE_READ_VIEW readonly
 #endif

@@ -746,8 +746,11 @@ void SCHEDULE() {
   sets = U32s(L.sets);
   earlierSets = R32s(L.sets);
   // One round of loads: the tables, the counts, the control words, the
-  // ring positions, the sort keys' sizes and (when they fit) the sets.
+  // ring positions, the sort keys' sizes and (when they fit) the sets. (The
+  // fused loop loads the tables, constant for the run, once.)
+#ifndef SLUICE_FUSED
   loadTables(L);
+#endif
   U32s stageCounts = U32s(L.stageCounts);
   U64s scalars = U64s(L.scalars);
   // At most one stage and one owner per invocation, every load before any
@@ -1077,6 +1080,8 @@ shared uint runStage_, runCount_;
 void main() {
   Layout L = Layout(push.layoutAddress);
   uint t = gl_LocalInvocationID.x;
+  loadTables(L);
+  sync();
   for (uint i = 0; i < L.recordCapacity; ++i) {
     iterate();
     sync();
