@@ -725,9 +725,11 @@ void writeGrids(Layout L, uint stage, uint count, bool deferRouting,
     U32s(push.countWord).v[0] = 0;
 }
 
-// The fused loop's iteration is the scheduler dispatch's main().
+// The fused loop's iteration is the scheduler dispatch's main(); it sets
+// the stage and the count that the loop then runs (a count of 0: none).
 #ifdef SLUICE_FUSED
 #define SCHEDULE iterate
+shared uint runStage_, runCount_;
 #else
 #define SCHEDULE main
 #endif
@@ -1037,6 +1039,10 @@ void SCHEDULE() {
     control.v[CONTROL_ROUTE_IN_SCHEDULER] = defer ? 1 : 0;
     U32s(push.countWord).v[0] = count;
     U32s(push.countWord).v[1] = stage; // what the stage switch runs
+#ifdef SLUICE_FUSED
+    runStage_ = stage;
+    runCount_ = count;
+#endif
   }
   // The grid's selection: a subgroup per chunk, eight window slots and
   // eight invocations' arguments per invocation.
@@ -1067,8 +1073,6 @@ void SCHEDULE() {
 // This body is only the declaration's placeholder.
 void sluice_stage_run(uint stage, uint invocation, uint groups) {}
 
-shared uint runStage_, runCount_;
-
 // One workgroup runs the batch: per iteration the scheduler dispatch's
 // work (iterate(): the routing of the previous dispatch, the decision, the
 // selection), then the chosen stage's dispatch, its invocations in turn
@@ -1083,12 +1087,9 @@ void main() {
   loadTables(L);
   sync();
   for (uint i = 0; i < L.recordCapacity; ++i) {
+    if (t == 0)
+      runCount_ = 0; // iterate() sets it when it dispatches
     iterate();
-    sync();
-    if (t == 0) {
-      runCount_ = U32s(push.countWord).v[0];
-      runStage_ = U32s(push.countWord).v[1];
-    }
     sync();
     uint count = runCount_, stage = runStage_;
     if (count == 0)
