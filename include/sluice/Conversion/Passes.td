@@ -584,8 +584,8 @@ def SluiceSPIRVStageSwitch : Pass<"sluice-spirv-stage-switch", "::mlir::spirv::M
     keeps one dispatch per stage).
 
     Where every stage body can run as a virtual invocation (no barrier, no
-    workgroup memory, no group operation, and no built-in but the workgroup
-    and invocation ids, their count and the workgroup size), it also adds
+    workgroup memory, no group operation, and no built-in variable but the
+    workgroup and invocation ids and the number of workgroups), it also adds
     the plain function `sluice_stage_run(stage, invocation, groups)`, each
     argument a pointer to a Function-class i32 (as a GLSL caller passes
     them): it runs invocation `invocation` of stage `stage` as if its kernel

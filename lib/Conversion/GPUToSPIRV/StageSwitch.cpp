@@ -48,7 +48,6 @@ bool virtualizable(spirv::BuiltIn builtin) {
   case spirv::BuiltIn::GlobalInvocationId:
   case spirv::BuiltIn::NumWorkgroups:
   case spirv::BuiltIn::LocalInvocationIndex:
-  case spirv::BuiltIn::WorkgroupSize:
     return true;
   default:
     return false;
@@ -130,8 +129,10 @@ bool addStageRun(spirv::ModuleOp module, SymbolTable &symbols,
   if (!runnable || symbols.lookup(kRunName))
     return false;
 
-  // A Private shadow per built-in input the module reads (WorkgroupSize is
-  // a constant: it stays).
+  // A Private shadow per built-in input the module reads. (A workgroup
+  // size read as a variable would be the fused loop's, not the stage
+  // kernel's: virtualizable() refuses it; as a constant it is the stage
+  // kernel's and stays.)
   struct Shadow {
     spirv::GlobalVariableOp builtin, shadow;
     spirv::BuiltIn kind;
@@ -142,7 +143,7 @@ bool addStageRun(spirv::ModuleOp module, SymbolTable &symbols,
        llvm::make_early_inc_range(module.getOps<spirv::GlobalVariableOp>())) {
     std::optional<spirv::BuiltIn> kind = builtinOf(global);
     auto pointer = cast<spirv::PointerType>(global.getType());
-    if (!kind || *kind == spirv::BuiltIn::WorkgroupSize ||
+    if (!kind || !virtualizable(*kind) ||
         pointer.getStorageClass() != spirv::StorageClass::Input)
       continue;
     builder.setInsertionPointAfter(global);
@@ -222,7 +223,8 @@ bool addStageRun(spirv::ModuleOp module, SymbolTable &symbols,
     case spirv::BuiltIn::GlobalInvocationId:
       x = invocation;
       break;
-    default: // NumWorkgroups
+    case spirv::BuiltIn::NumWorkgroups:
+    default:
       x = groups;
       rest = one;
       break;

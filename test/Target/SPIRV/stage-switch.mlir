@@ -159,3 +159,48 @@ module attributes {sluice.program = {
     spirv.ExecutionMode @first "LocalSize", 64, 1, 1
   }
 }
+
+// -----
+
+// The built-ins a body may read as a virtual invocation get Private copies
+// (the local id (invocation % 64, 0, 0), the number of workgroups (groups,
+// 1, 1)); another entry point's SubgroupSize keeps its real variable.
+// CHECK-LABEL: module attributes {sluice.program
+// CHECK-DAG: spirv.GlobalVariable @sluice_virtual_lid : !spirv.ptr<vector<3xi32>, Private>
+// CHECK-DAG: spirv.GlobalVariable @sluice_virtual_groups : !spirv.ptr<vector<3xi32>, Private>
+// CHECK-NOT: sluice_virtual_width
+// CHECK: spirv.func @other() "None" {
+// CHECK: spirv.mlir.addressof @width : !spirv.ptr<i32, Input>
+// CHECK: spirv.func @sluice_stage_run(
+// CHECK: %[[G:.*]] = spirv.Load "Function" %arg2 : i32
+// CHECK: %[[C64:.*]] = spirv.Constant 64 : i32
+// CHECK: %[[ONE:.*]] = spirv.Constant 1 : i32
+// CHECK: %[[LOCAL:.*]] = spirv.UMod %{{.*}}, %[[C64]] : i32
+// CHECK: spirv.CompositeConstruct %[[LOCAL]], %{{.*}}, %{{.*}} : (i32, i32, i32) -> vector<3xi32>
+// CHECK: spirv.CompositeConstruct %[[G]], %[[ONE]], %[[ONE]] : (i32, i32, i32) -> vector<3xi32>
+module attributes {sluice.program = {
+    main_stages = [{kernel = @sluice_kernels::@first, name = "first"}],
+    owners = []}} {
+  spirv.module @__spv__sluice_kernels Logical GLSL450 requires #spirv.vce<v1.3, [Shader, GroupNonUniform], [SPV_KHR_storage_buffer_storage_class]> {
+    spirv.GlobalVariable @lid built_in("LocalInvocationId") : !spirv.ptr<vector<3xi32>, Input>
+    spirv.GlobalVariable @groups built_in("NumWorkgroups") : !spirv.ptr<vector<3xi32>, Input>
+    spirv.GlobalVariable @width built_in("SubgroupSize") : !spirv.ptr<i32, Input>
+    spirv.GlobalVariable @first_arg_0 bind(0, 0) : !spirv.ptr<!spirv.struct<(i32 [0])>, StorageBuffer>
+    spirv.func @first() "None" {
+      %ids = spirv.mlir.addressof @lid : !spirv.ptr<vector<3xi32>, Input>
+      %v = spirv.Load "Input" %ids : vector<3xi32>
+      %gs = spirv.mlir.addressof @groups : !spirv.ptr<vector<3xi32>, Input>
+      %g = spirv.Load "Input" %gs : vector<3xi32>
+      spirv.Return
+    }
+    spirv.func @other() "None" {
+      %w = spirv.mlir.addressof @width : !spirv.ptr<i32, Input>
+      %x = spirv.Load "Input" %w : i32
+      spirv.Return
+    }
+    spirv.EntryPoint "GLCompute" @first, @lid, @groups
+    spirv.EntryPoint "GLCompute" @other, @width
+    spirv.ExecutionMode @first "LocalSize", 64, 1, 1
+    spirv.ExecutionMode @other "LocalSize", 64, 1, 1
+  }
+}
