@@ -1066,7 +1066,7 @@ void SCHEDULE() {
 // The fused loop
 //===----------------------------------------------------------------------===//
 
-// The program's stage bodies, linked in at run time (vulkan_fused.cpp
+// The program's stage bodies, linked in at run time (fused_loop.cpp
 // declares this function an import of the program module's
 // sluice_stage_run, which sluice-spirv-stage-switch adds): invocation
 // `invocation` of global stage `stage`'s dispatch over `groups` workgroups.
