@@ -28,8 +28,12 @@ The host placement's stage-kernel time varies from run to run (on the H200
 by about 15%), and the overhead with it: --rounds N measures both placements
 N times, alternating, and adds each backend's median row.
 
+--vulkan-unfused adds, on Vulkan, the device placement without the fused
+loop (SLUICE_VULKAN_FUSED=0) in the same round, as a row of its own.
+
   python3 bench/placement/compare.py [AOT] [--backends hip,vulkan] [--repeat 5]
                                      [--rounds 3] [--no-pathtracer]
+                                     [--vulkan-unfused]
 """
 import argparse
 import os
@@ -59,6 +63,9 @@ def main():
     ap.add_argument("--no-pathtracer", action="store_true")
     ap.add_argument("--no-shadow-pool", action="store_true",
                     help="the path tracer only")
+    ap.add_argument("--vulkan-unfused", action="store_true",
+                    help="on Vulkan, the device placement also without the fused loop "
+                         "(SLUICE_VULKAN_FUSED=0), a row of its own")
     ap.add_argument("--pt-frame-pool", type=int, default=65536,
                     help="the path tracer's frame pool (default 65536)")
     ap.add_argument("--pt-texture-octaves", type=int, default=0,
@@ -74,13 +81,20 @@ def main():
     for backend, round_ in [(b, r) for r in range(max(opts.rounds, 1))
                             for b in shadow_backends]:
         results = {}
-        # "kernels": the host placement on the device placement's memory.
-        for placement in ("host", "kernels", "device"):
+        # "kernels": the host placement on the device placement's memory;
+        # "unfused": the device placement without Vulkan's fused loop
+        # (docs/runtime.md "The fused loop").
+        placements = ["host", "kernels", "device"]
+        if opts.vulkan_unfused and backend == "vulkan":
+            placements.append("unfused")
+        for placement in placements:
             cmd = [os.path.join(aot, "sluice-run-artifact"), os.path.join(aot, "shadow_pool.sluice"),
                    "--backend=" + backend, "--lanes=262144", "--frame-pool=1024", "--stats",
                    "--repeat=%d" % opts.repeat,
-                   "--scheduler-placement=" + ("host" if placement == "kernels" else placement)]
+                   "--scheduler-placement=" + {"kernels": "host", "unfused": "device"}.get(
+                       placement, placement)]
             rc, out = run(cmd, dict(env, SLUICE_KERNEL_ARRAYS="device") if placement == "kernels"
+                          else dict(env, SLUICE_VULKAN_FUSED="0") if placement == "unfused"
                           else env)
             wall = number(r"fastest of \d+ runs: ([0-9.]+) ms wall", out)
             iterations = number(r"^iterations: (\d+)", out)
@@ -97,6 +111,11 @@ def main():
         if (hrc == 0 and drc == 0 and krc == 0 and hwall and dwall and kwall and hit
                 and hgpu is not None and kgpu is not None):
             rows.append((backend, hwall, dwall, hit, dit, hgpu, kwall, kgpu, dwhere))
+            if "unfused" in results:
+                urc, uwall, uit, _, uwhere = results["unfused"]
+                if urc == 0 and uwall and uit:
+                    rows.append((backend + " SLUICE_VULKAN_FUSED=0", hwall, uwall, hit, uit, hgpu,
+                                 kwall, kgpu, uwhere))
     if rows:
         print("\n| backend | iterations | host: µs/iter | host: overhead µs/iter | host: GPU share "
               "| host, arrays in device memory: µs/iter | stage kernels (device memory) µs/iter "
@@ -111,7 +130,7 @@ def main():
         for row in rows:
             print(line % cells(*row))
         if opts.rounds > 1:
-            for backend in opts.backends.split(","):
+            for backend in dict.fromkeys(row[0] for row in rows):
                 mine = [cells(*row) for row in rows if row[0] == backend]
                 if mine:
                     median = [sorted(column)[len(column) // 2] for column in zip(*mine)]
