@@ -61,17 +61,6 @@ std::optional<spirv::BuiltIn> builtinOf(spirv::GlobalVariableOp global) {
   return spirv::symbolizeBuiltIn(*name);
 }
 
-// Adds `sluice_stage_run(stage, invocation, groups)` (each a pointer to a
-// Function-class i32, as a GLSL caller passes its arguments): it runs
-// invocation `invocation` of stage `stage`'s body as if the stage kernel
-// had been launched over `groups` workgroups, so that one workgroup of
-// another shader, linked with this module, can run any stage's dispatch in
-// a loop (the Vulkan device placement's fused loop, docs/runtime.md). The
-// built-ins the bodies read become Private variables that every entry
-// point fills from the real ones first and sluice_stage_run fills from its
-// arguments. Bodies that meet at a barrier, share workgroup memory, use
-// group operations or read another built-in cannot run so; they get no
-// sluice_stage_run (false).
 // Whether every use of `pointer` (a built-in's address) is a load, or an
 // access chain whose uses are such.
 bool onlyRead(Value pointer) {
@@ -93,6 +82,36 @@ void retarget(Value pointer) {
       retarget(chain);
 }
 
+// At `at`: if (index == s) <body s>() for every stage s, the constants of
+// index's type. The stage switch and sluice_stage_run both choose so.
+void callChosenBody(OpBuilder &at, Location loc, Value index,
+                    ArrayRef<spirv::FuncOp> bodies) {
+  Type word = index.getType();
+  for (auto [s, body] : llvm::enumerate(bodies)) {
+    Value value = spirv::ConstantOp::create(
+        at, loc, word, at.getIntegerAttr(word, int64_t(s)));
+    Value chosen = spirv::IEqualOp::create(at, loc, index, value);
+    spirv::SelectionOp::createIfThen(
+        loc, chosen,
+        [&](OpBuilder &then) {
+          spirv::FunctionCallOp::create(
+              then, loc, Type(), FlatSymbolRefAttr::get(body), ValueRange());
+        },
+        at);
+  }
+}
+
+// Adds `sluice_stage_run(stage, invocation, groups)` (each a pointer to a
+// Function-class i32, as a GLSL caller passes its arguments): it runs
+// invocation `invocation` of stage `stage`'s body as if the stage kernel
+// had been launched over `groups` workgroups, so that one workgroup of
+// another shader, linked with this module, can run any stage's dispatch in
+// a loop (the Vulkan device placement's fused loop, docs/runtime.md). The
+// built-ins the bodies read become Private variables that every entry
+// point fills from the real ones first and sluice_stage_run fills from its
+// arguments. Bodies that meet at a barrier, share workgroup memory, use
+// group operations or read another built-in cannot run so; they get no
+// sluice_stage_run (false).
 bool addStageRun(spirv::ModuleOp module, SymbolTable &symbols,
                  ArrayRef<spirv::FuncOp> bodies, int32_t groupSize) {
   // The functions the bodies reach.
@@ -109,8 +128,7 @@ bool addStageRun(spirv::ModuleOp module, SymbolTable &symbols,
     function.walk([&](Operation *op) {
       StringRef name = op->getName().getStringRef();
       if (isa<spirv::ControlBarrierOp>(op) ||
-          name.starts_with("spirv.GroupNonUniform") ||
-          name.starts_with("spirv.Group") ||
+          name.starts_with("spirv.Group") || // GroupNonUniform* too
           name.starts_with("spirv.KHR.Subgroup"))
         runnable = false;
       if (auto address = dyn_cast<spirv::AddressOfOp>(op)) {
@@ -238,17 +256,7 @@ bool addStageRun(spirv::ModuleOp module, SymbolTable &symbols,
     Value to = spirv::AddressOfOp::create(at, loc, s.shadow);
     spirv::StoreOp::create(at, loc, to, value);
   }
-  for (auto [index, body] : llvm::enumerate(bodies)) {
-    Value chosen =
-        spirv::IEqualOp::create(at, loc, stage, constant(int32_t(index)));
-    spirv::SelectionOp::createIfThen(
-        loc, chosen,
-        [&](OpBuilder &then) {
-          spirv::FunctionCallOp::create(
-              then, loc, Type(), FlatSymbolRefAttr::get(body), ValueRange());
-        },
-        at);
-  }
+  callChosenBody(at, loc, stage, bodies);
   spirv::ReturnOp::create(at, loc);
   return true;
 }
@@ -378,19 +386,7 @@ struct SluiceSPIRVStageSwitchPass
                                           at.getI32IntegerAttr(1));
     Value field = spirv::AccessChainOp::create(at, loc, base, ValueRange{one});
     Value index = spirv::LoadOp::create(at, loc, field);
-    for (auto [s, body] : llvm::enumerate(bodies)) {
-      Value value = spirv::ConstantOp::create(
-          at, loc, word, at.getIntegerAttr(word, int64_t(s)));
-      Value chosen = spirv::IEqualOp::create(at, loc, index, value);
-      spirv::SelectionOp::createIfThen(
-          loc, chosen,
-          [&](OpBuilder &then) {
-            spirv::FunctionCallOp::create(then, loc, Type(),
-                                          FlatSymbolRefAttr::get(body),
-                                          ValueRange());
-          },
-          at);
-    }
+    callChosenBody(at, loc, index, bodies);
     spirv::ReturnOp::create(at, loc);
     // SPIR-V 1.4 lists every global an entry point uses in its interface.
     spirv::TargetEnvAttr env = spirv::lookupTargetEnv(module);

@@ -225,26 +225,23 @@ Status linkFusedLoop(std::span<const uint32_t> programWords,
   scheduler.addCapability(spv::CapabilityLinkage);
   scheduler.addLinkage(placeholder, spv::LinkageTypeImport);
 
-  spvtools::Context context(SPV_ENV_VULKAN_1_2);
+  // The linker's and the validator's messages.
   std::string messages;
-  context.SetMessageConsumer([&](spv_message_level_t, const char *,
-                                 const spv_position_t &, const char *text) {
+  auto collect = [&](spv_message_level_t, const char *, const spv_position_t &,
+                     const char *text) {
     if (!messages.empty())
       messages += "; ";
     messages += text;
-  });
+  };
+  spvtools::Context context(SPV_ENV_VULKAN_1_2);
+  context.SetMessageConsumer(collect);
   std::vector<std::vector<uint32_t>> binaries{std::move(scheduler.words),
                                               std::move(program.words)};
   std::vector<uint32_t> linked;
   if (spvtools::Link(context, binaries, &linked) != SPV_SUCCESS)
     return unsupported("SPIRV-Tools' linker: " + messages);
   spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_2);
-  tools.SetMessageConsumer([&](spv_message_level_t, const char *,
-                               const spv_position_t &, const char *text) {
-    if (!messages.empty())
-      messages += "; ";
-    messages += text;
-  });
+  tools.SetMessageConsumer(collect);
   if (!tools.Validate(linked))
     return unsupported("the linked module is not valid SPIR-V: " + messages);
   out = std::move(linked);
